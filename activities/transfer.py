@@ -1,0 +1,93 @@
+"""The transfer saga's activities: every ledger effect, each idempotent by its step key."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from temporalio import activity
+
+from sagas import FaultPlan, step_guard
+from sagas.ledger import Ledger
+from sagas.transfer import TransferCall, TransferState, clearing_account
+
+
+class TransferActivities:
+    """Actions and compensations of TRANSFER_SAGA, bound to one ledger."""
+
+    def __init__(self, ledger: Ledger, faults: FaultPlan | None = None) -> None:
+        self.ledger = ledger
+        self.faults = faults or FaultPlan()
+
+    @activity.defn(name="transfer.reserve")
+    def reserve(self, call: TransferCall) -> TransferState:
+        request = call.request
+        with step_guard(call, self.ledger, self.faults):
+            hold = self.ledger.place_hold(
+                call.effect_key(), request.source_account, request.money, saga_id=call.saga_id
+            )
+        return call.state.model_copy(update={"hold_key": hold.hold_key})
+
+    @activity.defn(name="transfer.reserve.undo")
+    def release(self, call: TransferCall) -> None:
+        with step_guard(call, self.ledger, self.faults):
+            self.ledger.void_hold(call.action_key(), saga_id=call.saga_id)
+
+    @activity.defn(name="transfer.capture")
+    def capture(self, call: TransferCall) -> TransferState:
+        request = call.request
+        with step_guard(call, self.ledger, self.faults):
+            entry = self.ledger.capture_hold(
+                call.effect_key(),
+                call.action_key("reserve"),
+                clearing_account(request),
+                saga_id=call.saga_id,
+            )
+        return call.state.model_copy(update={"capture_entry_id": entry.entry_id})
+
+    @activity.defn(name="transfer.capture.undo")
+    def uncapture(self, call: TransferCall) -> None:
+        with step_guard(call, self.ledger, self.faults):
+            self.ledger.reverse(call.effect_key(), call.action_key(), saga_id=call.saga_id)
+
+    @activity.defn(name="transfer.credit")
+    def credit(self, call: TransferCall) -> TransferState:
+        request = call.request
+        with step_guard(call, self.ledger, self.faults):
+            entry = self.ledger.transfer(
+                call.effect_key(),
+                clearing_account(request),
+                request.destination_account,
+                request.money,
+                saga_id=call.saga_id,
+            )
+        return call.state.model_copy(update={"credit_entry_id": entry.entry_id})
+
+    @activity.defn(name="transfer.credit.undo")
+    def debit_back(self, call: TransferCall) -> None:
+        with step_guard(call, self.ledger, self.faults):
+            self.ledger.reverse(call.effect_key(), call.action_key(), saga_id=call.saga_id)
+
+    @activity.defn(name="transfer.settle")
+    def settle(self, call: TransferCall) -> TransferState:
+        with step_guard(call, self.ledger, self.faults):
+            entry = self.ledger.settle(
+                call.effect_key(), clearing_account(call.request), saga_id=call.saga_id
+            )
+        return call.state.model_copy(update={"settlement_key": entry.idempotency_key})
+
+    @activity.defn(name="transfer.settle.undo")
+    def unsettle(self, call: TransferCall) -> None:
+        with step_guard(call, self.ledger, self.faults):
+            self.ledger.reverse(call.effect_key(), call.action_key(), saga_id=call.saga_id)
+
+    def all(self) -> list[Callable[..., object]]:
+        return [
+            self.reserve,
+            self.release,
+            self.capture,
+            self.uncapture,
+            self.credit,
+            self.debit_back,
+            self.settle,
+            self.unsettle,
+        ]

@@ -1,0 +1,145 @@
+"""The exception tree of fundsaga.
+
+    FundsagaError
+    ├── InvalidRequestError        bad input, names the field; nothing was written
+    ├── IdempotencyConflictError   same idempotency key, different request
+    ├── SagaNotFoundError          no saga for that key
+    ├── NotParkedError             an operator action on a saga that is not waiting for one
+    ├── BusinessError              non-retryable: the saga compensates at once
+    │   ├── InsufficientFundsError
+    │   ├── AccountFrozenError
+    │   ├── AccountClosedError
+    │   ├── CurrencyMismatchError
+    │   ├── LimitExceededError
+    │   └── UnknownAccountError
+    └── TransientError             retried by the step's retry spec
+        ├── StepTimeoutError
+        ├── ConnectionDroppedError
+        ├── DeadlockError
+        ├── SerializationFailureError
+        └── DatabaseBusyError
+
+Across the Temporal boundary an error travels as an ApplicationError whose `type` is the
+class name; `error_class_by_name` maps it back and `NON_RETRYABLE_ERROR_TYPES` is the one
+list of names that retry policies refuse to retry.
+"""
+
+from __future__ import annotations
+
+
+class FundsagaError(Exception):
+    """Root of every error fundsaga raises on purpose."""
+
+
+class InvalidRequestError(FundsagaError, ValueError):
+    """A request field is invalid; raised before anything is written."""
+
+    def __init__(self, field: str, problem: str) -> None:
+        super().__init__(f"{field}: {problem}")
+        self.field = field
+        self.problem = problem
+
+
+class IdempotencyConflictError(FundsagaError):
+    """The idempotency key is already used by a saga with a different request."""
+
+
+class SagaNotFoundError(FundsagaError):
+    """No saga exists for the given key."""
+
+
+class NotParkedError(FundsagaError):
+    """An operator action was sent to a saga that is not in NEEDS_ATTENTION."""
+
+
+class BusinessError(FundsagaError):
+    """A rule of the business refused the step; retrying cannot help."""
+
+
+class InsufficientFundsError(BusinessError):
+    """The account's available balance (plus overdraft) does not cover the amount."""
+
+
+class AccountFrozenError(BusinessError):
+    """The account is frozen and takes no new movements."""
+
+
+class AccountClosedError(BusinessError):
+    """The account is closed."""
+
+
+class CurrencyMismatchError(BusinessError):
+    """The amount's currency differs from the account's."""
+
+
+class LimitExceededError(BusinessError):
+    """A configured limit refuses the amount."""
+
+
+class UnknownAccountError(BusinessError):
+    """No account has that id."""
+
+
+class TransientError(FundsagaError):
+    """A fault that may pass: the step is retried by its retry spec."""
+
+
+class StepTimeoutError(TransientError):
+    """The step did not answer in time; its effect may or may not have committed."""
+
+
+class ConnectionDroppedError(TransientError):
+    """The connection to a dependency dropped."""
+
+
+class DeadlockError(TransientError):
+    """The database chose this transaction as a deadlock victim."""
+
+
+class SerializationFailureError(TransientError):
+    """The database could not serialize this transaction with a concurrent one."""
+
+
+class DatabaseBusyError(TransientError):
+    """The database was locked or busy."""
+
+
+BUSINESS_ERRORS: tuple[type[BusinessError], ...] = (
+    InsufficientFundsError,
+    AccountFrozenError,
+    AccountClosedError,
+    CurrencyMismatchError,
+    LimitExceededError,
+    UnknownAccountError,
+)
+TRANSIENT_ERRORS: tuple[type[TransientError], ...] = (
+    StepTimeoutError,
+    ConnectionDroppedError,
+    DeadlockError,
+    SerializationFailureError,
+    DatabaseBusyError,
+)
+
+_NON_RETRYABLE: tuple[type[FundsagaError], ...] = (
+    BusinessError,
+    *BUSINESS_ERRORS,
+    InvalidRequestError,
+)
+NON_RETRYABLE_ERROR_TYPES: tuple[str, ...] = tuple(cls.__name__ for cls in _NON_RETRYABLE)
+
+
+def error_class_by_name(name: str) -> type[FundsagaError] | None:
+    """The fundsaga error class a failure's `type` names, if any."""
+    known: tuple[type[FundsagaError], ...] = (
+        BusinessError,
+        TransientError,
+        InvalidRequestError,
+        *BUSINESS_ERRORS,
+        *TRANSIENT_ERRORS,
+    )
+    return next((cls for cls in known if cls.__name__ == name), None)
+
+
+def is_business_error_type(name: str) -> bool:
+    cls = error_class_by_name(name)
+    return cls is not None and issubclass(cls, BusinessError | InvalidRequestError)

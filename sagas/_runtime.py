@@ -1,0 +1,303 @@
+"""The engine loop: runs any SagaDefinition inside a Temporal workflow.
+
+Deterministic orchestration only: time comes from workflow.now(), every effect is an activity.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from datetime import timedelta
+from typing import Any, Generic, Literal
+
+from temporalio import workflow
+from temporalio.exceptions import (
+    ActivityError,
+    ApplicationError,
+    RetryState,
+)
+
+from sagas._definition import ACTION, COMPENSATION, RequestT, SagaDefinition, StateT
+from sagas._errors import NON_RETRYABLE_ERROR_TYPES
+from sagas._outcome import (
+    CompensationOutcome,
+    OperatorAction,
+    SagaOutcome,
+    SagaView,
+    StepFailure,
+)
+from sagas._search_attributes import SAGA_STATUS
+from sagas._snapshot import CompensationEntry, Snapshot
+from sagas._status import SagaStatus
+
+Decision = Literal["retry", "resolve"]
+
+
+class _ForwardStoppedError(Exception):
+    def __init__(self, failure: StepFailure) -> None:
+        super().__init__(failure.message)
+        self.failure = failure
+
+
+class SagaRuntime(Generic[RequestT, StateT]):
+    """State and loop of one saga run; the workflow class delegates to it."""
+
+    def __init__(self, definition: SagaDefinition[RequestT, StateT], request: RequestT) -> None:
+        self.definition = definition
+        self.request = request
+        self.saga_id = workflow.info().workflow_id
+        self.status = SagaStatus.RUNNING
+        self.state: StateT = definition.state_type()
+        self.current_step: str | None = None
+        self.snapshots: list[Snapshot] = []
+        self.stack: list[CompensationEntry] = []
+        self.failure: StepFailure | None = None
+        self.compensations: list[CompensationOutcome] = []
+        self.operator_actions: list[OperatorAction] = []
+        self._decision: tuple[Decision, OperatorAction] | None = None
+        self.decisions_applied = 0
+
+    # ---- public surface used by the workflow's handlers
+    def view(self) -> SagaView:
+        return SagaView(
+            saga_id=self.saga_id,
+            saga_type=self.definition.saga_type,
+            status=self.status,
+            current_step=self.current_step,
+            snapshots=list(self.snapshots),
+            compensation_stack=list(self.stack),
+            failure=self.failure,
+            compensations=list(self.compensations),
+            operator_actions=list(self.operator_actions),
+        )
+
+    @property
+    def parked(self) -> bool:
+        return self.status is SagaStatus.NEEDS_ATTENTION and self._decision is None
+
+    def decide(self, decision: Decision, action: OperatorAction) -> int:
+        """Record an operator's decision; returns the count to wait for."""
+        self._decision = (decision, action)
+        self.operator_actions.append(action)
+        return self.decisions_applied + 1
+
+    async def run(self) -> SagaOutcome:
+        self._set_status(SagaStatus.RUNNING)
+        self.failure = await self._run_forward()
+        if self.failure is None:
+            self.current_step = None
+            self._set_status(SagaStatus.COMPLETED)
+            return self._outcome()
+        await self._compensate()
+        outcome = self._outcome()
+        await workflow.wait_condition(workflow.all_handlers_finished)
+        raise ApplicationError(
+            f"saga {outcome.status.value}: {self.failure.reason} at step "
+            f"{self.failure.step_name or '-'}: {self.failure.message}",
+            outcome.model_dump(mode="json"),
+            type=f"Saga{outcome.status.value.title().replace('_', '')}",
+            non_retryable=True,
+        )
+
+    # ---- forward path
+    async def _run_forward(self) -> StepFailure | None:
+        forward = asyncio.create_task(self._run_steps())
+        try:
+            done, _ = await workflow.wait([forward], timeout=self._time_left().total_seconds())
+        except asyncio.CancelledError:
+            await self._stop(forward)
+            return self._stop_failure("cancelled", "the saga was cancelled")
+        if not done:
+            await self._stop(forward)
+            return self._stop_failure("deadline", "the saga's deadline passed")
+        try:
+            forward.result()
+        except _ForwardStoppedError as stopped:
+            return stopped.failure
+        return None
+
+    def _time_left(self) -> timedelta:
+        deadline = workflow.info().start_time + timedelta(seconds=self.request.deadline_seconds)
+        return max(deadline - workflow.now(), timedelta(milliseconds=1))
+
+    async def _stop(self, forward: asyncio.Task[None]) -> None:
+        forward.cancel()
+        with contextlib.suppress(asyncio.CancelledError, ActivityError, _ForwardStoppedError):
+            await forward
+
+    def _stop_failure(self, reason: str, message: str) -> StepFailure:
+        return StepFailure(
+            step_name=self.current_step, reason=reason, error_type=reason, message=message
+        )
+
+    async def _run_steps(self) -> None:
+        for index, step in enumerate(self.definition.steps):
+            self.current_step = step.name
+            snapshot = self._snapshot(index, step.name)
+            self.snapshots.append(snapshot)
+            if step.compensation is not None:
+                self.stack.append(
+                    CompensationEntry(
+                        step_index=index, step_name=step.name, compensation=step.compensation
+                    )
+                )
+            self._show_details()
+            call = self._call(index, step.name, ACTION, snapshot)
+            try:
+                self.state = await workflow.execute_activity(
+                    step.action,
+                    call,
+                    result_type=self.definition.state_type,
+                    start_to_close_timeout=step.timeout,
+                    retry_policy=step.action_retry.to_retry_policy(),
+                    summary=step.describe_action(self.request),
+                    cancellation_type=workflow.ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+                )
+            except ActivityError as err:
+                raise _ForwardStoppedError(
+                    self._classify(step.name, err, step.action_retry.maximum_attempts)
+                ) from err
+
+    def _snapshot(self, index: int, step_name: str) -> Snapshot:
+        return Snapshot(
+            saga_id=self.saga_id,
+            saga_type=self.definition.saga_type,
+            step_index=index,
+            step_name=step_name,
+            status=self.status,
+            data=self.state.model_dump(mode="json"),
+            compensation_stack=list(self.stack),
+            attempt=1,
+            recorded_at=workflow.now(),
+        )
+
+    def _call(self, index: int, step_name: str, phase: str, snapshot: Snapshot | None) -> Any:
+        return self.definition.call_type(
+            saga_id=self.saga_id,
+            saga_type=self.definition.saga_type,
+            step_index=index,
+            step_name=step_name,
+            phase=phase,
+            request=self.request,
+            state=self.state,
+            snapshot=snapshot,
+        )
+
+    @staticmethod
+    def _classify(step_name: str, err: ActivityError, max_attempts: int) -> StepFailure:
+        cause = err.cause
+        error_type = type(cause).__name__ if cause is not None else "ActivityError"
+        message = str(cause) if cause is not None else str(err)
+        attempts = max_attempts
+        if isinstance(cause, ApplicationError):
+            error_type = cause.type or error_type
+            details = cause.details[0] if cause.details else None
+            if isinstance(details, dict) and isinstance(details.get("attempt"), int):
+                attempts = details["attempt"]
+        business = error_type in NON_RETRYABLE_ERROR_TYPES or (
+            err.retry_state is RetryState.NON_RETRYABLE_FAILURE
+        )
+        return StepFailure(
+            step_name=step_name,
+            reason="business_error" if business else "retries_exhausted",
+            error_type=error_type,
+            message=message,
+            attempts=attempts,
+        )
+
+    # ---- compensation path
+    async def _compensate(self) -> None:
+        self._set_status(SagaStatus.COMPENSATING)
+        resolved = False
+        retrying = False
+        while self.stack:
+            entry = self.stack[-1]
+            message = await self._try_compensation(entry)
+            if retrying:
+                retrying = False
+                self.decisions_applied += 1
+            if message is None:
+                self._record_compensation(entry, "compensated")
+                self.stack.pop()
+                continue
+            self._record_compensation(entry, "failed", message)
+            if await self._park() == "resolve":
+                resolved = True
+                self._record_compensation(entry, "resolved_by_operator")
+                self.stack.pop()
+                self.decisions_applied += 1
+            else:
+                retrying = True
+        self.current_step = None
+        self._set_status(SagaStatus.RESOLVED if resolved else SagaStatus.COMPENSATED)
+
+    async def _try_compensation(self, entry: CompensationEntry) -> str | None:
+        step = self.definition.steps[entry.step_index]
+        self.current_step = step.name
+        self._show_details()
+        call = self._call(entry.step_index, step.name, COMPENSATION, None)
+        try:
+            await workflow.execute_activity(
+                entry.compensation,
+                call,
+                start_to_close_timeout=step.timeout,
+                retry_policy=step.compensation_retry.to_retry_policy(),
+                summary=step.describe_compensation(self.request),
+            )
+        except ActivityError as err:
+            return str(err.cause or err)
+        return None
+
+    async def _park(self) -> Decision:
+        self._set_status(SagaStatus.NEEDS_ATTENTION)
+        while self._decision is None:
+            try:
+                await workflow.wait_condition(lambda: self._decision is not None)
+            except asyncio.CancelledError:
+                workflow.logger.warning(
+                    "cancel ignored: saga %s waits for an operator", self.saga_id
+                )
+        decision, _ = self._decision
+        self._decision = None
+        self._set_status(SagaStatus.COMPENSATING)
+        return decision
+
+    def _record_compensation(
+        self, entry: CompensationEntry, result: str, message: str = ""
+    ) -> None:
+        self.compensations.append(
+            CompensationOutcome(
+                step_name=entry.step_name,
+                compensation=entry.compensation,
+                result=result,
+                message=message,
+                at=workflow.now(),
+            )
+        )
+
+    # ---- visibility
+    def _set_status(self, status: SagaStatus) -> None:
+        self.status = status
+        workflow.upsert_search_attributes([SAGA_STATUS.value_set(status.value)])
+        self._show_details()
+
+    def _show_details(self) -> None:
+        stack = ", ".join(e.step_name for e in reversed(self.stack)) or "empty"
+        lines = [
+            f"**Status:** {self.status.value}",
+            f"**Step:** {self.current_step or '-'}",
+            f"**Compensation stack (next first):** {stack}",
+        ]
+        if self.failure is not None:
+            lines.append(f"**Failure:** {self.failure.reason}: {self.failure.message}")
+        workflow.set_current_details("\n\n".join(lines))
+
+    def _outcome(self) -> SagaOutcome:
+        return SagaOutcome(
+            saga_id=self.saga_id,
+            saga_type=self.definition.saga_type,
+            status=self.status,
+            failure=self.failure,
+            compensations=list(self.compensations),
+            operator_actions=list(self.operator_actions),
+        )

@@ -1,0 +1,27 @@
+"""Configuration from the environment (and `.env`), validated when read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_HOME = Path(".fundsaga")
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore")
+
+    temporal_address: str = Field("localhost:7233", alias="TEMPORAL_ADDRESS")
+    temporal_namespace: str = Field("default", alias="TEMPORAL_NAMESPACE")
+    task_queue: str = Field("fundsaga", alias="FUNDSAGA_TASK_QUEUE")
+    database_url: str = Field(
+        f"sqlite:///{DEFAULT_HOME / 'fundsaga.db'}", alias="FUNDSAGA_DATABASE_URL"
+    )
+    audit_store: str = Field(f"dir:{DEFAULT_HOME / 'audit'}", alias="FUNDSAGA_AUDIT_STORE")
+    faults: str = Field("", alias="FUNDSAGA_FAULTS")
+
+
+def load_settings() -> Settings:
+    return Settings()

@@ -1,0 +1,23 @@
+"""The saga status enum, used by the workflow, the database, search attributes and the CLI."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class SagaStatus(StrEnum):
+    RUNNING = "RUNNING"  # steps are being taken
+    COMPLETED = "COMPLETED"  # every step succeeded
+    COMPENSATING = "COMPENSATING"  # a step failed; compensations are running in reverse order
+    COMPENSATED = "COMPENSATED"  # every compensation succeeded: no net effect remains
+    NEEDS_ATTENTION = (
+        "NEEDS_ATTENTION"  # a compensation exhausted its retries; waiting for an operator
+    )
+    RESOLVED = "RESOLVED"  # an operator resolved the parked saga by hand
+
+    @property
+    def is_terminal(self) -> bool:
+        return self in _TERMINAL
+
+
+_TERMINAL = frozenset({SagaStatus.COMPLETED, SagaStatus.COMPENSATED, SagaStatus.RESOLVED})

@@ -1,0 +1,83 @@
+"""The workflow side every saga type shares: input decoding, the state query, operator updates."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from temporalio import workflow
+from temporalio.common import RawValue
+from temporalio.exceptions import ApplicationError
+
+from sagas._definition import SagaDefinition
+from sagas._errors import InvalidRequestError, NotParkedError
+from sagas._outcome import OperatorAction, SagaOutcome, SagaView
+from sagas._runtime import Decision, SagaRuntime
+from sagas._status import SagaStatus
+from sagas._validation import invalid_request_from
+
+STATE_QUERY = "saga_state"
+RETRY_UPDATE = "retry_compensation"
+RESOLVE_UPDATE = "resolve_compensation"
+
+
+class SagaWorkflow:
+    """Base of every saga workflow class; subclasses set `definition` and define `run`."""
+
+    definition: ClassVar[SagaDefinition[Any, Any]]
+    _runtime: SagaRuntime[Any, Any] | None = None
+
+    async def run_saga(self, raw: RawValue) -> SagaOutcome:
+        try:
+            request = workflow.payload_converter().from_payload(
+                raw.payload, self.definition.request_type
+            )
+        except Exception as err:
+            invalid = invalid_request_from(err)
+            raise ApplicationError(
+                str(invalid), type=InvalidRequestError.__name__, non_retryable=True
+            ) from None
+        self._runtime = SagaRuntime(self.definition, request)
+        return await self._runtime.run()
+
+    def _require_runtime(self) -> SagaRuntime[Any, Any]:
+        if self._runtime is None:
+            raise ApplicationError("the saga has not started", type="SagaNotStarted")
+        return self._runtime
+
+    @workflow.query(name=STATE_QUERY)
+    def saga_state(self) -> SagaView:
+        """The saga's status, snapshots (one per step taken) and compensation stack."""
+        return self._require_runtime().view()
+
+    @workflow.update(name=RETRY_UPDATE)
+    async def retry_compensation(self, action: OperatorAction) -> SagaStatus:
+        """Retry the compensation the saga is parked on; returns the status after the attempt."""
+        return await self._apply("retry", action)
+
+    @retry_compensation.validator
+    def _validate_retry(self, action: OperatorAction) -> None:
+        self._require_parked()
+
+    @workflow.update(name=RESOLVE_UPDATE)
+    async def resolve_compensation(self, action: OperatorAction) -> SagaStatus:
+        """Record that an operator undid the parked compensation by hand; the saga continues."""
+        return await self._apply("resolve", action)
+
+    @resolve_compensation.validator
+    def _validate_resolve(self, action: OperatorAction) -> None:
+        self._require_parked()
+
+    def _require_parked(self) -> None:
+        runtime = self._require_runtime()
+        if not runtime.parked:
+            raise ApplicationError(
+                f"saga {runtime.saga_id} is {runtime.status.value}, not NEEDS_ATTENTION",
+                type=NotParkedError.__name__,
+                non_retryable=True,
+            )
+
+    async def _apply(self, decision: Decision, action: OperatorAction) -> SagaStatus:
+        runtime = self._require_runtime()
+        target = runtime.decide(decision, action)
+        await workflow.wait_condition(lambda: runtime.decisions_applied >= target)
+        return runtime.status

@@ -1,0 +1,57 @@
+"""`fundsaga dev` and `fundsaga worker`: the embedded stack and a standalone worker."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from typing import Any
+
+from sagas._db import upgrade_database
+from sagas._faults import parse_faults
+from sagas._settings import DEFAULT_HOME, Settings
+from sagas.app._client import FundsagaClient, connect_temporal
+from sagas.app._demo import DEMO_FAULTS, run_demo
+from sagas.app._devserver import start_dev_server
+from sagas.app._worker import build_worker
+from sagas.ledger import Ledger
+
+
+def add_parsers(commands: Any) -> None:
+    dev = commands.add_parser("dev", help="dev server with UI + migrated SQLite + worker")
+    dev.add_argument("--demo", action="store_true", help="run three demo transfers")
+    dev.add_argument("--port", type=int, default=7233)
+    dev.add_argument("--ui-port", type=int, default=8233)
+    commands.add_parser("worker", help="run a worker against TEMPORAL_ADDRESS")
+
+
+async def run_dev(args: argparse.Namespace, settings: Settings) -> int:
+    upgrade_database(settings.database_url)
+    faults_spec = ";".join(s for s in (settings.faults, DEMO_FAULTS if args.demo else "") if s)
+    ledger = Ledger.from_url(settings.database_url)
+    ui_url = f"http://localhost:{args.ui_port}"
+    print(f"starting Temporal dev server on 127.0.0.1:{args.port} (Web UI {ui_url}) ...")
+    env = await start_dev_server(
+        port=args.port, ui_port=args.ui_port, database_file=DEFAULT_HOME / "temporal.db"
+    )
+    async with (
+        env,
+        build_worker(env.client, settings.task_queue, ledger, parse_faults(faults_spec)),
+    ):
+        print(
+            f"worker running on task queue {settings.task_queue!r}; ledger {settings.database_url}"
+        )
+        if args.demo:
+            print("demo transfers:")
+            await run_demo(FundsagaClient(env.client, settings.task_queue, ledger), ui_url)
+        print(f"open {ui_url} to read the histories; Ctrl-C stops everything")
+        await asyncio.Event().wait()
+    return 0
+
+
+async def run_worker(settings: Settings) -> int:
+    client = await connect_temporal(settings)
+    ledger = Ledger.from_url(settings.database_url)
+    async with build_worker(client, settings.task_queue, ledger, parse_faults(settings.faults)):
+        print(f"worker running on {settings.temporal_address}, task queue {settings.task_queue!r}")
+        await asyncio.Event().wait()
+    return 0

@@ -1,0 +1,182 @@
+"""The Python client services use: start transfers idempotently, read, wait, cancel, operate."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from temporalio.client import (
+    Client,
+    WorkflowExecutionStatus,
+    WorkflowFailureError,
+    WorkflowHandle,
+    WorkflowUpdateFailedError,
+)
+from temporalio.common import (
+    SearchAttributePair,
+    TypedSearchAttributes,
+    WorkflowIDConflictPolicy,
+)
+from temporalio.common import WorkflowIDReusePolicy as ReusePolicy
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.exceptions import ApplicationError, WorkflowAlreadyStartedError
+from temporalio.service import RPCError, RPCStatusCode
+
+from sagas._errors import (
+    IdempotencyConflictError,
+    InvalidRequestError,
+    NotParkedError,
+    SagaNotFoundError,
+)
+from sagas._outcome import OperatorAction, SagaOutcome, SagaView
+from sagas._search_attributes import SAGA_STATUS, SAGA_TYPE
+from sagas._settings import Settings
+from sagas._status import SagaStatus
+from sagas._workflow_base import RESOLVE_UPDATE, RETRY_UPDATE, STATE_QUERY
+from sagas.ledger import Ledger
+from sagas.transfer import TransferRequest
+
+TRANSFER_WORKFLOW = "TransferWorkflow"
+FINGERPRINT_MEMO = "request_fingerprint"
+
+
+def transfer_workflow_id(idempotency_key: str) -> str:
+    """The saga id: a stable function of the caller's idempotency key."""
+    return f"transfer-{idempotency_key}"
+
+
+async def connect_temporal(settings: Settings) -> Client:
+    return await Client.connect(
+        settings.temporal_address,
+        namespace=settings.temporal_namespace,
+        data_converter=pydantic_data_converter,
+    )
+
+
+class FundsagaClient:
+    """Launch and follow transfer sagas.
+
+    With a ledger, requests are checked against it (unknown accounts) before anything starts.
+    """
+
+    def __init__(self, temporal: Client, task_queue: str, ledger: Ledger | None = None) -> None:
+        self.temporal = temporal
+        self.task_queue = task_queue
+        self.ledger = ledger
+
+    @classmethod
+    async def connect(cls, settings: Settings, *, with_ledger: bool = True) -> FundsagaClient:
+        ledger = Ledger.from_url(settings.database_url) if with_ledger else None
+        return cls(await connect_temporal(settings), settings.task_queue, ledger)
+
+    async def start_transfer(
+        self, request: TransferRequest | Mapping[str, Any]
+    ) -> WorkflowHandle[Any, SagaOutcome]:
+        """Start the transfer, or return the saga already started with this key and request."""
+        if not isinstance(request, TransferRequest):
+            request = TransferRequest.parse(dict(request))
+        self._check_accounts(request)
+        workflow_id = transfer_workflow_id(request.idempotency_key)
+        fingerprint = request.fingerprint()
+        try:
+            handle: WorkflowHandle[Any, SagaOutcome] = await self.temporal.start_workflow(
+                TRANSFER_WORKFLOW,
+                request,
+                id=workflow_id,
+                task_queue=self.task_queue,
+                result_type=SagaOutcome,
+                id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+                id_reuse_policy=ReusePolicy.REJECT_DUPLICATE,
+                memo={FINGERPRINT_MEMO: fingerprint},
+                search_attributes=TypedSearchAttributes(
+                    [
+                        SearchAttributePair(SAGA_TYPE, "transfer"),
+                        SearchAttributePair(SAGA_STATUS, SagaStatus.RUNNING.value),
+                    ]
+                ),
+                static_summary=request.summary(),
+            )
+        except WorkflowAlreadyStartedError:
+            handle = self.temporal.get_workflow_handle(workflow_id, result_type=SagaOutcome)
+        await self._check_same_request(handle, fingerprint)
+        return handle
+
+    def _check_accounts(self, request: TransferRequest) -> None:
+        if self.ledger is None:
+            return
+        for field in ("source_account", "destination_account"):
+            account_id = getattr(request, field)
+            if self.ledger.find_account(account_id) is None:
+                raise InvalidRequestError(field, f"unknown account {account_id!r}")
+
+    async def _check_same_request(self, handle: WorkflowHandle[Any, Any], fingerprint: str) -> None:
+        description = await handle.describe()
+        existing = (await description.memo()).get(FINGERPRINT_MEMO)
+        if existing != fingerprint:
+            raise IdempotencyConflictError(
+                f"idempotency key of saga {handle.id} is already used by a different request"
+            )
+
+    def handle(self, idempotency_key: str) -> WorkflowHandle[Any, SagaOutcome]:
+        return self.temporal.get_workflow_handle(
+            transfer_workflow_id(idempotency_key), result_type=SagaOutcome
+        )
+
+    async def state(self, idempotency_key: str) -> SagaView:
+        """Status, snapshots and compensation stack, from the saga's query."""
+        handle = self.handle(idempotency_key)
+        try:
+            view: SagaView = await handle.query(STATE_QUERY, result_type=SagaView)
+        except RPCError as err:
+            if err.status is RPCStatusCode.NOT_FOUND:
+                raise SagaNotFoundError(f"no saga {handle.id}") from err
+            raise
+        return view
+
+    async def wait(self, idempotency_key: str) -> SagaOutcome:
+        """Wait for the saga to close; its outcome whatever the final status."""
+        try:
+            return await self.handle(idempotency_key).result()
+        except WorkflowFailureError as err:
+            cause = err.cause
+            if isinstance(cause, ApplicationError) and cause.details:
+                return SagaOutcome.model_validate(cause.details[0])
+            raise
+
+    async def cancel(self, idempotency_key: str) -> None:
+        """Ask the saga to stop; it compensates what it did."""
+        await self.handle(idempotency_key).cancel()
+
+    async def is_closed(self, idempotency_key: str) -> bool:
+        description = await self.handle(idempotency_key).describe()
+        return description.status is not WorkflowExecutionStatus.RUNNING
+
+    async def retry_compensation(self, idempotency_key: str, action: OperatorAction) -> SagaStatus:
+        return await self._operator_update(idempotency_key, RETRY_UPDATE, action)
+
+    async def resolve(self, idempotency_key: str, action: OperatorAction) -> SagaStatus:
+        return await self._operator_update(idempotency_key, RESOLVE_UPDATE, action)
+
+    async def _operator_update(
+        self, idempotency_key: str, update: str, action: OperatorAction
+    ) -> SagaStatus:
+        try:
+            status: SagaStatus = await self.handle(idempotency_key).execute_update(
+                update, action, result_type=SagaStatus
+            )
+        except WorkflowUpdateFailedError as err:
+            cause = err.cause
+            if isinstance(cause, ApplicationError) and cause.type == NotParkedError.__name__:
+                raise NotParkedError(cause.message) from err
+            raise
+        return status
+
+    async def list_transfers(self, status: SagaStatus | None = None) -> list[tuple[str, str]]:
+        """(saga id, SagaStatus) of every transfer, newest first, optionally of one status."""
+        query = f"WorkflowType = '{TRANSFER_WORKFLOW}'"
+        if status is not None:
+            query += f" AND SagaStatus = '{status.value}'"
+        found: list[tuple[str, str]] = []
+        async for execution in self.temporal.list_workflows(query):
+            found.append((execution.id, execution.typed_search_attributes.get(SAGA_STATUS) or ""))
+        return found

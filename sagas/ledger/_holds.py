@@ -1,0 +1,140 @@
+"""Holds: reserve funds, then post them by a capture or release them by a void, exactly once."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from sagas._errors import InvalidRequestError
+from sagas._money import Money
+from sagas.ledger._accounts import (
+    check_active,
+    check_can_take,
+    check_currency,
+    lock_account,
+    lock_accounts,
+)
+from sagas.ledger._journal import check_amount, check_key, find_entry, post_entry, replay
+from sagas.ledger._models import Hold, utc_now
+from sagas.ledger._views import EntryKind, EntryView, HoldStatus, HoldView, entry_view, hold_view
+
+
+def find_hold(session: Session, hold_key: str, *, lock: bool = False) -> Hold | None:
+    query = select(Hold).where(Hold.hold_key == hold_key)
+    if lock:
+        query = query.with_for_update().execution_options(populate_existing=True)
+    return session.scalars(query).one_or_none()
+
+
+def place_hold(
+    session: Session, key: str, account_id: str, amount: Money, *, saga_id: str
+) -> HoldView:
+    """Reserve `amount` on the account; a known key (even a tombstone) returns its hold."""
+    check_key(key)
+    check_amount(amount)
+    existing = find_hold(session, key)
+    if existing is not None:
+        return _replay_hold(existing, account_id, amount)
+    account = lock_account(session, account_id)
+    existing = find_hold(session, key)
+    if existing is not None:
+        return _replay_hold(existing, account_id, amount)
+    check_currency(account, amount)
+    check_active(account)
+    check_can_take(account, amount.minor)
+    account.held += amount.minor
+    account.updated_at = utc_now()
+    hold = Hold(
+        hold_key=key,
+        account_id=account_id,
+        currency=account.currency,
+        amount=amount.minor,
+        status=HoldStatus.ACTIVE,
+        saga_id=saga_id,
+        created_at=utc_now(),
+    )
+    session.add(hold)
+    session.flush()
+    return hold_view(hold)
+
+
+def void_hold(session: Session, hold_key: str, *, saga_id: str) -> HoldView:
+    """Release an active hold; a missing hold gets a voided tombstone so a late place is a no-op."""
+    check_key(hold_key, "hold_key")
+    hold = find_hold(session, hold_key, lock=True)
+    if hold is None:
+        return hold_view(_tombstone(session, hold_key, saga_id))
+    if hold.status != HoldStatus.ACTIVE or hold.account_id is None:
+        return hold_view(hold)
+    account = lock_account(session, hold.account_id)
+    account.held -= hold.amount
+    account.updated_at = utc_now()
+    _close(hold, HoldStatus.VOIDED)
+    session.flush()
+    return hold_view(hold)
+
+
+def capture_hold(
+    session: Session, key: str, hold_key: str, to_account_id: str, *, saga_id: str
+) -> EntryView:
+    """Post an active hold to `to_account_id` as a capture entry; a known key returns it."""
+    check_key(key)
+    check_key(hold_key, "hold_key")
+    existing = find_entry(session, key)
+    if existing is not None:
+        return replay(existing, EntryKind.CAPTURE)
+    locked = find_hold(session, hold_key, lock=True)
+    existing = find_entry(session, key)
+    if existing is not None:
+        return replay(existing, EntryKind.CAPTURE)
+    hold, account_id, cur = _capturable(locked, hold_key)
+    if account_id == to_account_id:
+        raise InvalidRequestError("to_account_id", "must differ from the held account")
+    accounts = lock_accounts(session, account_id, to_account_id)
+    source, dest = accounts[account_id], accounts[to_account_id]
+    check_currency(dest, Money.of(hold.amount, cur))
+    check_active(dest)
+    source.held -= hold.amount
+    _close(hold, HoldStatus.POSTED)
+    legs = [(source, -hold.amount), (dest, hold.amount)]
+    entry = post_entry(session, key=key, kind=EntryKind.CAPTURE, saga_id=saga_id, legs=legs)
+    return entry_view(entry)
+
+
+def _capturable(hold: Hold | None, hold_key: str) -> tuple[Hold, str, str]:
+    if hold is None:
+        raise InvalidRequestError("hold_key", f"no hold {hold_key!r}")
+    if hold.status != HoldStatus.ACTIVE or hold.account_id is None or hold.currency is None:
+        raise InvalidRequestError("hold_key", f"hold {hold_key!r} is already {hold.status}")
+    return hold, hold.account_id, hold.currency
+
+
+def _replay_hold(existing: Hold, account_id: str, amount: Money) -> HoldView:
+    view = hold_view(existing)
+    if not view.is_tombstone and (view.account_id, view.amount) != (account_id, amount):
+        raise InvalidRequestError(
+            "key", f"{existing.hold_key!r} was already used for a different hold"
+        )
+    return view
+
+
+def _tombstone(session: Session, hold_key: str, saga_id: str) -> Hold:
+    now = utc_now()
+    hold = Hold(
+        hold_key=hold_key,
+        account_id=None,
+        currency=None,
+        amount=0,
+        status=HoldStatus.VOIDED,
+        saga_id=saga_id,
+        created_at=now,
+        closed_at=now,
+    )
+    session.add(hold)
+    session.flush()
+    return hold
+
+
+def _close(hold: Hold, status: HoldStatus) -> None:
+    hold.status = status
+    hold.closed_at = utc_now()

@@ -1,0 +1,184 @@
+"""The Ledger service: every public method is one database transaction."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+from sqlalchemy import Engine, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from sagas._db import make_engine
+from sagas._errors import UnknownAccountError
+from sagas._money import Money
+from sagas._snapshot import Snapshot
+from sagas.ledger import (
+    _holds,
+    _invariants,
+    _journal,
+    _lifecycle,
+    _reversal,
+    _settlement,
+    _snapshots,
+)
+from sagas.ledger._accounts import find_account_row
+from sagas.ledger._db_errors import translate_db_errors
+from sagas.ledger._models import Account, Hold, JournalEntry
+from sagas.ledger._views import (
+    AccountStatus,
+    AccountView,
+    EntryView,
+    HoldView,
+    account_view,
+    entry_view,
+    hold_view,
+)
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+class Ledger:
+    """Double-entry accounts, holds and journal entries; every effect is keyed and idempotent.
+
+    Business refusals raise BusinessError subclasses, bad input InvalidRequestError, and
+    transient database faults TransientError subclasses; nothing is written when any is raised.
+    """
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    @classmethod
+    def from_url(cls, url: str) -> Ledger:
+        """A ledger on the database at `url`, which must already be migrated."""
+        return cls(make_engine(url))
+
+    def open_account(
+        self,
+        account_id: str,
+        currency: str,
+        *,
+        opening_balance: Money | None = None,
+        overdraft: Money | None = None,
+    ) -> AccountView:
+        """Open an active account; an opening balance is funded under key `open:<account_id>`."""
+        return self._run(
+            lambda s: _lifecycle.open_account(
+                s, account_id, currency, opening_balance=opening_balance, overdraft=overdraft
+            )
+        )
+
+    def fund(self, key: str, account_id: str, amount: Money) -> EntryView:
+        """Bring `amount` from @funding into the account as a 'funding' entry."""
+        return self._run(lambda s: _lifecycle.fund(s, key, account_id, amount))
+
+    def account(self, account_id: str) -> AccountView:
+        view = self.find_account(account_id)
+        if view is None:
+            raise UnknownAccountError(f"no account {account_id!r}")
+        return view
+
+    def find_account(self, account_id: str) -> AccountView | None:
+        return self._run(lambda s: _optional(account_view, find_account_row(s, account_id)))
+
+    def accounts(self, *, include_system: bool = False) -> list[AccountView]:
+        """Accounts ordered by id (code point order, whatever the database's collation)."""
+        query = select(Account)
+        if not include_system:
+            query = query.where(Account.is_system.is_(False))
+        views = self._run(lambda s: [account_view(row) for row in s.scalars(query)])
+        return sorted(views, key=lambda view: view.account_id)
+
+    def freeze(self, account_id: str) -> AccountView:
+        return self._run(lambda s: _lifecycle.set_status(s, account_id, AccountStatus.FROZEN))
+
+    def unfreeze(self, account_id: str) -> AccountView:
+        return self._run(lambda s: _lifecycle.set_status(s, account_id, AccountStatus.ACTIVE))
+
+    def close(self, account_id: str) -> AccountView:
+        """Close the account; refused while its balance or held amount is not zero."""
+        return self._run(lambda s: _lifecycle.set_status(s, account_id, AccountStatus.CLOSED))
+
+    def place_hold(self, key: str, account_id: str, amount: Money, *, saga_id: str) -> HoldView:
+        """Reserve `amount`; a known key returns its hold unchanged, even a voided tombstone."""
+        return self._run(lambda s: _holds.place_hold(s, key, account_id, amount, saga_id=saga_id))
+
+    def void_hold(self, hold_key: str, *, saga_id: str) -> HoldView:
+        """Release an active hold; leave a posted or voided one; tombstone a missing one."""
+        return self._run(lambda s: _holds.void_hold(s, hold_key, saga_id=saga_id))
+
+    def capture_hold(
+        self, key: str, hold_key: str, to_account_id: str, *, saga_id: str
+    ) -> EntryView:
+        """Post an active hold to `to_account_id` as a 'capture' entry, exactly once."""
+        return self._run(
+            lambda s: _holds.capture_hold(s, key, hold_key, to_account_id, saga_id=saga_id)
+        )
+
+    def transfer(
+        self, key: str, from_account_id: str, to_account_id: str, amount: Money, *, saga_id: str
+    ) -> EntryView:
+        """Move `amount` as a 'transfer' entry; a void-marked key returns the marker."""
+        return self._run(
+            lambda s: _journal.transfer(
+                s, key, from_account_id, to_account_id, amount, saga_id=saga_id
+            )
+        )
+
+    def reverse(self, key: str, original_key: str, *, saga_id: str) -> EntryView | None:
+        """Negate the entry under `original_key`; None when there was nothing to reverse."""
+        return self._run(lambda s: _reversal.reverse(s, key, original_key, saga_id=saga_id))
+
+    def settle(self, key: str, clearing_account_id: str, *, saga_id: str) -> EntryView:
+        """Certify that the saga's clearing leg nets to zero, as a 'settlement' entry."""
+        return self._run(lambda s: _settlement.settle(s, key, clearing_account_id, saga_id=saga_id))
+
+    def entry(self, key: str) -> EntryView | None:
+        return self._run(lambda s: _optional(entry_view, _journal.find_entry(s, key)))
+
+    def entries(self, *, saga_id: str | None = None) -> list[EntryView]:
+        query = select(JournalEntry).order_by(JournalEntry.entry_id)
+        if saga_id is not None:
+            query = query.where(JournalEntry.saga_id == saga_id)
+        return self._run(lambda s: [entry_view(row) for row in s.scalars(query)])
+
+    def holds(self, *, saga_id: str | None = None) -> list[HoldView]:
+        query = select(Hold).order_by(Hold.hold_id)
+        if saga_id is not None:
+            query = query.where(Hold.saga_id == saga_id)
+        return self._run(lambda s: [hold_view(row) for row in s.scalars(query)])
+
+    def net_effect(self, saga_id: str) -> dict[str, Money]:
+        """Per account, the non-zero sum of the saga's postings."""
+        return self._run(lambda s: _invariants.net_effect(s, saga_id))
+
+    def record_snapshot(self, snapshot: Snapshot) -> None:
+        """Store the snapshot; for a known (saga, step) only `attempt` rises to the max seen."""
+        self._run(lambda s: _snapshots.record_snapshot(s, snapshot))
+
+    def snapshots(self, saga_id: str) -> list[Snapshot]:
+        """The saga's snapshots ordered by step index."""
+        return self._run(lambda s: _snapshots.snapshots(s, saga_id))
+
+    def check_invariants(self) -> list[str]:
+        """Findings about inconsistent balances, holds, limits or entries; empty when sound."""
+        return self._run(_invariants.check_invariants)
+
+    def _run(self, work: Callable[[Session], T]) -> T:
+        try:
+            return self._once(work)
+        except IntegrityError:  # a concurrent call inserted the same key first: rerun finds it
+            return self._once(work)
+
+    def _once(self, work: Callable[[Session], T]) -> T:
+        with (
+            translate_db_errors(),
+            Session(self.engine, expire_on_commit=False) as session,
+            session.begin(),
+        ):
+            return work(session)
+
+
+def _optional(view: Callable[[R], T], row: R | None) -> T | None:
+    return None if row is None else view(row)

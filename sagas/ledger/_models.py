@@ -1,0 +1,152 @@
+"""The ledger's tables: account, journal_entry, posting, hold and saga_snapshot."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sqlalchemy import (
+    BigInteger,
+    CheckConstraint,
+    DateTime,
+    Dialect,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    TypeDecorator,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+KEY_LENGTH = 255
+ID = BigInteger().with_variant(Integer(), "sqlite")
+
+
+class UtcDateTime(TypeDecorator[datetime]):
+    """A timezone-aware UTC timestamp on every backend (SQLite stores it naive, in UTC)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("timestamps must be timezone-aware")
+        utc = value.astimezone(UTC)
+        return utc.replace(tzinfo=None) if dialect.name == "sqlite" else utc
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    type_annotation_map = {datetime: UtcDateTime()}
+
+
+class Account(Base):
+    __tablename__ = "account"
+    __table_args__ = (
+        CheckConstraint("status IN ('active', 'frozen', 'closed')", name="status"),
+        CheckConstraint("held >= 0", name="held_not_negative"),
+        CheckConstraint("overdraft >= 0", name="overdraft_not_negative"),
+        CheckConstraint("is_system OR balance - held + overdraft >= 0", name="available"),
+    )
+
+    account_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    currency: Mapped[str] = mapped_column(String(3))
+    status: Mapped[str] = mapped_column(String(16))
+    is_system: Mapped[bool]
+    balance: Mapped[int] = mapped_column(BigInteger)
+    held: Mapped[int] = mapped_column(BigInteger)
+    overdraft: Mapped[int] = mapped_column(BigInteger)
+    created_at: Mapped[datetime]
+    updated_at: Mapped[datetime]
+
+
+class JournalEntry(Base):
+    __tablename__ = "journal_entry"
+    __table_args__ = (
+        CheckConstraint(
+            "kind IN ('funding', 'transfer', 'capture', 'reversal', 'void_marker', 'settlement')",
+            name="kind",
+        ),
+        CheckConstraint(
+            "(kind = 'reversal') = (reverses_entry_id IS NOT NULL)", name="reversal_link"
+        ),
+    )
+
+    entry_id: Mapped[int] = mapped_column(ID, primary_key=True, autoincrement=True)
+    idempotency_key: Mapped[str] = mapped_column(String(KEY_LENGTH), unique=True)
+    saga_id: Mapped[str | None] = mapped_column(String(KEY_LENGTH), index=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    reverses_entry_id: Mapped[int | None] = mapped_column(
+        ID, ForeignKey("journal_entry.entry_id"), unique=True
+    )
+    created_at: Mapped[datetime]
+
+    postings: Mapped[list[Posting]] = relationship(order_by="Posting.posting_id", lazy="selectin")
+
+
+class Posting(Base):
+    __tablename__ = "posting"
+    __table_args__ = (CheckConstraint("amount <> 0", name="amount_not_zero"),)
+
+    posting_id: Mapped[int] = mapped_column(ID, primary_key=True, autoincrement=True)
+    entry_id: Mapped[int] = mapped_column(ID, ForeignKey("journal_entry.entry_id"), index=True)
+    account_id: Mapped[str] = mapped_column(ForeignKey("account.account_id"), index=True)
+    currency: Mapped[str] = mapped_column(String(3))
+    amount: Mapped[int] = mapped_column(BigInteger)
+
+
+class Hold(Base):
+    __tablename__ = "hold"
+    __table_args__ = (
+        CheckConstraint("status IN ('active', 'posted', 'voided')", name="status"),
+        CheckConstraint(
+            "(account_id IS NOT NULL AND currency IS NOT NULL AND amount > 0)"
+            " OR (account_id IS NULL AND currency IS NULL AND amount = 0 AND status = 'voided')",
+            name="tombstone",
+        ),
+    )
+
+    hold_id: Mapped[int] = mapped_column(ID, primary_key=True, autoincrement=True)
+    hold_key: Mapped[str] = mapped_column(String(KEY_LENGTH), unique=True)
+    account_id: Mapped[str | None] = mapped_column(ForeignKey("account.account_id"), index=True)
+    currency: Mapped[str | None] = mapped_column(String(3))
+    amount: Mapped[int] = mapped_column(BigInteger)
+    status: Mapped[str] = mapped_column(String(16))
+    saga_id: Mapped[str] = mapped_column(String(KEY_LENGTH), index=True)
+    created_at: Mapped[datetime]
+    closed_at: Mapped[datetime | None]
+
+
+class SagaSnapshot(Base):
+    __tablename__ = "saga_snapshot"
+
+    saga_id: Mapped[str] = mapped_column(String(KEY_LENGTH), primary_key=True)
+    step_index: Mapped[int] = mapped_column(Integer, primary_key=True)
+    saga_type: Mapped[str] = mapped_column(String(KEY_LENGTH))
+    step_name: Mapped[str] = mapped_column(String(KEY_LENGTH))
+    status: Mapped[str] = mapped_column(String(32))
+    data: Mapped[str] = mapped_column(Text)
+    compensation_stack: Mapped[str] = mapped_column(Text)
+    attempt: Mapped[int] = mapped_column(Integer)
+    recorded_at: Mapped[datetime]
+
+
+metadata = Base.metadata

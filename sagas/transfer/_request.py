@@ -1,0 +1,98 @@
+"""The transfer request: what a service sends to move money between two accounts."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from typing import Any
+
+from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from sagas._currency import currency
+from sagas._definition import SagaRequest
+from sagas._errors import InvalidRequestError
+from sagas._money import Money, parse_money
+from sagas._validation import check_text, invalid_request_from
+
+ACCOUNT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,63}")
+IDEMPOTENCY_KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
+MAX_DEADLINE_SECONDS = 30 * 24 * 3600
+
+
+class TransferRequest(SagaRequest):
+    """A same-currency transfer. `amount` is a decimal string in `currency` (e.g. "100.00")."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    source_account: str = Field(description="Account debited.")
+    destination_account: str = Field(description="Account credited.")
+    currency: str = Field(description="ISO 4217 code, upper case, e.g. EUR.")
+    amount: str = Field(description="Positive decimal string with at most the currency's decimals.")
+    reference: str = Field(default="", description="Free text for statements, up to 140 chars.")
+
+    @field_validator("idempotency_key")
+    @classmethod
+    def _check_key(cls, value: str) -> str:
+        if not IDEMPOTENCY_KEY.fullmatch(value):
+            raise InvalidRequestError(
+                "idempotency_key", "must be 1-128 characters of letters, digits and . _ : -"
+            )
+        return value
+
+    @field_validator("source_account", "destination_account")
+    @classmethod
+    def _check_account(cls, value: str, info: Any) -> str:
+        if not ACCOUNT_ID.fullmatch(value):
+            raise InvalidRequestError(
+                info.field_name, "must be 1-64 characters of letters, digits and . _ : -"
+            )
+        return value
+
+    @field_validator("currency")
+    @classmethod
+    def _check_currency(cls, value: str) -> str:
+        currency(value)
+        return value
+
+    @field_validator("reference")
+    @classmethod
+    def _check_reference(cls, value: str) -> str:
+        return check_text(value, "reference", max_length=140)
+
+    @field_validator("deadline_seconds")
+    @classmethod
+    def _check_deadline(cls, value: int) -> int:
+        if not 1 <= value <= MAX_DEADLINE_SECONDS:
+            raise InvalidRequestError("deadline_seconds", f"must be in [1, {MAX_DEADLINE_SECONDS}]")
+        return value
+
+    @model_validator(mode="after")
+    def _check_transfer(self) -> TransferRequest:
+        parse_money(self.amount, self.currency)
+        if self.source_account == self.destination_account:
+            raise InvalidRequestError("destination_account", "must differ from source_account")
+        return self
+
+    @classmethod
+    def parse(cls, data: dict[str, Any]) -> TransferRequest:
+        """Validate untrusted input, raising InvalidRequestError that names the field."""
+        try:
+            return cls.model_validate(data)
+        except ValidationError as err:
+            raise invalid_request_from(err) from None
+
+    @property
+    def money(self) -> Money:
+        return parse_money(self.amount, self.currency)
+
+    def touched_accounts(self) -> frozenset[str]:
+        return frozenset({self.source_account, self.destination_account})
+
+    def summary(self) -> str:
+        return f"Transfer {self.money} {self.source_account} → {self.destination_account}"
+
+    def fingerprint(self) -> str:
+        """A stable hash of what was asked, to tell a retry from a conflicting reuse of the key."""
+        canonical = json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(canonical.encode()).hexdigest()

@@ -1,0 +1,82 @@
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+
+from sagas import InsufficientFundsError
+from sagas.ledger import Ledger, clearing_account_id
+from tests.ledger._money import eur
+
+T = TypeVar("T")
+BALANCE = 1_000
+AMOUNT = 30
+
+
+def run_concurrently(count: int, call: Callable[[int], T]) -> list[T | Exception]:
+    def guarded(index: int) -> T | Exception:
+        try:
+            return call(index)
+        except Exception as exc:
+            return exc
+
+    with ThreadPoolExecutor(count) as pool:
+        return list(pool.map(guarded, range(count)))
+
+
+def test_fifty_concurrent_holds_never_overdraw(ledger: Ledger) -> None:
+    ledger.open_account("alice", "EUR", opening_balance=eur(BALANCE))
+
+    results = run_concurrently(
+        50, lambda i: ledger.place_hold(f"h{i}", "alice", eur(AMOUNT), saga_id=f"s{i}")
+    )
+
+    failures = [r for r in results if isinstance(r, Exception)]
+    assert all(isinstance(f, InsufficientFundsError) for f in failures), failures
+    assert len(results) - len(failures) == BALANCE // AMOUNT
+    account = ledger.account("alice")
+    assert account.held == eur(BALANCE // AMOUNT * AMOUNT)
+    assert account.available.minor >= 0
+    assert ledger.check_invariants() == []
+
+
+def test_fifty_concurrent_debits_never_overdraw(ledger: Ledger) -> None:
+    ledger.open_account("alice", "EUR", opening_balance=eur(BALANCE))
+    clearing = clearing_account_id("EUR")
+
+    results = run_concurrently(
+        50, lambda i: ledger.transfer(f"t{i}", "alice", clearing, eur(AMOUNT), saga_id=f"s{i}")
+    )
+
+    failures = [r for r in results if isinstance(r, Exception)]
+    assert all(isinstance(f, InsufficientFundsError) for f in failures), failures
+    assert len(results) - len(failures) == BALANCE // AMOUNT
+    assert ledger.account("alice").balance == eur(BALANCE % AMOUNT)
+    assert ledger.check_invariants() == []
+
+
+def test_twenty_concurrent_holds_with_the_same_key_make_one_hold(ledger: Ledger) -> None:
+    ledger.open_account("alice", "EUR", opening_balance=eur(BALANCE))
+
+    results = run_concurrently(
+        20, lambda _: ledger.place_hold("same", "alice", eur(BALANCE), saga_id="s")
+    )
+
+    assert not [r for r in results if isinstance(r, Exception)]
+    assert len(set(results)) == 1
+    assert len(ledger.holds()) == 1
+    assert ledger.account("alice").held == eur(BALANCE)
+
+
+def test_twenty_concurrent_reversals_before_the_original_make_one_marker(ledger: Ledger) -> None:
+    results = run_concurrently(20, lambda _: ledger.reverse("undo", "t", saga_id="s"))
+
+    assert results == [None] * 20
+    assert len(ledger.entries()) == 1
+
+
+def test_twenty_concurrent_voids_before_the_hold_make_one_tombstone(ledger: Ledger) -> None:
+    results = run_concurrently(20, lambda _: ledger.void_hold("late", saga_id="s"))
+
+    assert not [r for r in results if isinstance(r, Exception)]
+    assert len(ledger.holds()) == 1

@@ -1,0 +1,63 @@
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+
+import pytest
+
+from sagas import CompensationEntry, InvalidRequestError, SagaStatus, Snapshot
+from sagas.ledger import Ledger
+
+RECORDED = datetime(2026, 11, 21, 12, 30, 15, 123456, tzinfo=UTC)
+
+
+def snapshot(step_index: int, *, attempt: int = 1, **changes: object) -> Snapshot:
+    fields: dict[str, object] = {
+        "saga_id": "transfer-abc",
+        "saga_type": "transfer",
+        "step_index": step_index,
+        "step_name": f"step-{step_index}",
+        "status": SagaStatus.RUNNING,
+        "data": {"amount": "12.34", "nested": {"ids": [1, 2]}, "none": None},
+        "compensation_stack": [
+            CompensationEntry(step_index=i, step_name=f"step-{i}", compensation=f"undo-{i}")
+            for i in range(step_index + 1)
+        ],
+        "attempt": attempt,
+        "recorded_at": RECORDED + timedelta(seconds=step_index),
+    }
+    return Snapshot.model_validate({**fields, **changes})
+
+
+def test_snapshots_read_back_ordered_by_step(ledger: Ledger) -> None:
+    for index in (2, 0, 1):
+        ledger.record_snapshot(snapshot(index))
+    ledger.record_snapshot(snapshot(0).model_copy(update={"saga_id": "other"}))
+
+    assert ledger.snapshots("transfer-abc") == [snapshot(0), snapshot(1), snapshot(2)]
+    assert ledger.snapshots("nobody") == []
+
+
+def test_recording_again_keeps_the_first_record_and_raises_the_attempt(ledger: Ledger) -> None:
+    ledger.record_snapshot(snapshot(0, attempt=2))
+
+    ledger.record_snapshot(snapshot(0, attempt=3, data={"changed": True}))
+    ledger.record_snapshot(snapshot(0, attempt=1))
+
+    assert ledger.snapshots("transfer-abc") == [snapshot(0, attempt=3)]
+
+
+def test_timestamps_come_back_in_utc(ledger: Ledger) -> None:
+    local = RECORDED.astimezone(timezone(timedelta(hours=5)))
+    ledger.record_snapshot(snapshot(0, recorded_at=local))
+
+    [stored] = ledger.snapshots("transfer-abc")
+
+    assert stored.recorded_at == RECORDED
+    assert stored.recorded_at.utcoffset() == timedelta(0)
+
+
+def test_naive_timestamps_are_refused(ledger: Ledger) -> None:
+    with pytest.raises(InvalidRequestError) as raised:
+        ledger.record_snapshot(snapshot(0, recorded_at=datetime(2026, 1, 1)))
+
+    assert raised.value.field == "recorded_at"
