@@ -120,6 +120,17 @@ TRANSIENT_ERRORS: tuple[type[TransientError], ...] = (
     DatabaseBusyError,
 )
 
+ALL_ERRORS: tuple[type[FundsagaError], ...] = (
+    FundsagaError,
+    InvalidRequestError,
+    IdempotencyConflictError,
+    SagaNotFoundError,
+    NotParkedError,
+    BusinessError,
+    TransientError,
+    *BUSINESS_ERRORS,
+    *TRANSIENT_ERRORS,
+)
 _NON_RETRYABLE: tuple[type[FundsagaError], ...] = (
     BusinessError,
     *BUSINESS_ERRORS,
@@ -130,14 +141,7 @@ NON_RETRYABLE_ERROR_TYPES: tuple[str, ...] = tuple(cls.__name__ for cls in _NON_
 
 def error_class_by_name(name: str) -> type[FundsagaError] | None:
     """The fundsaga error class a failure's `type` names, if any."""
-    known: tuple[type[FundsagaError], ...] = (
-        BusinessError,
-        TransientError,
-        InvalidRequestError,
-        *BUSINESS_ERRORS,
-        *TRANSIENT_ERRORS,
-    )
-    return next((cls for cls in known if cls.__name__ == name), None)
+    return next((cls for cls in ALL_ERRORS if cls.__name__ == name), None)
 
 
 def is_business_error_type(name: str) -> bool:

@@ -76,7 +76,7 @@ def parse_money(text: str, code: str, *, field: str = "amount", allow_zero: bool
             field, f"{text!r} has more decimals than {cur.code} allows ({cur.exponent})"
         )
     units = match.group("units")
-    if len(units) > 20:
+    if len(units.lstrip("0")) > 20:
         raise InvalidRequestError(field, "is beyond the 64-bit minor-unit range")
     minor = int(units) * 10**cur.exponent + int(fraction.ljust(cur.exponent, "0") or "0")
     if minor > MAX_MINOR_UNITS:

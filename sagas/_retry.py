@@ -14,6 +14,9 @@ MIN_MULTIPLIER = Decimal("1.0")
 MAX_MULTIPLIER = Decimal("8.0")
 MIN_RETRIES = 1
 MAX_RETRIES = 16
+MAX_WAIT = timedelta(seconds=315_576_000_000)
+"""The longest wait Temporal can carry (a protobuf Duration); longer waits are clamped to it."""
+_MAX_WAIT_S = Decimal(int(MAX_WAIT.total_seconds()))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -65,10 +68,13 @@ class RetrySpec:
 
     def delay_before_retry(self, n: int) -> timedelta:
         """The wait before the n-th retry (n starts at 1)."""
-        seconds = Decimal(self.first_interval.total_seconds()) * self.multiplier ** (n - 1)
-        delay = timedelta(seconds=float(seconds))
+        seconds = Decimal(str(self.first_interval.total_seconds())) * Decimal(self.multiplier) ** (
+            n - 1
+        )
         cap = self.max_interval
-        return min(delay, cap) if cap is not None else delay
+        if cap is not None and seconds >= Decimal(str(cap.total_seconds())):
+            return cap
+        return min(timedelta(seconds=float(min(seconds, _MAX_WAIT_S))), MAX_WAIT)
 
     def to_retry_policy(self) -> RetryPolicy:
         cap = self.max_interval or self.delay_before_retry(self.max_retries)

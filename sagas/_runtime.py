@@ -26,7 +26,7 @@ from sagas._outcome import (
     SagaView,
     StepFailure,
 )
-from sagas._search_attributes import SAGA_STATUS
+from sagas._search_attributes import SAGA_STATUS, SAGA_TYPE
 from sagas._snapshot import CompensationEntry, Snapshot
 from sagas._status import SagaStatus
 
@@ -37,6 +37,17 @@ class _ForwardStoppedError(Exception):
     def __init__(self, failure: StepFailure) -> None:
         super().__init__(failure.message)
         self.failure = failure
+
+
+async def _uncancellable(task: asyncio.Task[Any]) -> Any:
+    """Await `task` to its end: a cancel of the saga must not interrupt a compensation."""
+    while True:
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            if task.done():
+                return task.result()
+            workflow.logger.warning("cancel ignored: a compensation is running")
 
 
 class SagaRuntime(Generic[RequestT, StateT]):
@@ -82,6 +93,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
         return self.decisions_applied + 1
 
     async def run(self) -> SagaOutcome:
+        workflow.upsert_search_attributes([SAGA_TYPE.value_set(self.definition.saga_type)])
         self._set_status(SagaStatus.RUNNING)
         self.failure = await self._run_forward()
         if self.failure is None:
@@ -236,14 +248,17 @@ class SagaRuntime(Generic[RequestT, StateT]):
         self.current_step = step.name
         self._show_details()
         call = self._call(entry.step_index, step.name, COMPENSATION, None)
-        try:
-            await workflow.execute_activity(
+        attempt = asyncio.create_task(
+            workflow.execute_activity(
                 entry.compensation,
                 call,
                 start_to_close_timeout=step.timeout,
                 retry_policy=step.compensation_retry.to_retry_policy(),
                 summary=step.describe_compensation(self.request),
             )
+        )
+        try:
+            await _uncancellable(attempt)
         except ActivityError as err:
             return str(err.cause or err)
         return None

@@ -1,1 +1,1 @@
-pytest_plugins = ["tests.fixtures_db"]
+pytest_plugins = ["tests.fixtures_db", "tests.fixtures_temporal"]

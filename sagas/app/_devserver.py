@@ -24,16 +24,19 @@ def temporal_cli_path() -> str:
 
 
 async def start_dev_server(
-    *, port: int = 7233, ui_port: int = 8233, database_file: Path | None = None
+    *, port: int | None = 7233, ui_port: int | None = 8233, database_file: Path | None = None
 ) -> WorkflowEnvironment:
-    """Start a dev server with the Web UI and fundsaga's search attributes registered."""
+    """Start a dev server with fundsaga's search attributes registered.
+
+    `port=None` picks a free port; `ui_port=None` runs without the Web UI.
+    """
     if database_file is not None:
         database_file.parent.mkdir(parents=True, exist_ok=True)
     return await WorkflowEnvironment.start_local(
         data_converter=pydantic_data_converter,
         dev_server_existing_path=temporal_cli_path(),
         search_attributes=ALL_KEYS,
-        ui=True,
+        ui=ui_port is not None,
         port=port,
         ui_port=ui_port,
         dev_server_database_filename=str(database_file) if database_file else None,

@@ -94,5 +94,6 @@ class TransferRequest(SagaRequest):
 
     def fingerprint(self) -> str:
         """A stable hash of what was asked, to tell a retry from a conflicting reuse of the key."""
-        canonical = json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+        fields = self.model_dump(mode="json") | {"amount": self.money.amount_text()}
+        canonical = json.dumps(fields, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(canonical.encode()).hexdigest()

@@ -1,0 +1,71 @@
+"""Temporal fixtures: one time-skipping test server and one dev server per session, from wheels."""
+
+from __future__ import annotations
+
+import sys
+import uuid
+from collections.abc import AsyncIterator, Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+from temporalio.api.enums.v1 import IndexedValueType
+from temporalio.api.operatorservice.v1 import AddSearchAttributesRequest
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.testing import WorkflowEnvironment
+from temporalio.worker import Worker
+
+from sagas._search_attributes import ALL_KEYS
+from sagas.app import start_dev_server
+
+
+def _test_server_path() -> str:
+    return str(Path(sys.executable).parent / "temporal-test-server")
+
+
+@pytest.fixture(scope="session")
+async def time_skipping_env() -> AsyncIterator[WorkflowEnvironment]:
+    """The Java time-skipping test server, with fundsaga's search attributes registered."""
+    env = await WorkflowEnvironment.start_time_skipping(
+        data_converter=pydantic_data_converter,
+        test_server_existing_path=_test_server_path(),
+    )
+    await env.client.operator_service.add_search_attributes(
+        AddSearchAttributesRequest(
+            namespace=env.client.namespace,
+            search_attributes={
+                key.name: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD for key in ALL_KEYS
+            },
+        )
+    )
+    async with env:
+        yield env
+
+
+@pytest.fixture(scope="session")
+async def dev_env() -> AsyncIterator[WorkflowEnvironment]:
+    """A real Temporal dev server (in memory) on a free port, UI off."""
+    env = await start_dev_server(port=None, ui_port=None)
+    async with env:
+        yield env
+
+
+def new_task_queue() -> str:
+    return f"tq-{uuid.uuid4()}"
+
+
+def worker_for(
+    env: WorkflowEnvironment,
+    *,
+    workflows: Sequence[type],
+    activities: Sequence[Callable[..., Any]],
+    task_queue: str,
+) -> Worker:
+    return Worker(
+        env.client,
+        task_queue=task_queue,
+        workflows=workflows,
+        activities=activities,
+        activity_executor=ThreadPoolExecutor(max_workers=16),
+    )

@@ -1,0 +1,119 @@
+from __future__ import annotations
+
+import pytest
+from temporalio.exceptions import ApplicationError
+from temporalio.testing import ActivityEnvironment
+
+import sagas._errors
+from sagas import FaultPlan, error_class_by_name
+from sagas._errors import (
+    BUSINESS_ERRORS,
+    NON_RETRYABLE_ERROR_TYPES,
+    TRANSIENT_ERRORS,
+    BusinessError,
+    FundsagaError,
+    InvalidRequestError,
+    TransientError,
+    is_business_error_type,
+)
+from tests.unit._guard import RecordingSnapshotStore, at_attempt, run_guarded, transfer_call
+
+NON_RETRYABLE: tuple[type[FundsagaError], ...] = (BusinessError, *BUSINESS_ERRORS)
+RETRYABLE: tuple[type[FundsagaError], ...] = (TransientError, *TRANSIENT_ERRORS)
+
+
+def _tree(root: type[FundsagaError]) -> list[type[FundsagaError]]:
+    return [root, *(cls for sub in root.__subclasses__() for cls in _tree(sub))]
+
+
+ALL_ERRORS = [cls for cls in _tree(FundsagaError) if cls.__module__ == sagas._errors.__name__]
+
+
+def _raise(err: BaseException) -> None:
+    raise err
+
+
+def test_every_business_error_class_is_listed() -> None:
+    assert set(_tree(BusinessError)) == set(NON_RETRYABLE)
+
+
+def test_every_transient_error_class_is_listed() -> None:
+    assert set(_tree(TransientError)) == set(RETRYABLE)
+
+
+@pytest.mark.parametrize("cls", [*NON_RETRYABLE, InvalidRequestError], ids=lambda c: c.__name__)
+def test_business_errors_and_bad_requests_are_not_retried(cls: type[FundsagaError]) -> None:
+    assert cls.__name__ in NON_RETRYABLE_ERROR_TYPES
+    assert is_business_error_type(cls.__name__)
+
+
+@pytest.mark.parametrize("cls", RETRYABLE, ids=lambda c: c.__name__)
+def test_transient_errors_are_retried(cls: type[FundsagaError]) -> None:
+    assert cls.__name__ not in NON_RETRYABLE_ERROR_TYPES
+    assert not is_business_error_type(cls.__name__)
+
+
+@pytest.mark.parametrize("cls", ALL_ERRORS, ids=lambda c: c.__name__)
+def test_error_class_by_name_maps_every_class_back(cls: type[FundsagaError]) -> None:
+    assert error_class_by_name(cls.__name__) is cls
+
+
+@pytest.mark.parametrize("name", ["RuntimeError", "ValueError", "", "businesserror"])
+def test_a_name_outside_the_tree_maps_to_nothing(name: str) -> None:
+    assert error_class_by_name(name) is None
+    assert not is_business_error_type(name)
+
+
+def _guarded_failure(
+    env: ActivityEnvironment, store: RecordingSnapshotStore, err: Exception
+) -> Exception:
+    """What leaves the activity when the step's effect raises `err`."""
+    try:
+        run_guarded(env, transfer_call(), store, FaultPlan(), lambda: _raise(err))
+    except Exception as failure:
+        return failure
+    pytest.fail("the guarded step did not fail")
+
+
+@pytest.mark.parametrize(
+    "err",
+    [
+        *(cls("refused") for cls in NON_RETRYABLE),
+        InvalidRequestError("amount", "must be greater than zero"),
+    ],
+    ids=lambda e: type(e).__name__,
+)
+def test_a_business_error_leaves_the_activity_as_non_retryable(
+    activity_env: ActivityEnvironment, store: RecordingSnapshotStore, err: FundsagaError
+) -> None:
+    failure = _guarded_failure(at_attempt(activity_env, 2), store, err)
+
+    assert isinstance(failure, ApplicationError)
+    assert failure.type == type(err).__name__
+    assert failure.non_retryable is True
+    assert failure.message == str(err)
+    assert failure.details == ({"attempt": 2},)
+    assert failure.__cause__ is err
+
+
+@pytest.mark.parametrize("cls", RETRYABLE, ids=lambda c: c.__name__)
+def test_a_transient_error_leaves_the_activity_as_retryable(
+    activity_env: ActivityEnvironment, store: RecordingSnapshotStore, cls: type[FundsagaError]
+) -> None:
+    err = cls("try again")
+
+    failure = _guarded_failure(activity_env, store, err)
+
+    assert isinstance(failure, ApplicationError)
+    assert failure.type == cls.__name__
+    assert failure.non_retryable is False
+    assert failure.__cause__ is err
+
+
+@pytest.mark.parametrize(
+    "err", [RuntimeError("boom"), KeyError("k"), OSError("disk")], ids=lambda e: type(e).__name__
+)
+def test_an_unknown_error_passes_through_unchanged(
+    activity_env: ActivityEnvironment, store: RecordingSnapshotStore, err: Exception
+) -> None:
+    assert _guarded_failure(activity_env, store, err) is err

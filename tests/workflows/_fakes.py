@@ -1,0 +1,63 @@
+"""Fake transfer activities registered under the real names: they record and fail on demand."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from temporalio import activity
+
+from sagas import AccountFrozenError, FundsagaError, TransientError
+from sagas._step_guard import to_application_error
+from sagas.transfer import TRANSFER_SAGA, TransferCall, TransferState
+
+FailWhen = Callable[[int], bool]
+
+
+@dataclass(frozen=True)
+class Attempt:
+    activity_type: str
+    attempt: int
+    started_at: datetime
+
+
+@dataclass
+class FakeSteps:
+    """Every action and compensation of TRANSFER_SAGA, recording each attempt."""
+
+    attempts: list[Attempt] = field(default_factory=list)
+    business: set[str] = field(default_factory=set)
+    transient: dict[str, FailWhen] = field(default_factory=dict)
+    gates: dict[str, asyncio.Event] = field(default_factory=dict)
+
+    def types(self) -> list[str]:
+        return [a.activity_type for a in self.attempts]
+
+    def of(self, activity_type: str) -> list[Attempt]:
+        return [a for a in self.attempts if a.activity_type == activity_type]
+
+    def all(self) -> list[Callable[..., Any]]:
+        names = [s.action for s in TRANSFER_SAGA.steps]
+        names += [s.compensation for s in TRANSFER_SAGA.steps if s.compensation]
+        return [self._activity(name) for name in names]
+
+    def _activity(self, name: str) -> Callable[..., Any]:
+        async def run(call: TransferCall) -> TransferState:
+            info = activity.info()
+            self.attempts.append(Attempt(name, info.attempt, info.started_time))
+            gate = self.gates.get(name)
+            if gate is not None:
+                await gate.wait()
+            error: FundsagaError | None = None
+            if name in self.business:
+                error = AccountFrozenError(f"fake business error in {name}")
+            elif name in self.transient and self.transient[name](info.attempt):
+                error = TransientError(f"fake transient error in {name}")
+            if error is not None:
+                raise to_application_error(error, info.attempt)
+            return call.state.model_copy(update={"hold_key": call.state.hold_key or name})
+
+        return activity.defn(name=name)(run)

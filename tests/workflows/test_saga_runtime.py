@@ -1,0 +1,260 @@
+"""The saga runtime on the time-skipping server, with fake activities under the real names."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import uuid
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from temporalio.client import WorkflowFailureError, WorkflowHandle, WorkflowUpdateFailedError
+from temporalio.exceptions import ApplicationError
+from temporalio.testing import WorkflowEnvironment
+from temporalio.worker import Worker
+
+from sagas import (
+    STATE_QUERY,
+    OperatorAction,
+    SagaOutcome,
+    SagaStatus,
+    SagaView,
+)
+from sagas._search_attributes import SAGA_STATUS
+from sagas.transfer import TransferRequest
+from tests.fixtures_temporal import new_task_queue, worker_for
+from tests.workflows._fakes import FakeSteps
+from tests.workflows._probe import PROBE_RETRY, ProbeTransferWorkflow
+from workflows import TransferWorkflow
+
+UNDO_ALL = ["transfer.credit.undo", "transfer.capture.undo", "transfer.reserve.undo"]
+
+
+def request(**overrides: Any) -> TransferRequest:
+    fields: dict[str, Any] = {
+        "idempotency_key": f"k-{uuid.uuid4().hex[:12]}",
+        "source_account": "acc-a",
+        "destination_account": "acc-b",
+        "amount": "100.00",
+        "currency": "EUR",
+    }
+    return TransferRequest.parse({**fields, **overrides})
+
+
+class Saga:
+    """One saga under test: its worker, fake steps and handle."""
+
+    def __init__(self, env: WorkflowEnvironment, steps: FakeSteps, workflow: type) -> None:
+        self.env = env
+        self.steps = steps
+        self.workflow = workflow
+        self.task_queue = new_task_queue()
+
+    def worker(self) -> Worker:
+        return worker_for(
+            self.env,
+            workflows=[TransferWorkflow, ProbeTransferWorkflow],
+            activities=self.steps.all(),
+            task_queue=self.task_queue,
+        )
+
+    async def start(self, req: TransferRequest) -> WorkflowHandle[Any, Any]:
+        name = (
+            "ProbeTransferWorkflow"
+            if self.workflow is ProbeTransferWorkflow
+            else "TransferWorkflow"
+        )
+        return await self.env.client.start_workflow(
+            name, req, id=f"transfer-{req.idempotency_key}", task_queue=self.task_queue
+        )
+
+
+async def outcome_of(handle: WorkflowHandle[Any, Any]) -> SagaOutcome:
+    try:
+        return SagaOutcome.model_validate(await handle.result())
+    except WorkflowFailureError as err:
+        cause = err.cause
+        if not isinstance(cause, ApplicationError):
+            raise
+        return SagaOutcome.model_validate(cause.details[0])
+
+
+async def status_of(handle: WorkflowHandle[Any, Any]) -> SagaView:
+    view: SagaView = await handle.query(STATE_QUERY, result_type=SagaView)
+    return view
+
+
+async def wait_for_attempt(steps: FakeSteps, activity_type: str) -> None:
+    for _ in range(200):
+        if steps.of(activity_type):
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"{activity_type} never started")
+
+
+async def test_happy_path_completes_with_one_snapshot_before_each_step(
+    time_skipping_env: WorkflowEnvironment,
+) -> None:
+    saga = Saga(time_skipping_env, FakeSteps(), TransferWorkflow)
+    async with saga.worker():
+        handle = await saga.start(request())
+        outcome = await outcome_of(handle)
+        view = await status_of(handle)
+
+    assert outcome.status is SagaStatus.COMPLETED
+    assert saga.steps.types() == [
+        "transfer.reserve",
+        "transfer.capture",
+        "transfer.credit",
+        "transfer.settle",
+    ]
+    assert [s.step_name for s in view.snapshots] == ["reserve", "capture", "credit", "settle"]
+    assert view.snapshots[0].data["hold_key"] is None
+    assert view.snapshots[1].data["hold_key"] == "transfer.reserve"
+    assert [len(s.compensation_stack) for s in view.snapshots] == [0, 1, 2, 3]
+    description = await handle.describe()
+    assert description.typed_search_attributes.get(SAGA_STATUS) == "COMPLETED"
+
+
+async def test_transient_failure_backs_off_f_m_c_then_compensates_in_reverse(
+    time_skipping_env: WorkflowEnvironment,
+) -> None:
+    steps = FakeSteps(transient={"transfer.credit": lambda attempt: True})
+    saga = Saga(time_skipping_env, steps, ProbeTransferWorkflow)
+    async with saga.worker():
+        outcome = await outcome_of(await saga.start(request()))
+
+    credit = steps.of("transfer.credit")
+    assert [a.attempt for a in credit] == list(range(1, 12))
+    gaps = [
+        round((later.started_at - earlier.started_at).total_seconds())
+        for earlier, later in itertools.pairwise(credit)
+    ]
+    expected = [round(PROBE_RETRY.delay_before_retry(n).total_seconds()) for n in range(1, 11)]
+    assert expected[:5] == [10, 20, 40, 80, 160]
+    assert gaps == expected
+    assert steps.types()[-3:] == UNDO_ALL
+    assert outcome.status is SagaStatus.COMPENSATED
+    assert outcome.failure is not None
+    assert outcome.failure.reason == "retries_exhausted"
+    assert outcome.failure.step_name == "credit"
+
+
+async def test_business_error_compensates_at_once_without_retrying(
+    time_skipping_env: WorkflowEnvironment,
+) -> None:
+    steps = FakeSteps(business={"transfer.capture"})
+    saga = Saga(time_skipping_env, steps, TransferWorkflow)
+    async with saga.worker():
+        outcome = await outcome_of(await saga.start(request()))
+
+    assert steps.types() == [
+        "transfer.reserve",
+        "transfer.capture",
+        "transfer.capture.undo",
+        "transfer.reserve.undo",
+    ]
+    assert outcome.status is SagaStatus.COMPENSATED
+    assert outcome.failure is not None
+    assert outcome.failure.reason == "business_error"
+    assert outcome.failure.error_type == "AccountFrozenError"
+
+
+async def test_cancellation_mid_saga_compensates_the_steps_taken(
+    time_skipping_env: WorkflowEnvironment,
+) -> None:
+    # Cancelled while capture waits out a retry backoff: the Java test server cannot cancel a
+    # running activity; the dev-server suite covers that case.
+    steps = FakeSteps(transient={"transfer.capture": lambda attempt: True})
+    saga = Saga(time_skipping_env, steps, ProbeTransferWorkflow)
+    async with saga.worker():
+        handle = await saga.start(request())
+        await wait_for_attempt(steps, "transfer.capture")
+        await handle.cancel()
+        outcome = await outcome_of(handle)
+
+    assert steps.types()[-2:] == ["transfer.capture.undo", "transfer.reserve.undo"]
+    assert "transfer.credit" not in steps.types()
+    assert outcome.status is SagaStatus.COMPENSATED
+    assert outcome.failure is not None
+    assert outcome.failure.reason == "cancelled"
+
+
+async def test_deadline_passing_compensates(time_skipping_env: WorkflowEnvironment) -> None:
+    steps = FakeSteps(transient={"transfer.capture": lambda attempt: True})
+    saga = Saga(time_skipping_env, steps, ProbeTransferWorkflow)
+    async with saga.worker():
+        outcome = await outcome_of(await saga.start(request(deadline_seconds=100)))
+
+    assert len(steps.of("transfer.capture")) < PROBE_RETRY.maximum_attempts
+    assert steps.types()[-2:] == ["transfer.capture.undo", "transfer.reserve.undo"]
+    assert outcome.status is SagaStatus.COMPENSATED
+    assert outcome.failure is not None
+    assert outcome.failure.reason == "deadline"
+
+
+async def _park(env: WorkflowEnvironment, broken: list[bool]) -> tuple[Saga, FakeSteps]:
+    steps = FakeSteps(
+        business={"transfer.credit"},
+        transient={"transfer.capture.undo": lambda attempt: broken[0]},
+    )
+    return Saga(env, steps, TransferWorkflow), steps
+
+
+async def wait_parked(env: WorkflowEnvironment, handle: WorkflowHandle[Any, Any]) -> SagaView:
+    for _ in range(60):
+        await env.sleep(timedelta(minutes=1))
+        view = await status_of(handle)
+        if view.status is SagaStatus.NEEDS_ATTENTION:
+            return view
+    raise AssertionError("the saga never parked")
+
+
+async def test_exhausted_compensation_parks_and_operator_retry_completes_it(
+    time_skipping_env: WorkflowEnvironment,
+) -> None:
+    broken = [True]
+    saga, steps = await _park(time_skipping_env, broken)
+    async with saga.worker():
+        handle = await saga.start(request())
+        view = await wait_parked(time_skipping_env, handle)
+        description = await handle.describe()
+        assert description.typed_search_attributes.get(SAGA_STATUS) == "NEEDS_ATTENTION"
+        assert [e.step_name for e in view.compensation_stack] == ["reserve", "capture"]
+        undo_attempts = len(steps.of("transfer.capture.undo"))
+
+        broken[0] = False
+        status = await handle.execute_update(
+            "retry_compensation", OperatorAction(operator="ana", note="bank fixed")
+        )
+        outcome = await outcome_of(handle)
+
+    assert undo_attempts == 11
+    assert status == SagaStatus.COMPENSATING.value or status == SagaStatus.COMPENSATED.value
+    assert steps.types()[-2:] == ["transfer.capture.undo", "transfer.reserve.undo"]
+    assert outcome.status is SagaStatus.COMPENSATED
+    assert [a.operator for a in outcome.operator_actions] == ["ana"]
+
+
+async def test_operator_resolve_ends_resolved_and_updates_refused_when_not_parked(
+    time_skipping_env: WorkflowEnvironment,
+) -> None:
+    saga, steps = await _park(time_skipping_env, [True])
+    async with saga.worker():
+        handle = await saga.start(request())
+        await wait_for_attempt(steps, "transfer.capture.undo")
+        with pytest.raises(WorkflowUpdateFailedError) as refused:
+            await handle.execute_update("retry_compensation", OperatorAction(operator="bo"))
+        await wait_parked(time_skipping_env, handle)
+        await handle.execute_update(
+            "resolve_compensation", OperatorAction(operator="bo", note="refunded by hand")
+        )
+        outcome = await outcome_of(handle)
+
+    assert outcome.status is SagaStatus.RESOLVED
+    assert steps.types()[-1] == "transfer.reserve.undo"
+    assert [c.result for c in outcome.compensations][-2:] == ["resolved_by_operator", "compensated"]
+    cause = refused.value.cause
+    assert isinstance(cause, ApplicationError)
+    assert cause.type == "NotParkedError"
