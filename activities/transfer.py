@@ -6,9 +6,9 @@ from collections.abc import Callable
 
 from temporalio import activity
 
-from sagas import FaultPlan, step_guard
+from sagas import CurrencyMismatchError, FaultPlan, step_guard
 from sagas.ledger import Ledger
-from sagas.transfer import TransferCall, TransferState, clearing_account
+from sagas.transfer import TransferCall, TransferRequest, TransferState, clearing_account
 
 
 class TransferActivities:
@@ -22,10 +22,23 @@ class TransferActivities:
     def reserve(self, call: TransferCall) -> TransferState:
         request = call.request
         with step_guard(call, self.ledger, self.faults):
+            self._check_destination(request)
             hold = self.ledger.place_hold(
                 call.effect_key(), request.source_account, request.money, saga_id=call.saga_id
             )
         return call.state.model_copy(update={"hold_key": hold.hold_key})
+
+    def _check_destination(self, request: TransferRequest) -> None:
+        """Refuse an unknown or other-currency destination before any money is held.
+
+        Its status is checked when it is credited: it can be frozen in between.
+        """
+        destination = self.ledger.account(request.destination_account)
+        if destination.currency != request.currency:
+            raise CurrencyMismatchError(
+                f"account {destination.account_id!r} holds {destination.currency}, "
+                f"not {request.currency}"
+            )
 
     @activity.defn(name="transfer.reserve.undo")
     def release(self, call: TransferCall) -> None:

@@ -2,14 +2,14 @@
 
 import sys
 
-from sagas.app._cli import main as _main
+from sagas.app._cli import run_cli
 from sagas.app._client import FundsagaClient, connect_temporal, transfer_workflow_id
 from sagas.app._devserver import start_dev_server, temporal_cli_path
 from sagas.app._worker import build_worker
 
 
 def main() -> None:
-    sys.exit(_main())
+    sys.exit(run_cli())
 
 
 __all__ = [
@@ -17,6 +17,7 @@ __all__ = [
     "build_worker",
     "connect_temporal",
     "main",
+    "run_cli",
     "start_dev_server",
     "temporal_cli_path",
     "transfer_workflow_id",

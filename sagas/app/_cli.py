@@ -39,7 +39,7 @@ def _dispatch(args: argparse.Namespace, settings: Settings) -> int:
     return asyncio.run(_cli_transfers.run(args, settings))
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def run_cli(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     args = build_parser().parse_args(argv)
     try:

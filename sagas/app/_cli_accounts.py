@@ -52,6 +52,14 @@ def show_accounts(views: list[AccountView], output: str) -> None:
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     ledger = Ledger.from_url(settings.database_url)
+    try:
+        _apply(args, ledger)
+    finally:
+        ledger.close_connections()
+    return 0
+
+
+def _apply(args: argparse.Namespace, ledger: Ledger) -> None:
     output = getattr(args, "output", "table")
     if args.action == "create":
         code = args.currency
@@ -75,4 +83,3 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     else:
         change = {"freeze": ledger.freeze, "unfreeze": ledger.unfreeze, "close": ledger.close}
         show_accounts([change[args.action](args.account_id)], "table")
-    return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import signal
 from typing import Any
 
 from sagas._db import upgrade_database
@@ -44,7 +45,7 @@ async def run_dev(args: argparse.Namespace, settings: Settings) -> int:
             print("demo transfers:")
             await run_demo(FundsagaClient(env.client, settings.task_queue, ledger), ui_url)
         print(f"open {ui_url} to read the histories; Ctrl-C stops everything")
-        await asyncio.Event().wait()
+        await until_stopped()
     return 0
 
 
@@ -53,5 +54,15 @@ async def run_worker(settings: Settings) -> int:
     ledger = Ledger.from_url(settings.database_url)
     async with build_worker(client, settings.task_queue, ledger, parse_faults(settings.faults)):
         print(f"worker running on {settings.temporal_address}, task queue {settings.task_queue!r}")
-        await asyncio.Event().wait()
+        await until_stopped()
     return 0
+
+
+async def until_stopped() -> None:
+    """Wait for Ctrl-C or SIGTERM, so the caller's context managers shut everything down."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    await stop.wait()
+    print("stopping ...")

@@ -75,6 +75,14 @@ def _print_view(view: SagaView, output: str) -> None:
 
 async def run(args: argparse.Namespace, settings: Settings) -> int:
     client = await FundsagaClient.connect(settings, with_ledger=args.action == "start")
+    try:
+        return await _apply(client, args)
+    finally:
+        if client.ledger is not None:
+            client.ledger.close_connections()
+
+
+async def _apply(client: FundsagaClient, args: argparse.Namespace) -> int:
     output = getattr(args, "output", "table")
     if args.action == "start":
         return await _start(client, args, output)

@@ -54,6 +54,10 @@ class Ledger:
         """A ledger on the database at `url`, which must already be migrated."""
         return cls(make_engine(url))
 
+    def close_connections(self) -> None:
+        """Release the pooled database connections (the ledger can be used again after)."""
+        self.engine.dispose()
+
     def open_account(
         self,
         account_id: str,

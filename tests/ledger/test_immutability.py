@@ -14,6 +14,7 @@ PUBLIC_METHODS = {
     "capture_hold",
     "check_invariants",
     "close",
+    "close_connections",
     "engine",
     "entries",
     "entry",

@@ -1,0 +1,45 @@
+"""A real worker on the session's dev server, bound to a fresh ledger (SQLite and PostgreSQL)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+from temporalio.testing import WorkflowEnvironment
+
+from sagas import Money, parse_faults
+from sagas.app import FundsagaClient, build_worker
+from sagas.ledger import Ledger
+from tests.fixtures_temporal import new_task_queue
+
+
+def eur(text: str) -> Money:
+    from sagas import parse_money
+
+    return parse_money(text, "EUR", allow_zero=True)
+
+
+@pytest.fixture
+def funded(ledger: Ledger) -> Ledger:
+    ledger.open_account("alice", "EUR", opening_balance=eur("1000.00"))
+    ledger.open_account("bob", "EUR", opening_balance=eur("50.00"))
+    ledger.open_account("carol", "EUR")
+    ledger.open_account("yen", "JPY")
+    return ledger
+
+
+@pytest.fixture
+async def client(dev_env: WorkflowEnvironment, funded: Ledger) -> AsyncIterator[FundsagaClient]:
+    task_queue = new_task_queue()
+    async with build_worker(dev_env.client, task_queue, funded):
+        yield FundsagaClient(dev_env.client, task_queue, funded)
+
+
+@pytest.fixture
+async def faulty_client(
+    dev_env: WorkflowEnvironment, funded: Ledger, request: pytest.FixtureRequest
+) -> AsyncIterator[FundsagaClient]:
+    """A client whose worker runs with the FUNDSAGA_FAULTS spec given as the test's param."""
+    task_queue = new_task_queue()
+    async with build_worker(dev_env.client, task_queue, funded, parse_faults(request.param)):
+        yield FundsagaClient(dev_env.client, task_queue, funded)

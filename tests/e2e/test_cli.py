@@ -1,0 +1,129 @@
+"""The `fundsaga` command against the dev server and a real ledger, as a user types it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+
+import pytest
+from temporalio.testing import WorkflowEnvironment
+
+from sagas.app import FundsagaClient, run_cli
+from sagas.ledger import Ledger
+
+
+@pytest.fixture
+def cli_env(
+    monkeypatch: pytest.MonkeyPatch,
+    dev_env: WorkflowEnvironment,
+    client: FundsagaClient,
+    database_url: str,
+) -> None:
+    monkeypatch.setenv("TEMPORAL_ADDRESS", dev_env.client.service_client.config.target_host)
+    monkeypatch.setenv("FUNDSAGA_TASK_QUEUE", client.task_queue)
+    monkeypatch.setenv("FUNDSAGA_DATABASE_URL", database_url)
+
+
+async def fundsaga(*argv: str) -> int:
+    return await asyncio.to_thread(run_cli, list(argv))
+
+
+@pytest.mark.usefixtures("cli_env")
+async def test_accounts_round_trip_as_json_with_decimal_strings(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert (
+        await fundsaga(
+            "accounts",
+            "create",
+            "dave",
+            "--currency",
+            "BHD",
+            "--opening-balance",
+            "1.234",
+            "--overdraft",
+            "0.5",
+        )
+        == 0
+    )
+    capsys.readouterr()
+    assert await fundsaga("accounts", "show", "dave", "--output", "json") == 0
+    shown = json.loads(capsys.readouterr().out)
+
+    assert shown["balance"] == "1.234"
+    assert shown["overdraft"] == "0.500"
+    assert shown["available"] == "1.734"
+    assert await fundsaga("accounts", "freeze", "dave") == 0
+    assert await fundsaga("accounts", "close", "dave") == 2
+
+
+@pytest.mark.usefixtures("cli_env")
+async def test_transfer_start_wait_status_and_list(
+    capsys: pytest.CaptureFixture[str], funded: Ledger
+) -> None:
+    key = f"cli-{uuid.uuid4().hex[:10]}"
+    code = await fundsaga(
+        "transfer",
+        "start",
+        "--from",
+        "alice",
+        "--to",
+        "bob",
+        "--amount",
+        "12.34",
+        "--currency",
+        "EUR",
+        "--key",
+        key,
+        "--wait",
+    )
+    started = capsys.readouterr().out
+    assert code == 0
+    assert f"transfer-{key}: COMPLETED" in started
+    assert await fundsaga("transfer", "status", key, "--output", "json") == 0
+    status = json.loads(capsys.readouterr().out)
+
+    assert status["status"] == "COMPLETED"
+    assert [s["step_name"] for s in status["snapshots"]] == [
+        "reserve",
+        "capture",
+        "credit",
+        "settle",
+    ]
+    assert funded.account("bob").balance.amount_text() == "62.34"
+    listed: list[dict[str, str]] = []
+    for _ in range(50):
+        assert await fundsaga("transfer", "list", "--status", "COMPLETED", "--output", "json") == 0
+        listed = json.loads(capsys.readouterr().out)
+        if any(row["saga_id"] == f"transfer-{key}" for row in listed):
+            break
+        await asyncio.sleep(0.2)
+    assert {"saga_id": f"transfer-{key}", "status": "COMPLETED"} in listed
+
+
+@pytest.mark.usefixtures("cli_env")
+@pytest.mark.parametrize(
+    ("args", "field"),
+    [
+        (["--amount", "1,00"], "amount"),
+        (["--amount", "1e3"], "amount"),
+        (["--amount", "10.001"], "amount"),
+        (["--currency", "eur"], "currency"),
+        (["--to", "alice"], "destination_account"),
+        (["--to", "nobody"], "destination_account"),
+    ],
+)
+async def test_bad_transfer_input_exits_2_naming_the_field(
+    capsys: pytest.CaptureFixture[str], funded: Ledger, args: list[str], field: str
+) -> None:
+    base = {"--from": "alice", "--to": "bob", "--amount": "1.00", "--currency": "EUR"}
+    base.update(dict(zip(args[::2], args[1::2], strict=True)))
+    argv = [part for pair in base.items() for part in pair]
+    before = [a.balance for a in funded.accounts()]
+
+    code = await fundsaga("transfer", "start", *argv, "--key", f"bad-{uuid.uuid4().hex[:8]}")
+
+    assert code == 2
+    assert f"error: {field}:" in capsys.readouterr().err
+    assert [a.balance for a in funded.accounts()] == before

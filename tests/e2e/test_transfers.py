@@ -1,0 +1,158 @@
+"""Transfers end to end: dev server, real worker, real ledger."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from typing import Any
+
+import pytest
+from temporalio.service import RPCError
+
+from sagas import (
+    IdempotencyConflictError,
+    InvalidRequestError,
+    SagaStatus,
+)
+from sagas.app import FundsagaClient
+from sagas.ledger import Ledger
+from tests.e2e.conftest import eur
+
+
+def transfer(**overrides: Any) -> dict[str, Any]:
+    fields: dict[str, Any] = {
+        "idempotency_key": f"e2e-{uuid.uuid4().hex[:12]}",
+        "source_account": "alice",
+        "destination_account": "bob",
+        "amount": "100.00",
+        "currency": "EUR",
+    }
+    return {**fields, **overrides}
+
+
+def balances(ledger: Ledger) -> dict[str, str]:
+    return {a.account_id: a.balance.amount_text() for a in ledger.accounts()}
+
+
+async def test_happy_path_moves_the_money_once_with_a_snapshot_before_each_step(
+    client: FundsagaClient, funded: Ledger
+) -> None:
+    request = transfer()
+    await client.start_transfer(request)
+    outcome = await client.wait(request["idempotency_key"])
+    view = await client.state(request["idempotency_key"])
+    stored = funded.snapshots(outcome.saga_id)
+
+    assert outcome.status is SagaStatus.COMPLETED
+    assert funded.account("alice").balance == eur("900.00")
+    assert funded.account("bob").balance == eur("150.00")
+    assert funded.check_invariants() == []
+    assert [s.step_name for s in view.snapshots] == ["reserve", "capture", "credit", "settle"]
+    assert [s.step_name for s in stored] == ["reserve", "capture", "credit", "settle"]
+    assert [s.data["hold_key"] is None for s in stored] == [True, False, False, False]
+    assert [s.data["credit_entry_id"] is None for s in stored] == [True, True, True, False]
+    times = [s.recorded_at for s in view.snapshots]
+    assert times == sorted(times)
+    assert all(h.status.value == "posted" for h in funded.holds(saga_id=outcome.saga_id))
+
+
+async def test_frozen_destination_compensates_and_restores_every_balance(
+    client: FundsagaClient, funded: Ledger
+) -> None:
+    funded.freeze("bob")
+    before = balances(funded)
+    request = transfer()
+    await client.start_transfer(request)
+    outcome = await client.wait(request["idempotency_key"])
+
+    assert outcome.status is SagaStatus.COMPENSATED
+    assert outcome.failure is not None
+    assert (outcome.failure.step_name, outcome.failure.error_type) == (
+        "credit",
+        "AccountFrozenError",
+    )
+    assert [c.step_name for c in outcome.compensations] == ["credit", "capture", "reserve"]
+    assert balances(funded) == before
+    assert funded.net_effect(outcome.saga_id) == {}
+    assert funded.check_invariants() == []
+    assert len(funded.snapshots(outcome.saga_id)) == 3
+
+
+@pytest.mark.parametrize(
+    ("overrides", "error_type"),
+    [
+        ({"amount": "5000.00"}, "InsufficientFundsError"),
+        ({"destination_account": "yen"}, "CurrencyMismatchError"),
+    ],
+)
+async def test_business_errors_at_the_first_step_leave_no_trace(
+    client: FundsagaClient, funded: Ledger, overrides: dict[str, str], error_type: str
+) -> None:
+    before = balances(funded)
+    request = transfer(**overrides)
+    await client.start_transfer(request)
+    outcome = await client.wait(request["idempotency_key"])
+
+    assert outcome.status is SagaStatus.COMPENSATED
+    assert outcome.failure is not None
+    assert outcome.failure.error_type == error_type
+    assert balances(funded) == before
+    assert funded.check_invariants() == []
+
+
+async def test_same_key_started_twice_and_concurrently_is_one_saga(
+    client: FundsagaClient, funded: Ledger
+) -> None:
+    request = transfer()
+    first = await client.start_transfer(request)
+    handles = await asyncio.gather(*(client.start_transfer(request) for _ in range(10)))
+    await client.wait(request["idempotency_key"])
+    again = await client.start_transfer(request)
+
+    run_ids = {(await h.describe()).run_id for h in [first, *handles, again]}
+    assert len(run_ids) == 1
+    assert funded.account("alice").balance == eur("900.00")
+    assert len(funded.holds(saga_id=first.id)) == 1
+
+
+async def test_same_key_with_a_different_request_is_a_conflict_with_no_effect(
+    client: FundsagaClient, funded: Ledger
+) -> None:
+    request = transfer()
+    await client.start_transfer(request)
+    await client.wait(request["idempotency_key"])
+    after_first = balances(funded)
+
+    with pytest.raises(IdempotencyConflictError, match="different request"):
+        await client.start_transfer({**request, "amount": "1.00"})
+
+    assert balances(funded) == after_first
+
+
+@pytest.mark.parametrize(
+    ("overrides", "field"),
+    [
+        ({"amount": "0"}, "amount"),
+        ({"amount": "-5"}, "amount"),
+        ({"amount": "abc"}, "amount"),
+        ({"amount": "NaN"}, "amount"),
+        ({"amount": "1.001"}, "amount"),
+        ({"currency": "XYZ"}, "currency"),
+        ({"destination_account": "alice"}, "destination_account"),
+        ({"destination_account": "nobody"}, "destination_account"),
+        ({"source_account": "ghost"}, "source_account"),
+    ],
+)
+async def test_bad_input_is_refused_before_any_workflow_starts(
+    client: FundsagaClient, funded: Ledger, overrides: dict[str, str], field: str
+) -> None:
+    request = transfer(**overrides)
+    before = balances(funded)
+
+    with pytest.raises(InvalidRequestError) as refused:
+        await client.start_transfer(request)
+
+    assert refused.value.field == field
+    with pytest.raises(RPCError):
+        await client.handle(request["idempotency_key"]).describe()
+    assert balances(funded) == before
