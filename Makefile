@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint unit clean
+.PHONY: run test lint unit clean chaos
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +21,9 @@ lint: $(STAMP)
 
 test: lint
 	$(BIN)/pytest -q
+
+chaos: $(STAMP)
+	$(BIN)/python -m sagas.chaos $(CHAOS_ARGS)
 
 clean:
 	rm -rf $(VENV) .fundsaga .mypy_cache .pytest_cache .ruff_cache

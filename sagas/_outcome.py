@@ -33,6 +33,8 @@ class OperatorAction(BaseModel):
 
     operator: str = Field(min_length=1, max_length=200)
     note: str = Field(default="", max_length=4000)
+    decision: str | None = None
+    """Filled in by the saga: "retry" or "resolve"."""
 
 
 class SagaView(BaseModel):

@@ -10,6 +10,7 @@ import contextlib
 from datetime import timedelta
 from typing import Any, Generic, Literal
 
+from pydantic import JsonValue
 from temporalio import workflow
 from temporalio.exceptions import (
     ActivityError,
@@ -17,6 +18,8 @@ from temporalio.exceptions import (
     RetryState,
 )
 
+from sagas._audit_call import AuditKind
+from sagas._audit_trail import audit_completed_sagas, outcome_payload, write_audit_record
 from sagas._definition import ACTION, COMPENSATION, RequestT, SagaDefinition, StateT
 from sagas._errors import NON_RETRYABLE_ERROR_TYPES
 from sagas._outcome import (
@@ -29,6 +32,7 @@ from sagas._outcome import (
 from sagas._search_attributes import SAGA_STATUS, SAGA_TYPE
 from sagas._snapshot import CompensationEntry, Snapshot
 from sagas._status import SagaStatus
+from sagas._workflow_util import uncancellable
 
 Decision = Literal["retry", "resolve"]
 
@@ -37,17 +41,6 @@ class _ForwardStoppedError(Exception):
     def __init__(self, failure: StepFailure) -> None:
         super().__init__(failure.message)
         self.failure = failure
-
-
-async def _uncancellable(task: asyncio.Task[Any]) -> Any:
-    """Await `task` to its end: a cancel of the saga must not interrupt a compensation."""
-    while True:
-        try:
-            return await asyncio.shield(task)
-        except asyncio.CancelledError:
-            if task.done():
-                return task.result()
-            workflow.logger.warning("cancel ignored: a compensation is running")
 
 
 class SagaRuntime(Generic[RequestT, StateT]):
@@ -67,6 +60,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
         self.operator_actions: list[OperatorAction] = []
         self._decision: tuple[Decision, OperatorAction] | None = None
         self.decisions_applied = 0
+        self._parkings = 0
 
     # ---- public surface used by the workflow's handlers
     def view(self) -> SagaView:
@@ -88,8 +82,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
 
     def decide(self, decision: Decision, action: OperatorAction) -> int:
         """Record an operator's decision; returns the count to wait for."""
-        self._decision = (decision, action)
-        self.operator_actions.append(action)
+        self._decision = (decision, action.model_copy(update={"decision": decision}))
         return self.decisions_applied + 1
 
     async def run(self) -> SagaOutcome:
@@ -99,9 +92,12 @@ class SagaRuntime(Generic[RequestT, StateT]):
         if self.failure is None:
             self.current_step = None
             self._set_status(SagaStatus.COMPLETED)
+            if audit_completed_sagas():
+                await self._audit(AuditKind.COMPLETED, "terminal", self._outcome_payload())
             return self._outcome()
         await self._compensate()
         outcome = self._outcome()
+        await self._audit(AuditKind.TERMINAL, "terminal", self._outcome_payload())
         await workflow.wait_condition(workflow.all_handlers_finished)
         raise ApplicationError(
             f"saga {outcome.status.value}: {self.failure.reason} at step "
@@ -258,13 +254,17 @@ class SagaRuntime(Generic[RequestT, StateT]):
             )
         )
         try:
-            await _uncancellable(attempt)
+            await uncancellable(attempt)
         except ActivityError as err:
             return str(err.cause or err)
         return None
 
     async def _park(self) -> Decision:
         self._set_status(SagaStatus.NEEDS_ATTENTION)
+        self._parkings += 1
+        await self._audit(
+            AuditKind.NEEDS_ATTENTION, f"needs_attention:{self._parkings}", self._outcome_payload()
+        )
         while self._decision is None:
             try:
                 await workflow.wait_condition(lambda: self._decision is not None)
@@ -272,7 +272,11 @@ class SagaRuntime(Generic[RequestT, StateT]):
                 workflow.logger.warning(
                     "cancel ignored: saga %s waits for an operator", self.saga_id
                 )
-        decision, _ = self._decision
+        decision, action = self._decision
+        self.operator_actions.append(action)
+        kind = AuditKind.OPERATOR_RETRY if decision == "retry" else AuditKind.OPERATOR_RESOLVE
+        payload = self._outcome_payload() | {"operator_action": action.model_dump(mode="json")}
+        await self._audit(kind, f"operator:{len(self.operator_actions)}", payload)
         self._decision = None
         self._set_status(SagaStatus.COMPENSATING)
         return decision
@@ -288,6 +292,19 @@ class SagaRuntime(Generic[RequestT, StateT]):
                 message=message,
                 at=workflow.now(),
             )
+        )
+
+    # ---- audit trail
+    def _outcome_payload(self) -> dict[str, JsonValue]:
+        return outcome_payload(self._outcome(), self.request, self.snapshots)
+
+    async def _audit(self, kind: str, dedupe_suffix: str, payload: dict[str, JsonValue]) -> None:
+        await write_audit_record(
+            kind,
+            self.saga_id,
+            self.definition.saga_type,
+            f"{self.saga_id}:{dedupe_suffix}",
+            payload,
         )
 
     # ---- visibility

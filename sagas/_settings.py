@@ -20,6 +20,7 @@ class Settings(BaseSettings):
         f"sqlite:///{DEFAULT_HOME / 'fundsaga.db'}", alias="FUNDSAGA_DATABASE_URL"
     )
     audit_store: str = Field(f"dir:{DEFAULT_HOME / 'audit'}", alias="FUNDSAGA_AUDIT_STORE")
+    audit_completed: bool = Field(False, alias="FUNDSAGA_AUDIT_COMPLETED")
     faults: str = Field("", alias="FUNDSAGA_FAULTS")
 
 

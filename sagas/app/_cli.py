@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from sagas._db import upgrade_database
 from sagas._errors import FundsagaError, InvalidRequestError
 from sagas._settings import Settings
-from sagas.app import _cli_accounts, _cli_dev, _cli_transfers
+from sagas.app import _cli_accounts, _cli_attention, _cli_audit, _cli_dev, _cli_transfers
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -22,6 +22,8 @@ def build_parser() -> argparse.ArgumentParser:
     db.add_subparsers(dest="action", required=True).add_parser("upgrade", help="migrate to head")
     _cli_accounts.add_parser(commands)
     _cli_transfers.add_parser(commands)
+    _cli_attention.add_parser(commands)
+    _cli_audit.add_parser(commands)
     return parser
 
 
@@ -36,6 +38,10 @@ def _dispatch(args: argparse.Namespace, settings: Settings) -> int:
         return 0
     if args.command == "accounts":
         return _cli_accounts.run(args, settings)
+    if args.command == "attention":
+        return asyncio.run(_cli_attention.run(args, settings))
+    if args.command == "audit":
+        return asyncio.run(_cli_audit.run(args, settings))
     return asyncio.run(_cli_transfers.run(args, settings))
 
 

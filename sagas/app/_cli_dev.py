@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import signal
 from typing import Any
 
@@ -14,6 +15,7 @@ from sagas.app._client import FundsagaClient, connect_temporal
 from sagas.app._demo import DEMO_FAULTS, run_demo
 from sagas.app._devserver import start_dev_server
 from sagas.app._worker import build_worker
+from sagas.audit import open_audit_store
 from sagas.ledger import Ledger
 
 
@@ -36,14 +38,25 @@ async def run_dev(args: argparse.Namespace, settings: Settings) -> int:
     )
     async with (
         env,
-        build_worker(env.client, settings.task_queue, ledger, parse_faults(faults_spec)),
+        build_worker(
+            env.client,
+            settings.task_queue,
+            ledger,
+            open_audit_store(settings.audit_store),
+            parse_faults(faults_spec),
+        ),
     ):
         print(
             f"worker running on task queue {settings.task_queue!r}; ledger {settings.database_url}"
         )
         if args.demo:
+            # The demo's failures are on purpose; their stack traces would bury the summary.
+            logging.getLogger("temporalio.activity").setLevel(logging.ERROR)
             print("demo transfers:")
-            await run_demo(FundsagaClient(env.client, settings.task_queue, ledger), ui_url)
+            demo_client = FundsagaClient(
+                env.client, settings.task_queue, ledger, audit_completed=settings.audit_completed
+            )
+            await run_demo(demo_client, ui_url)
         print(f"open {ui_url} to read the histories; Ctrl-C stops everything")
         await until_stopped()
     return 0
@@ -52,7 +65,9 @@ async def run_dev(args: argparse.Namespace, settings: Settings) -> int:
 async def run_worker(settings: Settings) -> int:
     client = await connect_temporal(settings)
     ledger = Ledger.from_url(settings.database_url)
-    async with build_worker(client, settings.task_queue, ledger, parse_faults(settings.faults)):
+    store = open_audit_store(settings.audit_store)
+    faults = parse_faults(settings.faults)
+    async with build_worker(client, settings.task_queue, ledger, store, faults):
         print(f"worker running on {settings.temporal_address}, task queue {settings.task_queue!r}")
         await until_stopped()
     return 0

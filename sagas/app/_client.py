@@ -22,6 +22,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.exceptions import ApplicationError, WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
+from sagas._audit_trail import AUDIT_COMPLETED_MEMO
 from sagas._errors import (
     IdempotencyConflictError,
     InvalidRequestError,
@@ -59,15 +60,26 @@ class FundsagaClient:
     With a ledger, requests are checked against it (unknown accounts) before anything starts.
     """
 
-    def __init__(self, temporal: Client, task_queue: str, ledger: Ledger | None = None) -> None:
+    def __init__(
+        self,
+        temporal: Client,
+        task_queue: str,
+        ledger: Ledger | None = None,
+        *,
+        audit_completed: bool = False,
+        workflow_type: str = TRANSFER_WORKFLOW,
+    ) -> None:
         self.temporal = temporal
         self.task_queue = task_queue
         self.ledger = ledger
+        self.audit_completed = audit_completed
+        self.workflow_type = workflow_type
 
     @classmethod
     async def connect(cls, settings: Settings, *, with_ledger: bool = True) -> FundsagaClient:
         ledger = Ledger.from_url(settings.database_url) if with_ledger else None
-        return cls(await connect_temporal(settings), settings.task_queue, ledger)
+        temporal = await connect_temporal(settings)
+        return cls(temporal, settings.task_queue, ledger, audit_completed=settings.audit_completed)
 
     async def start_transfer(
         self, request: TransferRequest | Mapping[str, Any]
@@ -80,14 +92,14 @@ class FundsagaClient:
         fingerprint = request.fingerprint()
         try:
             handle: WorkflowHandle[Any, SagaOutcome] = await self.temporal.start_workflow(
-                TRANSFER_WORKFLOW,
+                self.workflow_type,
                 request,
                 id=workflow_id,
                 task_queue=self.task_queue,
                 result_type=SagaOutcome,
                 id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
                 id_reuse_policy=ReusePolicy.REJECT_DUPLICATE,
-                memo={FINGERPRINT_MEMO: fingerprint},
+                memo={FINGERPRINT_MEMO: fingerprint, AUDIT_COMPLETED_MEMO: self.audit_completed},
                 search_attributes=TypedSearchAttributes(
                     [
                         SearchAttributePair(SAGA_TYPE, "transfer"),
@@ -169,13 +181,19 @@ class FundsagaClient:
             if isinstance(cause, ApplicationError) and cause.type == NotParkedError.__name__:
                 raise NotParkedError(cause.message) from err
             raise
+        except RPCError as err:
+            if err.status is RPCStatusCode.NOT_FOUND:
+                raise NotParkedError(
+                    f"saga {transfer_workflow_id(idempotency_key)} is closed or unknown"
+                ) from err
+            raise
         return status
 
     async def list_transfers(self, status: SagaStatus | None = None) -> list[tuple[str, str]]:
         """(saga id, SagaStatus) of every transfer, newest first, optionally of one status."""
-        query = f"WorkflowType = '{TRANSFER_WORKFLOW}'"
+        query = f"{SAGA_TYPE.name} = 'transfer'"
         if status is not None:
-            query += f" AND SagaStatus = '{status.value}'"
+            query += f" AND {SAGA_STATUS.name} = '{status.value}'"
         found: list[tuple[str, str]] = []
         async for execution in self.temporal.list_workflows(query):
             found.append((execution.id, execution.typed_search_attributes.get(SAGA_STATUS) or ""))

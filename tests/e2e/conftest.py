@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import pytest
 from temporalio.testing import WorkflowEnvironment
 
-from sagas import Money, parse_faults
+from sagas import Money, parse_faults, parse_money
 from sagas.app import FundsagaClient, build_worker
+from sagas.audit import AuditStore, open_audit_store
 from sagas.ledger import Ledger
 from tests.fixtures_temporal import new_task_queue
 
 
 def eur(text: str) -> Money:
-    from sagas import parse_money
-
     return parse_money(text, "EUR", allow_zero=True)
 
 
@@ -29,17 +29,30 @@ def funded(ledger: Ledger) -> Ledger:
 
 
 @pytest.fixture
-async def client(dev_env: WorkflowEnvironment, funded: Ledger) -> AsyncIterator[FundsagaClient]:
+def audit_store(tmp_path: Path) -> Iterator[AuditStore]:
+    store = open_audit_store(f"dir:{tmp_path / 'audit'}")
+    yield store
+    store.close()
+
+
+@pytest.fixture
+async def client(
+    dev_env: WorkflowEnvironment, funded: Ledger, audit_store: AuditStore
+) -> AsyncIterator[FundsagaClient]:
     task_queue = new_task_queue()
-    async with build_worker(dev_env.client, task_queue, funded):
+    async with build_worker(dev_env.client, task_queue, funded, audit_store):
         yield FundsagaClient(dev_env.client, task_queue, funded)
 
 
 @pytest.fixture
 async def faulty_client(
-    dev_env: WorkflowEnvironment, funded: Ledger, request: pytest.FixtureRequest
+    dev_env: WorkflowEnvironment,
+    funded: Ledger,
+    audit_store: AuditStore,
+    request: pytest.FixtureRequest,
 ) -> AsyncIterator[FundsagaClient]:
     """A client whose worker runs with the FUNDSAGA_FAULTS spec given as the test's param."""
     task_queue = new_task_queue()
-    async with build_worker(dev_env.client, task_queue, funded, parse_faults(request.param)):
+    faults = parse_faults(request.param)
+    async with build_worker(dev_env.client, task_queue, funded, audit_store, faults):
         yield FundsagaClient(dev_env.client, task_queue, funded)

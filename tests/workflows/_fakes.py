@@ -11,6 +11,7 @@ from typing import Any
 from temporalio import activity
 
 from sagas import AccountFrozenError, FundsagaError, TransientError
+from sagas._audit_call import AUDIT_ACTIVITY, AuditCall
 from sagas._step_guard import to_application_error
 from sagas.transfer import TRANSFER_SAGA, TransferCall, TransferState
 
@@ -32,6 +33,9 @@ class FakeSteps:
     business: set[str] = field(default_factory=set)
     transient: dict[str, FailWhen] = field(default_factory=dict)
     gates: dict[str, asyncio.Event] = field(default_factory=dict)
+    audit: list[AuditCall] = field(default_factory=list)
+    audit_down: bool = False
+    audit_attempts: int = 0
 
     def types(self) -> list[str]:
         return [a.activity_type for a in self.attempts]
@@ -42,7 +46,19 @@ class FakeSteps:
     def all(self) -> list[Callable[..., Any]]:
         names = [s.action for s in TRANSFER_SAGA.steps]
         names += [s.compensation for s in TRANSFER_SAGA.steps if s.compensation]
-        return [self._activity(name) for name in names]
+        return [*(self._activity(name) for name in names), self._audit()]
+
+    def _audit(self) -> Callable[..., Any]:
+        @activity.defn(name=AUDIT_ACTIVITY)
+        async def record(call: AuditCall) -> int:
+            self.audit_attempts += 1
+            if self.audit_down:
+                raise RuntimeError("audit store unreachable")
+            if call.dedupe_key not in {r.dedupe_key for r in self.audit}:
+                self.audit.append(call)
+            return len(self.audit)
+
+        return record
 
     def _activity(self, name: str) -> Callable[..., Any]:
         async def run(call: TransferCall) -> TransferState:

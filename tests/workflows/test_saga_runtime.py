@@ -9,7 +9,12 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from temporalio.client import WorkflowFailureError, WorkflowHandle, WorkflowUpdateFailedError
+from temporalio.client import (
+    WorkflowExecutionStatus,
+    WorkflowFailureError,
+    WorkflowHandle,
+    WorkflowUpdateFailedError,
+)
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
@@ -103,6 +108,7 @@ async def test_happy_path_completes_with_one_snapshot_before_each_step(
         view = await status_of(handle)
 
     assert outcome.status is SagaStatus.COMPLETED
+    assert saga.steps.audit == []
     assert saga.steps.types() == [
         "transfer.reserve",
         "transfer.capture",
@@ -159,6 +165,15 @@ async def test_business_error_compensates_at_once_without_retrying(
     assert outcome.failure is not None
     assert outcome.failure.reason == "business_error"
     assert outcome.failure.error_type == "AccountFrozenError"
+    (record,) = steps.audit
+    assert (record.kind, record.dedupe_key) == ("terminal", f"{outcome.saga_id}:terminal")
+    assert record.payload["status"] == "COMPENSATED"
+    assert record.payload["failed_step"] == "capture"
+    assert record.payload["error_class"] == "AccountFrozenError"
+    compensations = record.payload["compensations"]
+    assert isinstance(compensations, list)
+    assert [c["step_name"] for c in compensations if isinstance(c, dict)] == ["capture", "reserve"]
+    assert len(record.payload["snapshot_hashes"]) == 2  # type: ignore[arg-type]
 
 
 async def test_cancellation_mid_saga_compensates_the_steps_taken(
@@ -235,6 +250,12 @@ async def test_exhausted_compensation_parks_and_operator_retry_completes_it(
     assert steps.types()[-2:] == ["transfer.capture.undo", "transfer.reserve.undo"]
     assert outcome.status is SagaStatus.COMPENSATED
     assert [a.operator for a in outcome.operator_actions] == ["ana"]
+    assert [r.kind for r in steps.audit] == ["needs_attention", "operator_retry", "terminal"]
+    assert steps.audit[1].payload["operator_action"] == {
+        "operator": "ana",
+        "note": "bank fixed",
+        "decision": "retry",
+    }
 
 
 async def test_operator_resolve_ends_resolved_and_updates_refused_when_not_parked(
@@ -253,8 +274,30 @@ async def test_operator_resolve_ends_resolved_and_updates_refused_when_not_parke
         outcome = await outcome_of(handle)
 
     assert outcome.status is SagaStatus.RESOLVED
+    assert [r.kind for r in steps.audit] == ["needs_attention", "operator_resolve", "terminal"]
     assert steps.types()[-1] == "transfer.reserve.undo"
     assert [c.result for c in outcome.compensations][-2:] == ["resolved_by_operator", "compensated"]
     cause = refused.value.cause
     assert isinstance(cause, ApplicationError)
     assert cause.type == "NotParkedError"
+
+
+async def test_audit_store_down_delays_the_saga_and_the_record_is_written_once(
+    time_skipping_env: WorkflowEnvironment,
+) -> None:
+    steps = FakeSteps(business={"transfer.credit"}, audit_down=True)
+    saga = Saga(time_skipping_env, steps, TransferWorkflow)
+    async with saga.worker():
+        handle = await saga.start(request())
+        for _ in range(100):
+            await time_skipping_env.sleep(timedelta(seconds=30))
+            if steps.audit_attempts >= 5:
+                break
+        assert (await handle.describe()).status is WorkflowExecutionStatus.RUNNING
+        assert steps.audit == []
+        steps.audit_down = False
+        outcome = await outcome_of(handle)
+
+    assert outcome.status is SagaStatus.COMPENSATED
+    assert steps.audit_attempts >= 6
+    assert [r.kind for r in steps.audit] == ["terminal"]

@@ -1,0 +1,38 @@
+"""What the engine asks the audit activity to write, and how that write is retried."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from pydantic import BaseModel, JsonValue
+from temporalio.common import RetryPolicy
+
+AUDIT_ACTIVITY = "audit.record"
+
+AUDIT_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=1),
+    backoff_coefficient=2.0,
+    maximum_interval=timedelta(seconds=30),
+    maximum_attempts=0,
+)
+"""Unlimited attempts: an audit store that is down delays the saga, it never loses the record."""
+
+AUDIT_TIMEOUT = timedelta(seconds=30)
+
+
+class AuditKind:
+    TERMINAL = "terminal"  # the saga closed other than COMPLETED
+    COMPLETED = "completed"  # the saga completed (recorded only when configured)
+    NEEDS_ATTENTION = "needs_attention"  # a compensation exhausted its retries; the saga parked
+    OPERATOR_RETRY = "operator_retry"  # an operator asked to retry the parked compensation
+    OPERATOR_RESOLVE = "operator_resolve"  # an operator resolved the parked compensation by hand
+
+
+class AuditCall(BaseModel):
+    """One audit record to append; `dedupe_key` makes a retried write a no-op."""
+
+    kind: str
+    saga_id: str
+    saga_type: str
+    dedupe_key: str
+    payload: dict[str, JsonValue]

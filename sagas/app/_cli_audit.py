@@ -1,0 +1,107 @@
+"""`fundsaga audit ...`: verify the WORM trail, export its head, run the compensation audit."""
+
+from __future__ import annotations
+
+import argparse
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from sagas._errors import InvalidRequestError
+from sagas._search_attributes import SAGA_STATUS, SAGA_TYPE
+from sagas._settings import Settings
+from sagas._status import SagaStatus
+from sagas.app._client import connect_temporal
+from sagas.app._compensation_audit import run_compensation_audit
+from sagas.app._report_formats import FORMATS
+from sagas.audit import Checkpoint, open_audit_store, take_checkpoint
+from sagas.ledger import Ledger
+
+
+def add_parser(commands: Any) -> None:
+    audit = commands.add_parser("audit", help="the WORM audit trail and compensation audits")
+    sub = audit.add_subparsers(dest="action", required=True)
+    verify = sub.add_parser("verify", help="recompute the hash chain; exit 1 if broken")
+    verify.add_argument("--checkpoint", type=Path, help="a file written by `audit checkpoint`")
+    checkpoint = sub.add_parser("checkpoint", help="export the chain head, to keep elsewhere")
+    checkpoint.add_argument("-o", "--output-file", type=Path, help="default: stdout")
+    report = sub.add_parser("compensations", help="prove every compensation in the ledger")
+    report.add_argument("--since", type=_timestamp, help="ISO 8601, e.g. 2026-11-01T00:00Z")
+    report.add_argument("--until", type=_timestamp)
+    report.add_argument("--status", choices=["COMPENSATED", "NEEDS_ATTENTION", "RESOLVED"])
+    report.add_argument("--format", choices=sorted(FORMATS), default="table")
+    report.add_argument("-o", "--output-file", type=Path, help="default: stdout")
+
+
+def _timestamp(text: str) -> datetime:
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an ISO 8601 time") from None
+    if parsed.tzinfo is None:
+        raise argparse.ArgumentTypeError(f"{text!r} needs a time zone, e.g. Z")
+    return parsed
+
+
+def _emit(text: str, target: Path | None) -> None:
+    if target is None:
+        print(text, end="")
+    else:
+        target.write_text(text, encoding="utf-8")
+
+
+async def run(args: argparse.Namespace, settings: Settings) -> int:
+    store = open_audit_store(settings.audit_store)
+    try:
+        if args.action == "verify":
+            return _verify(store, args.checkpoint)
+        if args.action == "checkpoint":
+            _emit(take_checkpoint(store).to_json() + "\n", args.output_file)
+            return 0
+        return await _compensations(args, settings, store)
+    finally:
+        store.close()
+
+
+def _verify(store: Any, checkpoint_file: Path | None) -> int:
+    checkpoint = None
+    if checkpoint_file is not None:
+        try:
+            checkpoint = Checkpoint.from_json(checkpoint_file.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as err:
+            raise InvalidRequestError("--checkpoint", str(err)) from err
+    result = store.verify(checkpoint)
+    if result.ok:
+        print(f"audit chain intact: {result.records} records")
+        return 0
+    print(f"audit chain BROKEN at sequence {result.first_bad_sequence}: {result.problem}")
+    return 1
+
+
+async def _temporal_statuses(settings: Settings) -> dict[str, str] | None:
+    try:
+        client = await connect_temporal(settings)
+    except RuntimeError:
+        return None
+    statuses: dict[str, str] = {}
+    query = f"{SAGA_TYPE.name} = 'transfer' AND TaskQueue = '{settings.task_queue}'"
+    async for execution in client.list_workflows(query):
+        statuses[execution.id] = execution.typed_search_attributes.get(SAGA_STATUS) or ""
+    return statuses
+
+
+async def _compensations(args: argparse.Namespace, settings: Settings, store: Any) -> int:
+    ledger = Ledger.from_url(settings.database_url)
+    try:
+        report = run_compensation_audit(
+            ledger,
+            store,
+            await _temporal_statuses(settings),
+            since=args.since,
+            until=args.until,
+            status=SagaStatus(args.status) if args.status else None,
+        )
+    finally:
+        ledger.close_connections()
+    _emit(FORMATS[args.format](report), args.output_file)
+    return 0 if report.ok else 1

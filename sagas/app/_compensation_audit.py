@@ -1,0 +1,138 @@
+"""The compensation audit: every saga that did not complete, proven against ledger and trail."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sagas._status import SagaStatus
+from sagas.audit import AuditRecord, AuditStore, VerifyResult
+from sagas.ledger import HoldStatus, Ledger
+
+AUDITED = (SagaStatus.COMPENSATED, SagaStatus.NEEDS_ATTENTION, SagaStatus.RESOLVED)
+CLOSING_KINDS = ("terminal", "needs_attention")
+
+
+@dataclass(frozen=True)
+class SagaAudit:
+    """One saga's line in the report."""
+
+    saga_id: str
+    status: str
+    recorded_at: datetime
+    amount: str
+    failed_step: str
+    error: str
+    compensations: str
+    ledger_check: str
+    finding: str | None
+
+
+@dataclass
+class CompensationAudit:
+    sagas: list[SagaAudit] = field(default_factory=list)
+    findings: list[str] = field(default_factory=list)
+    chain: VerifyResult | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.findings
+
+
+def closing_records(records: Iterable[AuditRecord]) -> dict[str, AuditRecord]:
+    """Per saga, the record that says how it stands: its terminal one, else its latest parking."""
+    latest: dict[str, AuditRecord] = {}
+    for record in records:
+        if record.kind not in CLOSING_KINDS:
+            continue
+        current = latest.get(record.saga_id)
+        if current is None or current.kind != "terminal":
+            latest[record.saga_id] = record
+    return latest
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
+def _amount(payload: dict[str, Any]) -> str:
+    request = payload.get("input") or {}
+    return f"{request.get('amount', '?')} {request.get('currency', '')}".strip()
+
+
+def _compensations(payload: dict[str, Any]) -> str:
+    parts = []
+    for comp in payload.get("compensations") or []:
+        parts.append(f"{comp.get('step_name')}: {comp.get('result')} at {comp.get('at')}")
+    return "; ".join(parts)
+
+
+def _ledger_check(ledger: Ledger, saga_id: str, status: str) -> tuple[str, str | None]:
+    net = ledger.net_effect(saga_id)
+    held = [h for h in ledger.holds(saga_id=saga_id) if h.status is HoldStatus.ACTIVE]
+    effect = ", ".join(f"{account} {money}" for account, money in net.items())
+    holds = ", ".join(f"hold {h.amount} on {h.account_id}" for h in held)
+    outstanding = "; ".join(part for part in (effect, holds) if part)
+    if not outstanding:
+        return "net effect zero on every account", None
+    if status == SagaStatus.COMPENSATED.value:
+        return f"NOT undone: {outstanding}", f"{saga_id}: compensated but {outstanding} remains"
+    return f"outstanding: {outstanding}", None
+
+
+def audit_saga(ledger: Ledger, record: AuditRecord) -> SagaAudit:
+    payload: dict[str, Any] = dict(record.payload)
+    status = _text(payload.get("status"))
+    check, finding = _ledger_check(ledger, record.saga_id, status)
+    return SagaAudit(
+        saga_id=record.saga_id,
+        status=status,
+        recorded_at=record.recorded_at,
+        amount=_amount(payload),
+        failed_step=_text(payload.get("failed_step")),
+        error=f"{_text(payload.get('error_class'))}: {_text(payload.get('error_message'))}",
+        compensations=_compensations(payload),
+        ledger_check=check,
+        finding=finding,
+    )
+
+
+def run_compensation_audit(
+    ledger: Ledger,
+    store: AuditStore,
+    temporal_statuses: dict[str, str] | None,
+    *,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    status: SagaStatus | None = None,
+) -> CompensationAudit:
+    """Build the report; `temporal_statuses` is SagaStatus per saga id as Temporal lists it
+    (None when Temporal could not be asked, itself a finding)."""
+    chain = store.verify()
+    report = CompensationAudit(chain=chain)
+    if not chain.ok:
+        report.findings.append(
+            f"audit chain broken at sequence {chain.first_bad_sequence}: {chain.problem}"
+        )
+    report.findings.extend(f"ledger: {problem}" for problem in ledger.check_invariants())
+    closing = closing_records(store.records())
+    if temporal_statuses is None:
+        report.findings.append("Temporal not reachable: visibility was not cross-checked")
+        temporal_statuses = {}
+    for saga_id, shown in sorted(temporal_statuses.items()):
+        if shown in {s.value for s in AUDITED} and saga_id not in closing:
+            report.findings.append(f"{saga_id}: Temporal shows {shown} but no audit record exists")
+    for record in sorted(closing.values(), key=lambda r: r.sequence):
+        line = audit_saga(ledger, record)
+        if line.status not in {s.value for s in AUDITED}:
+            continue
+        if status is not None and line.status != status.value:
+            continue
+        if (since and record.recorded_at < since) or (until and record.recorded_at > until):
+            continue
+        report.sagas.append(line)
+        if line.finding:
+            report.findings.append(line.finding)
+    return report

@@ -1,0 +1,22 @@
+"""The WORM-style audit trail: hash-chained, append-only records in a table or a directory.
+
+`open_audit_store(settings.audit_store)` gives an AuditStore; `verify()` recomputes the
+chain from what is stored and names the first bad sequence number; `take_checkpoint()`
+exports the head so that a truncated tail is detected too.
+"""
+
+from sagas.audit._checkpoint import Checkpoint, take_checkpoint
+from sagas.audit._factory import open_audit_store
+from sagas.audit._record import GENESIS_HASH, AuditRecord
+from sagas.audit._store import AuditStore
+from sagas.audit._verify import VerifyResult
+
+__all__ = [
+    "GENESIS_HASH",
+    "AuditRecord",
+    "AuditStore",
+    "Checkpoint",
+    "VerifyResult",
+    "open_audit_store",
+    "take_checkpoint",
+]

@@ -1,0 +1,66 @@
+"""A checkpoint: the chain head kept elsewhere, so a truncated tail is detected too."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from sagas._errors import InvalidRequestError
+from sagas.audit._record import GENESIS_HASH, format_timestamp
+
+if TYPE_CHECKING:
+    from sagas.audit._store import AuditStore
+
+_HEX_HASH = re.compile(r"[0-9a-f]{64}")
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    sequence: int
+    """The head's sequence number when taken; 0 for an empty chain."""
+    hash: str
+    """The head's hash; GENESIS_HASH for an empty chain."""
+    taken_at: datetime
+    """When it was taken (UTC)."""
+
+    def to_json(self) -> str:
+        fields = {
+            "sequence": self.sequence,
+            "hash": self.hash,
+            "taken_at": format_timestamp(self.taken_at),
+        }
+        return json.dumps(fields, indent=2) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str) -> Checkpoint:
+        """The checkpoint in `text`; InvalidRequestError("checkpoint", ...) when malformed."""
+        try:
+            fields = json.loads(text)
+            checkpoint = cls(fields["sequence"], fields["hash"], _utc(fields["taken_at"]))
+        except (ValueError, TypeError, KeyError) as exc:
+            raise InvalidRequestError("checkpoint", f"not a checkpoint: {exc!r}") from exc
+        if type(checkpoint.sequence) is not int or checkpoint.sequence < 0:
+            raise InvalidRequestError("checkpoint", "sequence must be a whole number >= 0")
+        if not isinstance(checkpoint.hash, str) or not _HEX_HASH.fullmatch(checkpoint.hash):
+            raise InvalidRequestError("checkpoint", "hash must be 64 lowercase hex digits")
+        return checkpoint
+
+
+def _utc(text: str) -> datetime:
+    value = datetime.fromisoformat(text)
+    if value.tzinfo is None:
+        raise ValueError(f"taken_at {text!r} has no time zone")
+    return value.astimezone(UTC)
+
+
+def take_checkpoint(store: AuditStore) -> Checkpoint:
+    """The store's current head, to keep somewhere the store's writers cannot reach."""
+    head = store.head()
+    return Checkpoint(
+        sequence=head.sequence if head else 0,
+        hash=head.hash if head else GENESIS_HASH,
+        taken_at=datetime.now(UTC),
+    )

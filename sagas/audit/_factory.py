@@ -1,0 +1,37 @@
+"""Choosing the audit store from FUNDSAGA_AUDIT_STORE."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy import make_url
+from sqlalchemy.exc import ArgumentError
+
+from sagas._errors import InvalidRequestError
+from sagas.audit._directory import DirectoryAuditStore
+from sagas.audit._store import AuditStore
+from sagas.audit._table import TableAuditStore
+
+SETTING = "FUNDSAGA_AUDIT_STORE"
+_EXPECTED = "expected dir:PATH, db:URL, sqlite:///PATH or postgresql://..."
+
+
+def open_audit_store(spec: str) -> AuditStore:
+    """`dir:PATH` (files), `db:URL` or a bare sqlite/postgresql URL (a migrated database).
+
+    Nothing is touched until the store is used, so an unreachable store shows as a
+    TransientError on the first call rather than here.
+    """
+    if spec.startswith("dir:"):
+        path = spec.removeprefix("dir:")
+        if not path:
+            raise InvalidRequestError(SETTING, f"no directory in {spec!r}: {_EXPECTED}")
+        return DirectoryAuditStore(Path(path))
+    url = spec.removeprefix("db:")
+    try:
+        backend = make_url(url).get_backend_name()
+    except ArgumentError as exc:
+        raise InvalidRequestError(SETTING, f"{spec!r} is not a store: {_EXPECTED}") from exc
+    if backend not in ("sqlite", "postgresql"):
+        raise InvalidRequestError(SETTING, f"unsupported database {backend!r}: {_EXPECTED}")
+    return TableAuditStore(url)

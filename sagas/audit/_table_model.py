@@ -1,0 +1,35 @@
+"""The audit_record table. Migration 2026_11_21_0002 adds the triggers and the writer role."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import BigInteger, MetaData, String, Text
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+from sagas.ledger._models import KEY_LENGTH, NAMING_CONVENTION, UtcDateTime
+
+WRITER_ROLE = "fundsaga_audit_writer"
+HASH_LENGTH = 64
+
+
+class AuditBase(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    type_annotation_map = {datetime: UtcDateTime()}
+
+
+class AuditRow(AuditBase):
+    __tablename__ = "audit_record"
+
+    sequence: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    recorded_at: Mapped[datetime]
+    kind: Mapped[str] = mapped_column(String(KEY_LENGTH))
+    saga_id: Mapped[str] = mapped_column(String(KEY_LENGTH), index=True)
+    dedupe_key: Mapped[str] = mapped_column(String(KEY_LENGTH), unique=True)
+    payload: Mapped[str] = mapped_column(Text)
+    """The canonical JSON text that was hashed, byte for byte."""
+    prev_hash: Mapped[str] = mapped_column(String(HASH_LENGTH))
+    hash: Mapped[str] = mapped_column(String(HASH_LENGTH))
+
+
+metadata = AuditBase.metadata

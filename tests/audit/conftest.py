@@ -1,0 +1,26 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from sagas.audit import AuditStore, open_audit_store
+
+BACKENDS = ["dir", "sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+
+
+@pytest.fixture(params=BACKENDS)
+def store_spec(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """An empty audit store: a directory, a migrated SQLite file or a PostgreSQL database."""
+    if request.param == "dir":
+        return f"dir:{tmp_path / 'audit'}"
+    url: str = request.getfixturevalue(f"{request.param}_url")
+    return f"db:{url}"
+
+
+@pytest.fixture
+def store(store_spec: str) -> Iterator[AuditStore]:
+    opened = open_audit_store(store_spec)
+    yield opened
+    opened.close()

@@ -1,0 +1,102 @@
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from random import Random
+
+import pytest
+from alembic import command
+from sqlalchemy import Connection, Engine, inspect, text
+
+from sagas._db import alembic_config, make_engine, upgrade_database
+from sagas.audit import open_audit_store
+from tests.audit._chain import fill
+from tests.fixtures_db import postgres_server_url
+
+LEDGER = "2026_11_21_0001"
+
+
+def schema(url: str) -> dict[str, object]:
+    """The audit table, its triggers, and on PostgreSQL its function and writer grants."""
+    engine = make_engine(url)
+    try:
+        with engine.connect() as connection:
+            return {
+                "table": inspect(connection).has_table("audit_record"),
+                "triggers": _triggers(connection),
+                **(_postgres_extras(connection) if connection.dialect.name != "sqlite" else {}),
+            }
+    finally:
+        engine.dispose()
+
+
+def _triggers(connection: Connection) -> set[str]:
+    sqlite = "SELECT name FROM sqlite_master WHERE type = 'trigger'"
+    postgres = "SELECT tgname FROM pg_trigger WHERE NOT tgisinternal"
+    query = sqlite if connection.dialect.name == "sqlite" else postgres
+    return {name for (name,) in connection.execute(text(query))}
+
+
+def _postgres_extras(connection: Connection) -> dict[str, object]:
+    role = "SELECT count(*) FROM pg_roles WHERE rolname = :role AND NOT rolcanlogin"
+    function = "SELECT count(*) FROM pg_proc WHERE proname = 'audit_record_refuse_change'"
+    return {
+        "role": connection.execute(text(role), {"role": "fundsaga_audit_writer"}).scalar(),
+        "function": connection.execute(text(function)).scalar(),
+    }
+
+
+def upgraded_schema(dialect: str) -> dict[str, object]:
+    if dialect == "sqlite":
+        return {"table": True, "triggers": {"audit_record_no_update", "audit_record_no_delete"}}
+    return {"table": True, "triggers": {"audit_record_refuse_change"}, "role": 1, "function": 1}
+
+
+def test_the_audit_migration_downgrades_and_upgrades(database_url: str) -> None:
+    dialect = "sqlite" if database_url.startswith("sqlite") else "postgresql"
+    config = alembic_config(database_url)
+    assert schema(database_url) == upgraded_schema(dialect)
+
+    command.downgrade(config, LEDGER)
+    downgraded = schema(database_url)
+    command.upgrade(config, "head")
+
+    assert downgraded["table"] is False
+    assert downgraded["triggers"] == set()
+    assert downgraded.get("function", 0) == 0
+    assert downgraded.get("role", 1) == 1, "the role is cluster-wide and stays"
+    assert schema(database_url) == upgraded_schema(dialect)
+    store = open_audit_store(database_url)
+    try:
+        fill(store, 3, Random(0))
+        assert store.verify().ok
+    finally:
+        store.close()
+
+
+@pytest.fixture
+def second_postgres_url(postgres_admin: Engine) -> Iterator[str]:
+    name = f"fundsaga_test_{uuid.uuid4().hex[:16]}"
+    with postgres_admin.connect() as connection:
+        connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    try:
+        url = postgres_server_url().set(database=name).render_as_string(hide_password=False)
+        upgrade_database(url)
+        yield url
+    finally:
+        with postgres_admin.connect() as connection:
+            connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.mark.postgres
+def test_a_downgrade_leaves_other_databases_writing(
+    postgres_url: str, second_postgres_url: str
+) -> None:
+    command.downgrade(alembic_config(postgres_url), LEDGER)
+
+    store = open_audit_store(second_postgres_url)
+    try:
+        fill(store, 2, Random(0))
+        assert store.verify().ok
+    finally:
+        store.close()

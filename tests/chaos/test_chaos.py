@@ -1,0 +1,27 @@
+"""A reduced chaos run on each database: kills, a server restart and database faults, then proof."""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+import pytest
+
+from sagas.chaos import ChaosConfig, ChaosRun, make_plan, render
+
+
+@pytest.mark.timeout(900)
+async def test_money_is_conserved_and_moved_once_under_chaos(
+    database_url: str, tmp_path: Path
+) -> None:
+    seed = int(os.environ.get("FUNDSAGA_CHAOS_SEED") or random.SystemRandom().randrange(1, 10**6))
+    config = ChaosConfig(transfers=200, kills=5, restarts=1, seed=seed)
+
+    report = await ChaosRun(make_plan(config), database_url, tmp_path).run()
+
+    assert report.ok, f"seed {seed}: rerun with FUNDSAGA_CHAOS_SEED={seed}\n{render(report)}"
+    assert len(report.statuses) == 200
+    assert report.kills_issued == 5
+    assert report.restarts == 1
+    assert report.db_faults > 0

@@ -1,0 +1,183 @@
+"""`fundsaga audit ...` on a real run: clean, then with planted discrepancies."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+from temporalio.testing import WorkflowEnvironment
+
+from sagas import SagaStatus, parse_faults
+from sagas.app import FundsagaClient, build_worker, run_cli
+from sagas.audit import AuditStore, open_audit_store
+from sagas.ledger import Ledger
+from tests.e2e._fast import FastTransferWorkflow
+from tests.fixtures_temporal import new_task_queue
+
+
+@pytest.fixture
+def settings_env(
+    monkeypatch: pytest.MonkeyPatch,
+    dev_env: WorkflowEnvironment,
+    database_url: str,
+    tmp_path: Path,
+) -> str:
+    queue = new_task_queue()
+    monkeypatch.setenv("TEMPORAL_ADDRESS", dev_env.client.service_client.config.target_host)
+    monkeypatch.setenv("FUNDSAGA_TASK_QUEUE", queue)
+    monkeypatch.setenv("FUNDSAGA_DATABASE_URL", database_url)
+    monkeypatch.setenv("FUNDSAGA_AUDIT_STORE", f"dir:{tmp_path / 'audit'}")
+    return queue
+
+
+async def fundsaga(*argv: str) -> int:
+    return await asyncio.to_thread(run_cli, list(argv))
+
+
+async def run_transfers(
+    env: WorkflowEnvironment, queue: str, ledger: Ledger, store: AuditStore, faults: str
+) -> list[str]:
+    """One completed, one compensated after a business error, one after exhausted retries."""
+    async with build_worker(
+        env.client, queue, ledger, store, parse_faults(faults), workflows=[FastTransferWorkflow]
+    ):
+        client = FundsagaClient(env.client, queue, ledger, workflow_type="FastTransferWorkflow")
+        keys = []
+        for destination in ("bob", "carol", "erin"):
+            key = f"audit-{destination}-{uuid.uuid4().hex[:8]}"
+            await client.start_transfer(
+                {
+                    "idempotency_key": key,
+                    "source_account": "alice",
+                    "destination_account": destination,
+                    "amount": "10.00",
+                    "currency": "EUR",
+                }
+            )
+            keys.append(key)
+        outcomes = [await client.wait(k) for k in keys]
+    assert [o.status for o in outcomes] == [
+        SagaStatus.COMPLETED,
+        SagaStatus.COMPENSATED,
+        SagaStatus.COMPENSATED,
+    ]
+    return [o.saga_id for o in outcomes]
+
+
+@pytest.fixture
+async def audited_run(
+    dev_env: WorkflowEnvironment, settings_env: str, funded: Ledger, tmp_path: Path
+) -> tuple[list[str], AuditStore]:
+    funded.open_account("erin", "EUR")
+    funded.freeze("carol")
+    store = open_audit_store(f"dir:{tmp_path / 'audit'}")
+    sagas = await run_transfers(dev_env, settings_env, funded, store, "settle=transient@erin")
+    return sagas, store
+
+
+async def test_a_clean_run_passes_the_compensation_audit(
+    audited_run: tuple[list[str], AuditStore], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    (_, business, exhausted), _ = audited_run
+    code = await fundsaga("audit", "compensations", "--format", "json")
+    report = json.loads(capsys.readouterr().out)
+    html_code = await fundsaga(
+        "audit", "compensations", "--format", "html", "-o", str(tmp_path / "r.html")
+    )
+
+    assert code == 0
+    assert report["findings"] == []
+    assert report["chain"]["ok"] is True
+    audited = {row["saga_id"]: row for row in report["sagas"]}
+    assert set(audited) == {business, exhausted}
+    assert audited[business]["failed_step"] == "credit"
+    assert audited[exhausted]["failed_step"] == "settle"
+    assert all(r["ledger_check"] == "net effect zero on every account" for r in audited.values())
+    assert html_code == 0
+    assert "Compensation audit: no findings" in (tmp_path / "r.html").read_text()
+    assert await fundsaga("audit", "verify") == 0
+
+
+async def test_a_journal_row_changed_outside_the_engine_is_a_finding(
+    audited_run: tuple[list[str], AuditStore],
+    database_url: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    (_, business, _), _ = audited_run
+    engine = create_engine(database_url)
+    with engine.begin() as connection:
+        connection.execute(
+            text(
+                "UPDATE posting SET amount = amount + 1 WHERE posting_id = ("
+                " SELECT MIN(p.posting_id) FROM posting p JOIN journal_entry e"
+                " ON e.entry_id = p.entry_id WHERE e.saga_id = :saga AND e.kind = 'reversal')"
+            ),
+            {"saga": business},
+        )
+    engine.dispose()
+
+    code = await fundsaga("audit", "compensations")
+    out = capsys.readouterr().out
+
+    assert code == 1
+    assert "FINDING" in out
+    assert f"{business}: compensated but" in out
+
+
+async def test_a_saga_without_its_audit_record_is_a_finding(
+    dev_env: WorkflowEnvironment,
+    audited_run: tuple[list[str], AuditStore],
+    settings_env: str,
+    funded: Ledger,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    elsewhere = open_audit_store(f"dir:{tmp_path / 'elsewhere'}")
+    async with build_worker(dev_env.client, settings_env, funded, elsewhere):
+        client = FundsagaClient(dev_env.client, settings_env, funded)
+        key = f"lost-{uuid.uuid4().hex[:8]}"
+        await client.start_transfer(
+            {
+                "idempotency_key": key,
+                "source_account": "alice",
+                "destination_account": "carol",
+                "amount": "5.00",
+                "currency": "EUR",
+            }
+        )
+        lost = (await client.wait(key)).saga_id
+    for _ in range(50):
+        code = await fundsaga("audit", "compensations")
+        out = capsys.readouterr().out
+        if code == 1:
+            break
+        await asyncio.sleep(0.2)
+
+    assert code == 1
+    assert f"{lost}: Temporal shows COMPENSATED but no audit record exists" in out
+
+
+async def test_verify_names_the_first_bad_record_and_a_checkpoint_catches_truncation(
+    audited_run: tuple[list[str], AuditStore],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    checkpoint = tmp_path / "head.json"
+    assert await fundsaga("audit", "checkpoint", "-o", str(checkpoint)) == 0
+    files = sorted((tmp_path / "audit").glob("*.json"))
+    last = files[-1]
+    last.chmod(0o644)
+    last.unlink()
+    capsys.readouterr()
+
+    plain = await fundsaga("audit", "verify")
+    against = await fundsaga("audit", "verify", "--checkpoint", str(checkpoint))
+    out = capsys.readouterr().out
+
+    assert plain == 0
+    assert against == 1
+    assert f"BROKEN at sequence {len(files)}" in out
