@@ -282,10 +282,10 @@ async def test_operator_resolve_ends_resolved_and_updates_refused_when_not_parke
     assert cause.type == "NotParkedError"
 
 
-async def test_audit_store_down_delays_the_saga_and_the_record_is_written_once(
+async def test_audit_store_down_while_retries_exhaust_delays_the_saga_and_writes_one_record(
     time_skipping_env: WorkflowEnvironment,
 ) -> None:
-    steps = FakeSteps(business={"transfer.credit"}, audit_down=True)
+    steps = FakeSteps(transient={"transfer.credit": lambda attempt: True}, audit_down=True)
     saga = Saga(time_skipping_env, steps, TransferWorkflow)
     async with saga.worker():
         handle = await saga.start(request())
@@ -299,5 +299,8 @@ async def test_audit_store_down_delays_the_saga_and_the_record_is_written_once(
         outcome = await outcome_of(handle)
 
     assert outcome.status is SagaStatus.COMPENSATED
+    assert outcome.failure is not None
+    assert outcome.failure.reason == "retries_exhausted"
     assert steps.audit_attempts >= 6
     assert [r.kind for r in steps.audit] == ["terminal"]
+    assert steps.audit[0].payload["reason"] == "retries_exhausted"
