@@ -13,9 +13,11 @@ from sqlalchemy import Connection
 
 from sagas._db import make_engine
 from sagas._settings import load_settings
-from sagas.ledger._models import metadata
+from sagas.audit._table_model import metadata as audit_metadata
+from sagas.ledger._models import metadata as ledger_metadata
 
 config = context.config
+target_metadata = [ledger_metadata, audit_metadata]
 if config.config_file_name is not None:
     fileConfig(config.config_file_name, disable_existing_loggers=False)
 
@@ -27,7 +29,7 @@ def _url() -> str:
 def _migrate(connection: Connection) -> None:
     context.configure(
         connection=connection,
-        target_metadata=metadata,
+        target_metadata=target_metadata,
         render_as_batch=connection.dialect.name == "sqlite",
     )
     with context.begin_transaction():
@@ -35,7 +37,7 @@ def _migrate(connection: Connection) -> None:
 
 
 def run_offline() -> None:
-    context.configure(url=_url(), target_metadata=metadata, literal_binds=True)
+    context.configure(url=_url(), target_metadata=target_metadata, literal_binds=True)
     with context.begin_transaction():
         context.run_migrations()
 

@@ -12,6 +12,7 @@ from sagas._db import upgrade_database
 from sagas._errors import FundsagaError, InvalidRequestError
 from sagas._settings import Settings
 from sagas.app import _cli_accounts, _cli_attention, _cli_audit, _cli_dev, _cli_transfers
+from sagas.app._migrate import databases_to_migrate
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -33,8 +34,9 @@ def _dispatch(args: argparse.Namespace, settings: Settings) -> int:
     if args.command == "worker":
         return asyncio.run(_cli_dev.run_worker(settings))
     if args.command == "db":
-        upgrade_database(settings.database_url)
-        print(f"database at head: {settings.database_url}")
+        for url in databases_to_migrate(settings):
+            upgrade_database(url)
+            print(f"database at head: {url}")
         return 0
     if args.command == "accounts":
         return _cli_accounts.run(args, settings)

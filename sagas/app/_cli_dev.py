@@ -14,6 +14,7 @@ from sagas._settings import DEFAULT_HOME, Settings
 from sagas.app._client import FundsagaClient, connect_temporal
 from sagas.app._demo import DEMO_FAULTS, run_demo
 from sagas.app._devserver import start_dev_server
+from sagas.app._migrate import databases_to_migrate
 from sagas.app._worker import build_worker
 from sagas.audit import open_audit_store
 from sagas.ledger import Ledger
@@ -28,7 +29,8 @@ def add_parsers(commands: Any) -> None:
 
 
 async def run_dev(args: argparse.Namespace, settings: Settings) -> int:
-    upgrade_database(settings.database_url)
+    for url in databases_to_migrate(settings):
+        upgrade_database(url)
     faults_spec = ";".join(s for s in (settings.faults, DEMO_FAULTS if args.demo else "") if s)
     ledger = Ledger.from_url(settings.database_url)
     ui_url = f"http://localhost:{args.ui_port}"

@@ -18,7 +18,7 @@ class ChaosConfig:
     restarts: int = 3
     seed: int = 0
     workers: int = 2
-    in_flight: int = 24
+    in_flight: int = 48
     db_fault_rate: float = 0.01
     """Chance that one SQL statement fails with an injected transient database error."""
 
