@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint unit clean chaos
+.PHONY: run test lint clean bench chaos
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +21,10 @@ lint: $(STAMP)
 
 test: lint
 	$(BIN)/pytest -q
+
+bench: $(STAMP)
+	$(BIN)/python -c 'import dbos, matplotlib' 2>/dev/null || $(BIN)/pip install --quiet -e '.[dev,bench]'
+	$(BIN)/python -m sagas.bench $(BENCH_ARGS)
 
 chaos: $(STAMP)
 	$(BIN)/python -m sagas.chaos $(CHAOS_ARGS)

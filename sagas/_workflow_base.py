@@ -20,16 +20,30 @@ RETRY_UPDATE = "retry_compensation"
 RESOLVE_UPDATE = "resolve_compensation"
 
 
+def _payload_of(value: Any) -> Any:
+    """The raw payload of a run argument, whichever way the SDK handed it over."""
+    if isinstance(value, RawValue):
+        return value.payload
+    return workflow.payload_converter().to_payloads([value])[0]
+
+
 class SagaWorkflow:
     """Base of every saga workflow class; subclasses set `definition` and define `run`."""
 
     definition: ClassVar[SagaDefinition[Any, Any]]
     _runtime: SagaRuntime[Any, Any] | None = None
 
-    async def run_saga(self, raw: RawValue) -> SagaOutcome:
+    async def run_saga(self, *inputs: RawValue) -> SagaOutcome:
+        """Decode the one input and run; anything else fails the saga at once, no retries."""
+        if len(inputs) != 1:
+            raise ApplicationError(
+                f"request: expected one input, got {len(inputs)}",
+                type=InvalidRequestError.__name__,
+                non_retryable=True,
+            )
         try:
             request = workflow.payload_converter().from_payload(
-                raw.payload, self.definition.request_type
+                _payload_of(inputs[0]), self.definition.request_type
             )
         except Exception as err:
             invalid = invalid_request_from(err)

@@ -13,5 +13,5 @@ class TransferWorkflow(SagaWorkflow):
     definition = TRANSFER_SAGA
 
     @workflow.run
-    async def run(self, request: RawValue) -> SagaOutcome:
-        return await self.run_saga(request)
+    async def run(self, *inputs: RawValue) -> SagaOutcome:
+        return await self.run_saga(*inputs)

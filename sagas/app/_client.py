@@ -97,7 +97,7 @@ class FundsagaClient:
                 id=workflow_id,
                 task_queue=self.task_queue,
                 result_type=SagaOutcome,
-                id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+                id_conflict_policy=WorkflowIDConflictPolicy.FAIL,
                 id_reuse_policy=ReusePolicy.REJECT_DUPLICATE,
                 memo={FINGERPRINT_MEMO: fingerprint, AUDIT_COMPLETED_MEMO: self.audit_completed},
                 search_attributes=TypedSearchAttributes(
@@ -109,8 +109,9 @@ class FundsagaClient:
                 static_summary=request.summary(),
             )
         except WorkflowAlreadyStartedError:
+            # Only a second start pays for the describe that tells a retry from a conflict.
             handle = self.temporal.get_workflow_handle(workflow_id, result_type=SagaOutcome)
-        await self._check_same_request(handle, fingerprint)
+            await self._check_same_request(handle, fingerprint)
         return handle
 
     def _check_accounts(self, request: TransferRequest) -> None:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from temporalio.client import WorkflowQueryFailedError as QueryFailed
 from temporalio.service import RPCError
 
 from sagas._db import upgrade_database
@@ -190,8 +191,8 @@ class ChaosRun:
             try:
                 outcome: SagaOutcome = await asyncio.wait_for(client.wait(key), timeout=15)
                 return outcome.status.value
-            except (TimeoutError, RPCError, RuntimeError):
-                with contextlib.suppress(TimeoutError, RPCError, RuntimeError):
+            except (TimeoutError, RPCError, RuntimeError, QueryFailed):
+                with contextlib.suppress(TimeoutError, RPCError, RuntimeError, QueryFailed):
                     view = await asyncio.wait_for(client.state(key), timeout=15)
                     if view.status is SagaStatus.NEEDS_ATTENTION:
                         return view.status.value

@@ -1,0 +1,96 @@
+"""`fundsaga bench`: the benchmark suite against an embedded dev server it starts itself."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from sagas._settings import DEFAULT_HOME, Settings
+
+PATCH_NAMES = (
+    "skip-unchanged-upserts",
+    "uncancelled-deadline-timer",
+    "skip-snapshot-write",
+    "local-activity-steps",
+)
+
+
+def _sizes(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split(","))
+
+
+def add_parser(commands: Any) -> None:
+    bench = commands.add_parser(
+        "bench", help="benchmark: BARE vs ENGINE vs NAIVE (and DBOS), table + JSON + PNG"
+    )
+    add = bench.add_argument
+    add("--output-dir", type=Path, default=DEFAULT_HOME / "bench", help="default .fundsaga/bench")
+    add("--smoke", action="store_true", help="tiny sizes: checks that every phase runs")
+    add("--label", default="default", help="name of this run in the table and JSON")
+    add("--concurrency", type=_sizes, default=(16, 64), help="closed-loop levels, e.g. 16,64")
+    add("--rounds", type=int, default=4, help="alternating blocks per scenario and phase")
+    add("--block", type=int, default=80, help="sagas per throughput block")
+    add("--latency-samples", type=int, default=60, help="sagas per scenario at concurrency 1")
+    add("--open-loop-samples", type=int, default=120, help="sagas per scenario at half load")
+    add("--compensate-samples", type=int, default=40)
+    add("--soak", type=int, default=0, metavar="N", help="then N transfers for memory growth")
+    add("--no-dbos", action="store_true", help="skip the DBOS scenario")
+    knobs = bench.add_argument_group("knobs (applied to every scenario's worker)")
+    knobs.add_argument("--activity-slots", type=int, default=32)
+    knobs.add_argument("--workflow-task-slots", type=int, default=None)
+    knobs.add_argument("--max-cached-workflows", type=int, default=None)
+    knobs.add_argument("--unsandboxed", action="store_true")
+    knobs.add_argument("--sqlite-journal", choices=("wal", "delete"), default="wal")
+    knobs.add_argument("--eager-activities", action="store_true")
+    knobs.add_argument(
+        "--no-client-check", action="store_true", help="ENGINE starts without the describe"
+    )
+    knobs.add_argument(
+        "--engine-patch",
+        action="append",
+        default=[],
+        choices=PATCH_NAMES,
+        help="a proposed engine change, patched into the bench worker only",
+    )
+
+
+def config_from(args: argparse.Namespace) -> Any:
+    from sagas.bench import BenchConfig, WorkerKnobs
+
+    config = BenchConfig(
+        concurrencies=args.concurrency,
+        rounds=args.rounds,
+        block=args.block,
+        latency_samples=args.latency_samples,
+        open_loop_samples=args.open_loop_samples,
+        compensate_samples=args.compensate_samples,
+        soak=args.soak,
+        dbos=not args.no_dbos,
+        client_check=not args.no_client_check,
+        output_dir=args.output_dir,
+        label=args.label,
+        knobs=WorkerKnobs(
+            max_concurrent_activities=args.activity_slots,
+            max_concurrent_workflow_tasks=args.workflow_task_slots,
+            max_cached_workflows=args.max_cached_workflows,
+            unsandboxed=args.unsandboxed,
+            sqlite_journal=args.sqlite_journal,
+            eager_activities=args.eager_activities,
+            engine_patches=tuple(args.engine_patch),
+        ),
+    )
+    return config.smoke() if args.smoke else config
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    """Exit 0 when every saga ended as its scenario expects, 1 otherwise (targets only report)."""
+    from sagas.bench import run_bench, table, write_outputs
+
+    config = config_from(args)
+    report = asyncio.run(run_bench(config))
+    written = write_outputs(report, config.output_dir)
+    print(table(report))
+    print("wrote " + ", ".join(str(path) for path in written))
+    return 1 if any(result.failures for result in report.scenarios) else 0

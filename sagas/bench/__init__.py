@@ -1,0 +1,22 @@
+"""The benchmark suite: the engine's cost against bare Temporal, NAIVE sagas and DBOS."""
+
+from sagas.bench._config import DEFAULT_OUTPUT_DIR, BenchConfig, WorkerKnobs
+from sagas.bench._report import table, write_outputs
+from sagas.bench._results import Latency, Report, ScenarioResult, Soak, Target
+from sagas.bench._runner import run_bench
+from sagas.bench._scenarios import Scenario
+
+__all__ = [
+    "DEFAULT_OUTPUT_DIR",
+    "BenchConfig",
+    "Latency",
+    "Report",
+    "Scenario",
+    "ScenarioResult",
+    "Soak",
+    "Target",
+    "WorkerKnobs",
+    "run_bench",
+    "table",
+    "write_outputs",
+]

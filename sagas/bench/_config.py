@@ -1,0 +1,70 @@
+"""What one benchmark run does: sizes, knobs and where it writes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+DEFAULT_OUTPUT_DIR = Path(".fundsaga/bench")
+
+
+@dataclass(frozen=True, kw_only=True)
+class WorkerKnobs:
+    """Worker and database settings, applied alike to every scenario's worker."""
+
+    max_concurrent_activities: int = 32
+    """Activity slots and activity threads (build_worker's default)."""
+    max_concurrent_workflow_tasks: int | None = None
+    """Workflow task slots; None keeps the SDK default."""
+    max_cached_workflows: int | None = None
+    """Sticky cache size; None keeps the SDK default (1000)."""
+    unsandboxed: bool = False
+    """Run workflows without the sandbox: the upper bound of what sandbox tuning can win."""
+    sqlite_journal: str = "wal"
+    """`wal` (fundsaga's setting) or `delete`, to measure what WAL is worth."""
+    eager_activities: bool = False
+    """Turn on eager activity execution in the dev server's dynamic config."""
+    engine_patches: tuple[str, ...] = ()
+    """Proposed engine changes patched into the worker process (sagas.bench._engine_patches)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class BenchConfig:
+    """Sizes of one run. Throughput blocks alternate BARE, ENGINE and NAIVE in each round."""
+
+    concurrencies: tuple[int, ...] = (16, 64)
+    rounds: int = 4
+    """Alternating blocks per scenario, at each concurrency and for each latency phase."""
+    block: int = 80
+    """Sagas per throughput block."""
+    latency_samples: int = 60
+    """Sagas per scenario at concurrency 1 (split across the rounds)."""
+    open_loop_samples: int = 120
+    """Sagas per scenario in the open-loop run at half the scenario's maximum throughput."""
+    compensate_samples: int = 40
+    warmup: int = 24
+    events_samples: int = 5
+    """Closed sagas per scenario described for history events and state transitions."""
+    soak: int = 0
+    """Transfers through one worker for the memory soak; 0 skips it."""
+    dbos: bool = True
+    client_check: bool = True
+    """ENGINE starts through FundsagaClient.start_transfer (its describe included)."""
+    knobs: WorkerKnobs = field(default_factory=WorkerKnobs)
+    output_dir: Path = DEFAULT_OUTPUT_DIR
+    label: str = "default"
+
+    def smoke(self) -> BenchConfig:
+        """Tiny sizes: every phase runs and every field is written, in seconds."""
+        return replace(
+            self,
+            concurrencies=(2, 4),
+            rounds=2,
+            block=4,
+            latency_samples=4,
+            open_loop_samples=4,
+            compensate_samples=2,
+            warmup=2,
+            events_samples=1,
+            soak=min(self.soak, 20),
+        )

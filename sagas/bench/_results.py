@@ -1,0 +1,83 @@
+"""The figures of one run, as plain dataclasses that serialise to JSON."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, kw_only=True)
+class Latency:
+    """Start-to-result latency of a set of sagas, in milliseconds."""
+
+    n: int
+    p50_ms: float
+    p95_ms: float
+    p99_ms: float
+    mean_ms: float
+
+
+@dataclass(kw_only=True)
+class ScenarioResult:
+    name: str
+    status: str = "ok"
+    """`ok`, `not installed` or `failed: ...` (DBOS only can be other than ok)."""
+    sagas: int = 0
+    """Sagas run and measured, warm-up excluded."""
+    failures: int = 0
+    """Sagas that did not end as the scenario expects."""
+    tput: dict[str, float] = field(default_factory=dict)
+    """Sagas per second by concurrency: the median of the scenario's blocks."""
+    tput_blocks: dict[str, list[float]] = field(default_factory=dict)
+    latency_c1: Latency | None = None
+    latency_half: Latency | None = None
+    half_rate: float | None = None
+    """The open-loop arrival rate (sagas/s) of latency_half."""
+    history_events: float | None = None
+    state_transitions: float | None = None
+    worker_cpu_ms_per_saga: float | None = None
+    server_cpu_ms_per_saga: float | None = None
+    """Temporal dev server CPU per saga (None where no Temporal server runs)."""
+    worker_peak_rss_mb: float | None = None
+    failure_to_compensated: Latency | None = None
+    """ENGINE-COMPENSATE only: from the failed step's event to the saga's close (server time)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Target:
+    name: str
+    wanted: str
+    value: float | None
+    met: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class Soak:
+    transfers: int
+    warmup: int
+    rss_after_warmup_mb: float
+    rss_end_mb: float
+    rss_max_after_warmup_mb: float
+    growth_mb: float
+    """Max RSS after warm-up minus RSS at the end of warm-up."""
+    samples: list[tuple[int, float]]
+    """(transfers done, worker RSS MB) along the run."""
+    failures: int
+
+
+@dataclass(kw_only=True)
+class Report:
+    label: str
+    conditions: dict[str, str | int | float | bool]
+    scenarios: list[ScenarioResult]
+    ratios: dict[str, float]
+    targets: list[Target]
+    soak: Soak | None = None
+    notes: list[str] = field(default_factory=list)
+    plot: str | None = None
+    """File name of the latency plot, or None when matplotlib is missing."""
+
+    def scenario(self, name: str) -> ScenarioResult:
+        for result in self.scenarios:
+            if result.name == name:
+                return result
+        raise KeyError(name)

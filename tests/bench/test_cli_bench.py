@@ -1,0 +1,64 @@
+"""The `bench` command's options become the run's configuration."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import sagas.bench
+from sagas.app import _cli_bench
+from sagas.bench import DEFAULT_OUTPUT_DIR, BenchConfig, WorkerKnobs
+from sagas.bench._engine_patches import PATCHES
+from sagas.bench._metrics import latency, paired_ratio, percentile
+
+
+def parse(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    _cli_bench.add_parser(parser.add_subparsers(dest="command"))
+    return parser.parse_args(["bench", *argv])
+
+
+def test_defaults_are_the_full_run() -> None:
+    config = _cli_bench.config_from(parse())
+    assert config == BenchConfig()
+    assert config.output_dir == DEFAULT_OUTPUT_DIR == Path(".fundsaga/bench")
+    assert config.concurrencies == (16, 64)
+
+
+def test_smoke_and_knobs_are_passed_through() -> None:
+    config = _cli_bench.config_from(
+        parse("--smoke", "--soak", "100", "--eager-activities", "--workflow-task-slots", "8")
+    )
+    assert config.block < BenchConfig().block
+    assert config.soak == 20
+    assert config.knobs == WorkerKnobs(eager_activities=True, max_concurrent_workflow_tasks=8)
+
+
+def test_every_engine_patch_can_be_chosen() -> None:
+    assert tuple(PATCHES) == _cli_bench.PATCH_NAMES
+    config = _cli_bench.config_from(parse("--engine-patch", "skip-unchanged-upserts"))
+    assert config.knobs.engine_patches == ("skip-unchanged-upserts",)
+
+
+def test_percentiles_interpolate_between_ranks() -> None:
+    assert percentile([1.0, 2.0, 3.0, 4.0], 50) == 2.5
+    assert percentile([5.0], 99) == 5.0
+    assert latency([0.001, 0.002, 0.003]).p50_ms == 2.0
+    assert paired_ratio([2.0, 3.0, 9.0], [2.0, 2.0, 3.0]) == 1.5
+
+
+def test_the_public_names_change_only_on_purpose() -> None:
+    assert sorted(sagas.bench.__all__) == [
+        "BenchConfig",
+        "DEFAULT_OUTPUT_DIR",
+        "Latency",
+        "Report",
+        "Scenario",
+        "ScenarioResult",
+        "Soak",
+        "Target",
+        "WorkerKnobs",
+        "run_bench",
+        "table",
+        "write_outputs",
+    ]

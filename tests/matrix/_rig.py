@@ -1,0 +1,139 @@
+"""Runs one matrix case: a real worker with faults, then (if the saga parks) an operator."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from temporalio import activity
+from temporalio.client import WorkflowExecutionStatus, WorkflowFailureError, WorkflowHandle
+from temporalio.exceptions import ApplicationError
+from temporalio.testing import ActivityEnvironment, WorkflowEnvironment
+from temporalio.worker import Worker
+
+from sagas import (
+    COMPENSATION,
+    RESOLVE_UPDATE,
+    RETRY_UPDATE,
+    STATE_QUERY,
+    FaultPlan,
+    OperatorAction,
+    SagaOutcome,
+    SagaRequest,
+    SagaStatus,
+    SagaView,
+    parse_faults,
+)
+from sagas.app import build_worker
+from sagas.audit import AuditStore
+from sagas.ledger import Ledger
+from tests.fixtures_temporal import new_task_queue
+from tests.matrix._cases import Decision, MatrixCase
+
+OPERATOR = OperatorAction(operator="matrix-operator", note="fixed the cause")
+
+
+@dataclass(frozen=True)
+class ClearableFaults(FaultPlan):
+    """A fault plan the test clears, as an operator fixes the cause before acting.
+
+    The worker stays up: the Java test server routes an update to the sticky queue of the
+    worker that last ran the saga, so a replacement worker would never receive it.
+    """
+
+    def clear(self) -> None:
+        object.__setattr__(self, "rules", ())
+
+
+@dataclass(frozen=True)
+class CaseRun:
+    """What a user can see of one case once the saga has closed."""
+
+    outcome: SagaOutcome
+    closed_as: WorkflowExecutionStatus | None
+    parked: SagaView | None = None
+    """The saga's state while it waited for the operator."""
+    running_while_parked: bool = False
+    audit_while_parked: tuple[str, ...] = ()
+    operator_saw: SagaStatus | None = None
+
+
+@dataclass
+class MatrixRig:
+    env: WorkflowEnvironment
+    ledger: Ledger
+    audit_store: AuditStore
+    task_queue: str = field(default_factory=new_task_queue)
+
+    async def run(self, case: MatrixCase, request: SagaRequest) -> CaseRun:
+        faults = ClearableFaults(parse_faults(case.faults).rules)
+        saga_id = f"{case.definition.saga_type}-{request.idempotency_key}"
+        async with build_worker(
+            self.env.client,
+            self.task_queue,
+            self.ledger,
+            self.audit_store,
+            faults,
+            workflows=[case.workflow],
+        ) as worker:
+            handle = await self.env.client.start_workflow(
+                case.workflow_name, request, id=saga_id, task_queue=self.task_queue
+            )
+            if case.decision is None:
+                return await self._closed(handle)
+            parked = await self._wait_parked(handle)
+            running = (await handle.describe()).status is WorkflowExecutionStatus.RUNNING
+            audit = tuple(r.kind for r in self.audit_store.records(saga_id=saga_id))
+            faults.clear()
+            if case.decision is Decision.RESOLVE:
+                undo_by_hand(worker, case, request, parked)
+            update = RETRY_UPDATE if case.decision is Decision.RETRY else RESOLVE_UPDATE
+            saw = await handle.execute_update(update, OPERATOR, result_type=SagaStatus)
+            closed = await self._closed(handle)
+        return CaseRun(
+            outcome=closed.outcome,
+            closed_as=closed.closed_as,
+            parked=parked,
+            running_while_parked=running,
+            audit_while_parked=audit,
+            operator_saw=saw,
+        )
+
+    async def _closed(self, handle: WorkflowHandle[Any, Any]) -> CaseRun:
+        try:
+            outcome = SagaOutcome.model_validate(await handle.result())
+        except WorkflowFailureError as err:
+            cause = err.cause
+            if not isinstance(cause, ApplicationError) or not cause.details:
+                raise
+            outcome = SagaOutcome.model_validate(cause.details[0])
+        return CaseRun(outcome=outcome, closed_as=(await handle.describe()).status)
+
+    async def _wait_parked(self, handle: WorkflowHandle[Any, Any]) -> SagaView:
+        for _ in range(60):
+            view: SagaView = await handle.query(STATE_QUERY, result_type=SagaView)
+            if view.status is SagaStatus.NEEDS_ATTENTION:
+                return view
+            await self.env.sleep(timedelta(minutes=1))
+        raise AssertionError(f"saga {handle.id} never parked")
+
+
+def undo_by_hand(worker: Worker, case: MatrixCase, request: SagaRequest, parked: SagaView) -> None:
+    """What an operator does before resolving: run the step's compensation once, healthy."""
+    definition, step = case.definition, case.step
+    (compensation,) = [
+        fn
+        for fn in worker.config()["activities"]
+        if activity._Definition.must_from_callable(fn).name == step.compensation
+    ]
+    call = definition.call_type(
+        saga_id=parked.saga_id,
+        saga_type=definition.saga_type,
+        step_index=case.step_index,
+        step_name=step.name,
+        phase=COMPENSATION,
+        request=request,
+        state=definition.state_type.model_validate(parked.snapshots[-1].data),
+    )
+    ActivityEnvironment().run(compensation, call)

@@ -1,0 +1,82 @@
+"""The determinism guard: recorded histories replay against today's workflow code.
+
+Refresh the histories only for a deliberate change: `python -m tests.replay.record_histories`
+(see docs/determinism.md).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from temporalio import workflow
+from temporalio.client import WorkflowHistory
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.worker import Replayer
+from temporalio.workflow import NondeterminismError
+
+from tests.replay._altered import (
+    ExtraStepTransferWorkflow,
+    NoSettleTransferWorkflow,
+    PatchedTimerTransferWorkflow,
+    TimerTransferWorkflow,
+)
+from tests.replay.record_histories import HISTORIES, SCENARIOS, history_key
+from workflows import ALL_WORKFLOWS
+
+RECORDED = sorted(HISTORIES.glob("*.json"))
+
+
+def load(path: Path) -> WorkflowHistory:
+    """A recorded history; its file is named after its workflow id (plus any archive suffix)."""
+    return WorkflowHistory.from_json(path.stem, path.read_text())
+
+
+def workflow_type(history: WorkflowHistory) -> str:
+    started = history.events[0].workflow_execution_started_event_attributes
+    return started.workflow_type.name
+
+
+def replayer(workflows: list[type]) -> Replayer:
+    return Replayer(workflows=workflows, data_converter=pydantic_data_converter)
+
+
+def registered_name(saga: type) -> str | None:
+    return workflow._Definition.must_from_class(saga).name
+
+
+def test_every_workflow_type_has_a_history_in_every_outcome() -> None:
+    recorded = {(workflow_type(load(path)), path.stem) for path in RECORDED}
+    expected = {
+        (registered_name(saga), f"{saga.definition.saga_type}-{history_key(s.outcome)}")
+        for saga in ALL_WORKFLOWS
+        for s in SCENARIOS
+    }
+
+    assert expected <= recorded
+
+
+@pytest.mark.parametrize("path", RECORDED, ids=lambda path: path.stem)
+async def test_a_recorded_history_replays_without_nondeterminism(path: Path) -> None:
+    result = await replayer(list(ALL_WORKFLOWS)).replay_workflow(load(path))
+
+    assert result.replay_failure is None
+
+
+@pytest.mark.parametrize(
+    "altered",
+    [ExtraStepTransferWorkflow, NoSettleTransferWorkflow, TimerTransferWorkflow],
+    ids=["extra-first-step", "last-step-dropped", "unpatched-timer"],
+)
+async def test_a_change_that_breaks_replay_is_caught(altered: type) -> None:
+    history = load(HISTORIES / "transfer-replay-completed.json")
+
+    with pytest.raises(NondeterminismError):
+        await replayer([altered]).replay_workflow(history)
+
+
+@pytest.mark.parametrize("path", RECORDED, ids=lambda path: path.stem)
+async def test_the_same_change_behind_workflow_patched_replays(path: Path) -> None:
+    result = await replayer([PatchedTimerTransferWorkflow]).replay_workflow(load(path))
+
+    assert result.replay_failure is None
