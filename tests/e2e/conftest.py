@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -9,7 +10,7 @@ import pytest
 from temporalio.testing import WorkflowEnvironment
 
 from sagas import Money, parse_faults, parse_money
-from sagas.app import FundsagaClient, build_worker
+from sagas.app import FundsagaClient, build_worker, run_cli
 from sagas.audit import AuditStore, open_audit_store
 from sagas.ledger import Ledger
 from tests.fixtures_temporal import new_task_queue
@@ -56,3 +57,24 @@ async def faulty_client(
     faults = parse_faults(request.param)
     async with build_worker(dev_env.client, task_queue, funded, audit_store, faults):
         yield FundsagaClient(dev_env.client, task_queue, funded)
+
+
+@pytest.fixture
+def cli_task_queue(
+    monkeypatch: pytest.MonkeyPatch,
+    dev_env: WorkflowEnvironment,
+    database_url: str,
+    tmp_path: Path,
+) -> str:
+    """Point the `fundsaga` CLI at the dev server, this test's database and audit store."""
+    queue = new_task_queue()
+    monkeypatch.setenv("TEMPORAL_ADDRESS", dev_env.client.service_client.config.target_host)
+    monkeypatch.setenv("FUNDSAGA_TASK_QUEUE", queue)
+    monkeypatch.setenv("FUNDSAGA_DATABASE_URL", database_url)
+    monkeypatch.setenv("FUNDSAGA_AUDIT_STORE", f"dir:{tmp_path / 'audit'}")
+    return queue
+
+
+async def fundsaga(*argv: str) -> int:
+    """Run the CLI as a user would, off the event loop that the worker runs on."""
+    return await asyncio.to_thread(run_cli, list(argv))

@@ -12,30 +12,11 @@ from sqlalchemy import create_engine, text
 from temporalio.testing import WorkflowEnvironment
 
 from sagas import SagaStatus, parse_faults
-from sagas.app import FundsagaClient, build_worker, run_cli
+from sagas.app import FundsagaClient, build_worker
 from sagas.audit import AuditStore, open_audit_store
 from sagas.ledger import Ledger
 from tests.e2e._fast import FastTransferWorkflow
-from tests.fixtures_temporal import new_task_queue
-
-
-@pytest.fixture
-def settings_env(
-    monkeypatch: pytest.MonkeyPatch,
-    dev_env: WorkflowEnvironment,
-    database_url: str,
-    tmp_path: Path,
-) -> str:
-    queue = new_task_queue()
-    monkeypatch.setenv("TEMPORAL_ADDRESS", dev_env.client.service_client.config.target_host)
-    monkeypatch.setenv("FUNDSAGA_TASK_QUEUE", queue)
-    monkeypatch.setenv("FUNDSAGA_DATABASE_URL", database_url)
-    monkeypatch.setenv("FUNDSAGA_AUDIT_STORE", f"dir:{tmp_path / 'audit'}")
-    return queue
-
-
-async def fundsaga(*argv: str) -> int:
-    return await asyncio.to_thread(run_cli, list(argv))
+from tests.e2e.conftest import fundsaga
 
 
 async def run_transfers(
@@ -70,12 +51,12 @@ async def run_transfers(
 
 @pytest.fixture
 async def audited_run(
-    dev_env: WorkflowEnvironment, settings_env: str, funded: Ledger, tmp_path: Path
+    dev_env: WorkflowEnvironment, cli_task_queue: str, funded: Ledger, tmp_path: Path
 ) -> tuple[list[str], AuditStore]:
     funded.open_account("erin", "EUR")
     funded.freeze("carol")
     store = open_audit_store(f"dir:{tmp_path / 'audit'}")
-    sagas = await run_transfers(dev_env, settings_env, funded, store, "settle=transient@erin")
+    sagas = await run_transfers(dev_env, cli_task_queue, funded, store, "settle=transient@erin")
     return sagas, store
 
 
@@ -131,14 +112,14 @@ async def test_a_journal_row_changed_outside_the_engine_is_a_finding(
 async def test_a_saga_without_its_audit_record_is_a_finding(
     dev_env: WorkflowEnvironment,
     audited_run: tuple[list[str], AuditStore],
-    settings_env: str,
+    cli_task_queue: str,
     funded: Ledger,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     elsewhere = open_audit_store(f"dir:{tmp_path / 'elsewhere'}")
-    async with build_worker(dev_env.client, settings_env, funded, elsewhere):
-        client = FundsagaClient(dev_env.client, settings_env, funded)
+    async with build_worker(dev_env.client, cli_task_queue, funded, elsewhere):
+        client = FundsagaClient(dev_env.client, cli_task_queue, funded)
         key = f"lost-{uuid.uuid4().hex[:8]}"
         await client.start_transfer(
             {

@@ -7,35 +7,19 @@ import json
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from pathlib import Path
 
 import pytest
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
 from sagas import SagaStatus, parse_faults
-from sagas.app import FundsagaClient, build_worker, run_cli
+from sagas.app import FundsagaClient, build_worker
 from sagas.audit import AuditStore
 from sagas.ledger import Ledger
 from tests.e2e._fast import FastTransferWorkflow
-from tests.fixtures_temporal import new_task_queue
+from tests.e2e.conftest import fundsaga
 
 PARKING_FAULTS = "settle=business;credit.compensation=transient"
-
-
-@pytest.fixture
-def task_queue(
-    monkeypatch: pytest.MonkeyPatch,
-    dev_env: WorkflowEnvironment,
-    database_url: str,
-    tmp_path: Path,
-) -> str:
-    queue = new_task_queue()
-    monkeypatch.setenv("TEMPORAL_ADDRESS", dev_env.client.service_client.config.target_host)
-    monkeypatch.setenv("FUNDSAGA_TASK_QUEUE", queue)
-    monkeypatch.setenv("FUNDSAGA_DATABASE_URL", database_url)
-    monkeypatch.setenv("FUNDSAGA_AUDIT_STORE", f"dir:{tmp_path / 'audit'}")
-    return queue
 
 
 @asynccontextmanager
@@ -46,10 +30,6 @@ async def worker(
         env.client, queue, ledger, store, parse_faults(faults), workflows=[FastTransferWorkflow]
     ) as running:
         yield running
-
-
-async def fundsaga(*argv: str) -> int:
-    return await asyncio.to_thread(run_cli, list(argv))
 
 
 async def park_one(client: FundsagaClient) -> str:
@@ -72,22 +52,22 @@ async def park_one(client: FundsagaClient) -> str:
 
 async def test_operator_retry_after_the_fix_completes_the_compensation(
     dev_env: WorkflowEnvironment,
-    task_queue: str,
+    cli_task_queue: str,
     funded: Ledger,
     audit_store: AuditStore,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     client = FundsagaClient(
-        dev_env.client, task_queue, funded, workflow_type="FastTransferWorkflow"
+        dev_env.client, cli_task_queue, funded, workflow_type="FastTransferWorkflow"
     )
-    async with worker(dev_env, task_queue, funded, audit_store, PARKING_FAULTS):
+    async with worker(dev_env, cli_task_queue, funded, audit_store, PARKING_FAULTS):
         key = await park_one(client)
         capsys.readouterr()
         assert await fundsaga("attention", "list", "--output", "json") == 0
         parked = json.loads(capsys.readouterr().out)
         assert await fundsaga("attention", "retry", key, "--operator", "ana") == 0
         still = capsys.readouterr().out
-    async with worker(dev_env, task_queue, funded, audit_store, ""):
+    async with worker(dev_env, cli_task_queue, funded, audit_store, ""):
         assert (
             await fundsaga("attention", "retry", key, "--operator", "ana", "--note", "fixed") == 0
         )
@@ -118,15 +98,15 @@ async def test_operator_retry_after_the_fix_completes_the_compensation(
 
 async def test_operator_resolve_ends_resolved_and_refuses_sagas_not_parked(
     dev_env: WorkflowEnvironment,
-    task_queue: str,
+    cli_task_queue: str,
     funded: Ledger,
     audit_store: AuditStore,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     client = FundsagaClient(
-        dev_env.client, task_queue, funded, workflow_type="FastTransferWorkflow"
+        dev_env.client, cli_task_queue, funded, workflow_type="FastTransferWorkflow"
     )
-    async with worker(dev_env, task_queue, funded, audit_store, PARKING_FAULTS):
+    async with worker(dev_env, cli_task_queue, funded, audit_store, PARKING_FAULTS):
         key = await park_one(client)
         assert (
             await fundsaga(
