@@ -98,7 +98,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
         await self._compensate()
         outcome = self._outcome()
         await self._audit(AuditKind.TERMINAL, "terminal", self._outcome_payload())
-        await workflow.wait_condition(workflow.all_handlers_finished)
+        await uncancellable(workflow.wait_condition(workflow.all_handlers_finished))
         raise ApplicationError(
             f"saga {outcome.status.value}: {self.failure.reason} at step "
             f"{self.failure.step_name or '-'}: {self.failure.message}",
