@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 from typing import Any
 
 from pydantic import JsonValue
 from temporalio import workflow
 
 from sagas._audit_call import AUDIT_ACTIVITY, AUDIT_RETRY, AUDIT_TIMEOUT, AuditCall
+from sagas._canonical import canonical_json, sha256_hex
 from sagas._outcome import SagaOutcome
 from sagas._snapshot import Snapshot
 from sagas._workflow_util import uncancellable
@@ -19,8 +18,7 @@ AUDIT_COMPLETED_MEMO = "audit_completed"
 
 
 def snapshot_hash(snapshot: Snapshot) -> str:
-    canonical = json.dumps(snapshot.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode()).hexdigest()
+    return sha256_hex(canonical_json(snapshot.model_dump(mode="json")))
 
 
 def outcome_payload(

@@ -21,7 +21,7 @@ from temporalio.exceptions import (
 from sagas._audit_call import AuditKind
 from sagas._audit_trail import audit_completed_sagas, outcome_payload, write_audit_record
 from sagas._definition import ACTION, COMPENSATION, RequestT, SagaDefinition, StateT
-from sagas._errors import NON_RETRYABLE_ERROR_TYPES
+from sagas._errors import is_business_error_type
 from sagas._outcome import (
     CompensationOutcome,
     OperatorAction,
@@ -202,7 +202,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
             details = cause.details[0] if cause.details else None
             if isinstance(details, dict) and isinstance(details.get("attempt"), int):
                 attempts = details["attempt"]
-        business = error_type in NON_RETRYABLE_ERROR_TYPES or (
+        business = is_business_error_type(error_type) or (
             err.retry_state is RetryState.NON_RETRYABLE_FAILURE
         )
         return StepFailure(

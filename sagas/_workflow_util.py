@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from temporalio import workflow
 
@@ -20,9 +20,4 @@ async def uncancellable(work: Awaitable[T]) -> T:
         except asyncio.CancelledError:
             if task.done():
                 return task.result()
-            workflow.logger.warning("cancel ignored until %s finishes", _name(task))
-
-
-def _name(task: Any) -> str:
-    get_name = getattr(task, "get_name", None)
-    return str(get_name()) if callable(get_name) else "the running step"
+            workflow.logger.warning("cancel ignored until the running step finishes")

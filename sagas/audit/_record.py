@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 from datetime import UTC, datetime
 from typing import Annotated
 
 from pydantic import AfterValidator, AwareDatetime, BaseModel, JsonValue, ValidationError
 
+from sagas._canonical import canonical_json as shared_canonical_json
+from sagas._canonical import sha256_hex
 from sagas._errors import InvalidRequestError
 
 GENESIS_HASH = "0" * 64
@@ -45,9 +45,7 @@ class AuditRecord(BaseModel, frozen=True):
 
 def canonical_json(value: JsonValue) -> str:
     """Sorted keys, no whitespace, UTF-8 text: the one serialization that is hashed."""
-    return json.dumps(
-        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    )
+    return shared_canonical_json(value, ascii_only=False)
 
 
 def format_timestamp(value: datetime) -> str:
@@ -68,8 +66,7 @@ def hashed_fields(record: AuditRecord) -> dict[str, JsonValue]:
 
 
 def compute_hash(record: AuditRecord) -> str:
-    text = canonical_json(hashed_fields(record))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return sha256_hex(canonical_json(hashed_fields(record)))
 
 
 def seal(

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 from typing import Any
 
 from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from sagas._canonical import canonical_json, sha256_hex
 from sagas._currency import currency
 from sagas._definition import SagaRequest
 from sagas._errors import InvalidRequestError
@@ -95,5 +94,4 @@ class TransferRequest(SagaRequest):
     def fingerprint(self) -> str:
         """A stable hash of what was asked, to tell a retry from a conflicting reuse of the key."""
         fields = self.model_dump(mode="json") | {"amount": self.money.amount_text()}
-        canonical = json.dumps(fields, sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(canonical.encode()).hexdigest()
+        return sha256_hex(canonical_json(fields))

@@ -32,6 +32,10 @@ async def worker(
         yield running
 
 
+def fast_client(env: WorkflowEnvironment, queue: str, ledger: Ledger) -> FundsagaClient:
+    return FundsagaClient(env.client, queue, ledger, workflow_type="FastTransferWorkflow")
+
+
 async def park_one(client: FundsagaClient) -> str:
     key = f"op-{uuid.uuid4().hex[:10]}"
     await client.start_transfer(
@@ -57,9 +61,7 @@ async def test_operator_retry_after_the_fix_completes_the_compensation(
     audit_store: AuditStore,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    client = FundsagaClient(
-        dev_env.client, cli_task_queue, funded, workflow_type="FastTransferWorkflow"
-    )
+    client = fast_client(dev_env, cli_task_queue, funded)
     async with worker(dev_env, cli_task_queue, funded, audit_store, PARKING_FAULTS):
         key = await park_one(client)
         capsys.readouterr()
@@ -103,9 +105,7 @@ async def test_operator_resolve_ends_resolved_and_refuses_sagas_not_parked(
     audit_store: AuditStore,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    client = FundsagaClient(
-        dev_env.client, cli_task_queue, funded, workflow_type="FastTransferWorkflow"
-    )
+    client = fast_client(dev_env, cli_task_queue, funded)
     async with worker(dev_env, cli_task_queue, funded, audit_store, PARKING_FAULTS):
         key = await park_one(client)
         assert (
