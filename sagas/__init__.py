@@ -36,6 +36,7 @@ from sagas._faults import FaultKind, FaultPlan, FaultRule, parse_faults
 from sagas._money import MAX_MINOR_UNITS, Money, parse_money
 from sagas._outcome import CompensationOutcome, OperatorAction, SagaOutcome, SagaView, StepFailure
 from sagas._retry import RetrySpec, retry_spec
+from sagas._runtime import LEAN_HISTORY_PATCH
 from sagas._settings import Settings, load_settings
 from sagas._snapshot import CompensationEntry, Snapshot
 from sagas._status import SagaStatus
@@ -46,6 +47,7 @@ __all__ = [
     "ACTION",
     "COMPENSATION",
     "FAULTS_ENV_VAR",
+    "LEAN_HISTORY_PATCH",
     "MAX_MINOR_UNITS",
     "NON_RETRYABLE_ERROR_TYPES",
     "RESOLVE_UPDATE",

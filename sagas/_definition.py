@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import Generic, TypeVar
 
@@ -78,6 +78,12 @@ class StepDefinition(Generic[RequestT]):
     describe_action: Callable[[RequestT], str]
     """Summary shown on the action's activity in the Temporal UI."""
     describe_compensation: Callable[[RequestT], str]
+    local: bool = False
+    """Run action and compensation as local activities, inside the workflow task.
+
+    For short steps only (a ledger write): a local attempt gives no per-attempt activity events
+    in the history, and the saga's deadline is then raced against a timer.
+    """
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -95,6 +101,18 @@ class SagaDefinition(Generic[RequestT, StateT]):
         if len(set(names)) != len(names):
             raise ValueError(f"saga {self.saga_type}: step names must be unique, got {names}")
         object.__setattr__(self, "call_type", StepCall[self.request_type, self.state_type])  # type: ignore[name-defined]
+
+    @property
+    def has_local_steps(self) -> bool:
+        return any(step.local for step in self.steps)
+
+    def with_local_steps(self) -> SagaDefinition[RequestT, StateT]:
+        """The same saga with every step run as a local activity.
+
+        A running saga must keep the mode it started with: give this definition its own workflow
+        type rather than switching an existing one (docs/determinism.md).
+        """
+        return replace(self, steps=tuple(replace(step, local=True) for step in self.steps))
 
     def step(self, name: str) -> StepDefinition[RequestT]:
         for step in self.steps:

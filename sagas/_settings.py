@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from sagas._validation import invalid_request_from
 
 DEFAULT_HOME = Path(".fundsaga")
 
@@ -22,7 +25,13 @@ class Settings(BaseSettings):
     audit_store: str = Field(f"dir:{DEFAULT_HOME / 'audit'}", alias="FUNDSAGA_AUDIT_STORE")
     audit_completed: bool = Field(False, alias="FUNDSAGA_AUDIT_COMPLETED")
     faults: str = Field("", alias="FUNDSAGA_FAULTS")
+    step_mode: Literal["activity", "local"] = Field("activity", alias="FUNDSAGA_STEP_MODE")
+    """How transfers this client starts run their steps: regular or local activities."""
 
 
 def load_settings() -> Settings:
-    return Settings()
+    """The settings, or InvalidRequestError naming the variable that holds a bad value."""
+    try:
+        return Settings()
+    except ValidationError as err:
+        raise invalid_request_from(err) from None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any, Protocol
 
 from temporalio import activity
@@ -16,7 +16,9 @@ from sagas._snapshot import Snapshot
 
 
 class SnapshotStore(Protocol):
-    def record_snapshot(self, snapshot: Snapshot) -> None: ...
+    def snapshot_first(self, snapshot: Snapshot) -> AbstractContextManager[None]:
+        """Make `snapshot` durable no later than the first write the block commits."""
+        ...
 
 
 def _touched(call: StepCall[Any, Any]) -> frozenset[str]:
@@ -40,16 +42,20 @@ def step_guard(
 ) -> Iterator[None]:
     """Wrap a step activity's effect.
 
-    The snapshot is committed in its own transaction before the effect, so it is durable first
-    without costing the workflow a round trip.
+    The snapshot is committed before or with the effect's own transaction, so it is durable
+    no later than the effect, without costing the workflow a round trip.
     """
     attempt = activity.info().attempt if activity.in_activity() else 1
     accounts = _touched(call)
+    snapshot_first: AbstractContextManager[None] = (
+        nullcontext()
+        if call.snapshot is None
+        else store.snapshot_first(call.snapshot.model_copy(update={"attempt": attempt}))
+    )
     try:
-        if call.snapshot is not None:
-            store.record_snapshot(call.snapshot.model_copy(update={"attempt": attempt}))
-        faults.before_effect(call.step_name, call.phase, attempt, accounts)
-        yield
-        faults.after_effect(call.step_name, call.phase, attempt, accounts)
+        with snapshot_first:
+            faults.before_effect(call.step_name, call.phase, attempt, accounts)
+            yield
+            faults.after_effect(call.step_name, call.phase, attempt, accounts)
     except FundsagaError as err:
         raise to_application_error(err, attempt) from err

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from temporalio import workflow
 from temporalio.api.enums.v1 import IndexedValueType
 from temporalio.api.operatorservice.v1 import AddSearchAttributesRequest
 from temporalio.contrib.pydantic import pydantic_data_converter
@@ -69,3 +70,11 @@ def worker_for(
         activities=activities,
         activity_executor=ThreadPoolExecutor(max_workers=16),
     )
+
+
+def workflow_name(workflow_class: type) -> str:
+    """The workflow type a class is registered as."""
+    name = workflow._Definition.must_from_class(workflow_class).name
+    if name is None:
+        raise TypeError(f"{workflow_class.__name__} is a dynamic workflow: give it a name")
+    return name

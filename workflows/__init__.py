@@ -1,7 +1,7 @@
 """Temporal workflow definitions: deterministic orchestration only."""
 
-from workflows.transfer import TransferWorkflow
+from workflows.transfer import TransferLocalStepsWorkflow, TransferWorkflow
 
-ALL_WORKFLOWS = [TransferWorkflow]
+ALL_WORKFLOWS = [TransferWorkflow, TransferLocalStepsWorkflow]
 
-__all__ = ["ALL_WORKFLOWS", "TransferWorkflow"]
+__all__ = ["ALL_WORKFLOWS", "TransferLocalStepsWorkflow", "TransferWorkflow"]

@@ -1,16 +1,31 @@
-"""TransferWorkflow: the transfer saga, run by the generic saga runtime."""
+"""The transfer saga's workflows, run by the generic saga runtime: one per step mode."""
 
 from temporalio import workflow
 from temporalio.common import RawValue
 
 with workflow.unsafe.imports_passed_through():
-    from sagas import SagaOutcome, SagaWorkflow
+    from sagas import LEAN_HISTORY_PATCH, SagaOutcome, SagaWorkflow
     from sagas.transfer import TRANSFER_SAGA
 
 
 @workflow.defn(name="TransferWorkflow")
 class TransferWorkflow(SagaWorkflow):
+    """Each step a regular activity: every attempt shows in the history."""
+
     definition = TRANSFER_SAGA
+    guarded_patches = frozenset({LEAN_HISTORY_PATCH})
+
+    @workflow.run
+    async def run(self, *inputs: RawValue) -> SagaOutcome:
+        return await self.run_saga(*inputs)
+
+
+@workflow.defn(name="TransferLocalStepsWorkflow")
+class TransferLocalStepsWorkflow(SagaWorkflow):
+    """Each step a local activity inside the workflow task: a third of the history, no task
+    round trip per step; a step's attempts show only as its final marker."""
+
+    definition = TRANSFER_SAGA.with_local_steps()
 
     @workflow.run
     async def run(self, *inputs: RawValue) -> SagaOutcome:

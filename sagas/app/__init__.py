@@ -3,7 +3,12 @@
 import sys
 
 from sagas.app._cli import run_cli
-from sagas.app._client import FundsagaClient, connect_temporal, transfer_workflow_id
+from sagas.app._client import (
+    TRANSFER_WORKFLOW_BY_STEP_MODE,
+    FundsagaClient,
+    connect_temporal,
+    transfer_workflow_id,
+)
 from sagas.app._devserver import start_dev_server, temporal_cli_path
 from sagas.app._worker import build_worker
 
@@ -13,6 +18,7 @@ def main() -> None:
 
 
 __all__ = [
+    "TRANSFER_WORKFLOW_BY_STEP_MODE",
     "FundsagaClient",
     "build_worker",
     "connect_temporal",

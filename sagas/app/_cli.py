@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from sagas._db import upgrade_database
 from sagas._errors import FundsagaError, InvalidRequestError
-from sagas._settings import Settings
+from sagas._settings import Settings, load_settings
 from sagas.app import (
     _cli_accounts,
     _cli_attention,
@@ -61,7 +61,7 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     args = build_parser().parse_args(argv)
     try:
-        return _dispatch(args, Settings())
+        return _dispatch(args, load_settings())
     except InvalidRequestError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

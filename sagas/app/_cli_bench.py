@@ -9,13 +9,6 @@ from typing import Any
 
 from sagas._settings import DEFAULT_HOME, Settings
 
-PATCH_NAMES = (
-    "skip-unchanged-upserts",
-    "uncancelled-deadline-timer",
-    "skip-snapshot-write",
-    "local-activity-steps",
-)
-
 
 def _sizes(text: str) -> tuple[int, ...]:
     return tuple(int(part) for part in text.split(","))
@@ -44,16 +37,6 @@ def add_parser(commands: Any) -> None:
     knobs.add_argument("--unsandboxed", action="store_true")
     knobs.add_argument("--sqlite-journal", choices=("wal", "delete"), default="wal")
     knobs.add_argument("--eager-activities", action="store_true")
-    knobs.add_argument(
-        "--no-client-check", action="store_true", help="ENGINE starts without the describe"
-    )
-    knobs.add_argument(
-        "--engine-patch",
-        action="append",
-        default=[],
-        choices=PATCH_NAMES,
-        help="a proposed engine change, patched into the bench worker only",
-    )
 
 
 def config_from(args: argparse.Namespace) -> Any:
@@ -68,7 +51,6 @@ def config_from(args: argparse.Namespace) -> Any:
         compensate_samples=args.compensate_samples,
         soak=args.soak,
         dbos=not args.no_dbos,
-        client_check=not args.no_client_check,
         output_dir=args.output_dir,
         label=args.label,
         knobs=WorkerKnobs(
@@ -78,7 +60,6 @@ def config_from(args: argparse.Namespace) -> Any:
             unsandboxed=args.unsandboxed,
             sqlite_journal=args.sqlite_journal,
             eager_activities=args.eager_activities,
-            engine_patches=tuple(args.engine_patch),
         ),
     )
     return config.smoke() if args.smoke else config

@@ -38,6 +38,11 @@ from sagas.ledger import Ledger
 from sagas.transfer import TransferRequest
 
 TRANSFER_WORKFLOW = "TransferWorkflow"
+TRANSFER_WORKFLOW_BY_STEP_MODE = {
+    "activity": TRANSFER_WORKFLOW,
+    "local": "TransferLocalStepsWorkflow",
+}
+"""The workflow type a transfer starts as, by FUNDSAGA_STEP_MODE; every worker runs both."""
 FINGERPRINT_MEMO = "request_fingerprint"
 
 
@@ -79,7 +84,13 @@ class FundsagaClient:
     async def connect(cls, settings: Settings, *, with_ledger: bool = True) -> FundsagaClient:
         ledger = Ledger.from_url(settings.database_url) if with_ledger else None
         temporal = await connect_temporal(settings)
-        return cls(temporal, settings.task_queue, ledger, audit_completed=settings.audit_completed)
+        return cls(
+            temporal,
+            settings.task_queue,
+            ledger,
+            audit_completed=settings.audit_completed,
+            workflow_type=TRANSFER_WORKFLOW_BY_STEP_MODE[settings.step_mode],
+        )
 
     async def start_transfer(
         self, request: TransferRequest | Mapping[str, Any]

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 from temporalio.client import Client
-from temporalio.worker import Worker
+from temporalio.worker import Worker, WorkflowRunner
+from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner
 
 from activities.audit import AuditActivities
 from activities.transfer import TransferActivities
@@ -28,7 +29,15 @@ def build_worker(
     *,
     workflows: Sequence[type] = ALL_WORKFLOWS,
     max_concurrent_activities: int = 32,
+    max_concurrent_workflow_tasks: int | None = None,
+    max_cached_workflows: int = 1000,
+    workflow_runner: WorkflowRunner | None = None,
 ) -> Worker:
+    """A worker for every saga workflow type and the activities of their steps and audit.
+
+    `max_concurrent_activities` is also the size of the thread pool the sync step activities
+    run on; None for the workflow task slots and runner keeps the SDK's defaults.
+    """
     faults = faults or FaultPlan()
     if faults:
         log.warning(
@@ -47,4 +56,7 @@ def build_worker(
         activities=activities,
         activity_executor=ThreadPoolExecutor(max_workers=max_concurrent_activities),
         max_concurrent_activities=max_concurrent_activities,
+        max_concurrent_workflow_tasks=max_concurrent_workflow_tasks,
+        max_cached_workflows=max_cached_workflows,
+        workflow_runner=workflow_runner or SandboxedWorkflowRunner(),
     )

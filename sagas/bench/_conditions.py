@@ -55,9 +55,7 @@ def conditions(config: BenchConfig, *, peak_resettable: bool) -> Conditions:
         "block": config.block,
         "latency_samples": config.latency_samples,
         "open_loop_samples": config.open_loop_samples,
-        "engine_start": "FundsagaClient.start_transfer (start + describe)"
-        if config.client_check
-        else "start_transfer without the describe",
+        "engine_start": "FundsagaClient.start_transfer (one start; describe only if the id exists)",
         "worker_peak_reset_per_block": peak_resettable,
         **knobs,
     }

@@ -24,13 +24,11 @@ class WorkerKnobs:
     """`wal` (fundsaga's setting) or `delete`, to measure what WAL is worth."""
     eager_activities: bool = False
     """Turn on eager activity execution in the dev server's dynamic config."""
-    engine_patches: tuple[str, ...] = ()
-    """Proposed engine changes patched into the worker process (sagas.bench._engine_patches)."""
 
 
 @dataclass(frozen=True, kw_only=True)
 class BenchConfig:
-    """Sizes of one run. Throughput blocks alternate BARE, ENGINE and NAIVE in each round."""
+    """Sizes of one run. Throughput blocks alternate the INTERLEAVED scenarios in each round."""
 
     concurrencies: tuple[int, ...] = (16, 64)
     rounds: int = 4
@@ -48,8 +46,6 @@ class BenchConfig:
     soak: int = 0
     """Transfers through one worker for the memory soak; 0 skips it."""
     dbos: bool = True
-    client_check: bool = True
-    """ENGINE starts through FundsagaClient.start_transfer (its describe included)."""
     knobs: WorkerKnobs = field(default_factory=WorkerKnobs)
     output_dir: Path = DEFAULT_OUTPUT_DIR
     label: str = "default"

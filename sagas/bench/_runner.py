@@ -17,7 +17,13 @@ from sagas.bench._soak import soak
 from sagas.bench._summary import ratios, summarise, targets
 from sagas.bench._worker_proc import WorkerSpec
 
-TEMPORAL_SCENARIOS = (Scenario.BARE, Scenario.ENGINE, Scenario.COMPENSATE, Scenario.NAIVE)
+TEMPORAL_SCENARIOS = (
+    Scenario.BARE,
+    Scenario.ENGINE,
+    Scenario.ENGINE_LOCAL,
+    Scenario.COMPENSATE,
+    Scenario.NAIVE,
+)
 
 
 async def run_bench(config: BenchConfig) -> Report:
@@ -40,10 +46,7 @@ async def run_bench(config: BenchConfig) -> Report:
         )
         async with worker_process(spec, out / "worker.log") as worker_pid:
             probe = Probe(worker_pid, server_pid())
-            runners = {
-                s: runner(s, env.client, queues, client_check=config.client_check)
-                for s in TEMPORAL_SCENARIOS
-            }
+            runners = {s: runner(s, env.client, queues) for s in TEMPORAL_SCENARIOS}
             measured = await Session(config, probe, env.client, runners).run()
             soaked = (
                 await soak(probe, runners[Scenario.ENGINE], config.soak) if config.soak else None

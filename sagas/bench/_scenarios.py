@@ -5,12 +5,11 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
 
-from temporalio.client import Client, WorkflowHandle
+from temporalio.client import Client
 
 from sagas._status import SagaStatus
-from sagas.app import FundsagaClient
+from sagas.app import TRANSFER_WORKFLOW_BY_STEP_MODE, FundsagaClient
 from sagas.bench._load import Done, RunOne
 from sagas.bench._setup import requests
 from workflows.bench import BareWorkflow, NaiveTransferWorkflow
@@ -19,12 +18,13 @@ from workflows.bench import BareWorkflow, NaiveTransferWorkflow
 class Scenario(StrEnum):
     BARE = "BARE"  # no-op activities, same count, retries and timeouts: the ceiling
     ENGINE = "ENGINE"  # the transfer saga's happy path, real ledger writes
+    ENGINE_LOCAL = "ENGINE-LOCAL"  # the same with every step a local activity
     COMPENSATE = "ENGINE-COMPENSATE"  # the last step fails (business error), all compensate
     NAIVE = "NAIVE"  # the transfer as Temporal's samples write a saga
     DBOS = "DBOS"  # the same steps on DBOS Transact with SQLite
 
 
-INTERLEAVED = (Scenario.BARE, Scenario.ENGINE, Scenario.NAIVE)
+INTERLEAVED = (Scenario.BARE, Scenario.ENGINE, Scenario.ENGINE_LOCAL, Scenario.NAIVE)
 """Scenarios that run in alternating blocks, so their ratios hold on a noisy machine."""
 
 
@@ -35,22 +35,18 @@ class Queues:
     bench: str = field(default_factory=lambda: f"bench-bare-{uuid.uuid4().hex[:8]}")
 
 
-class _UncheckedClient(FundsagaClient):
-    """start_transfer without the describe that checks the fingerprint (a tuning candidate)."""
-
-    async def _check_same_request(self, handle: WorkflowHandle[Any, Any], fingerprint: str) -> None:
-        return None
-
-
-def runner(scenario: Scenario, temporal: Client, queues: Queues, *, client_check: bool) -> RunOne:
+def runner(scenario: Scenario, temporal: Client, queues: Queues) -> RunOne:
     """A function that runs one new saga of `scenario` and says whether it ended as expected."""
     if scenario is Scenario.BARE:
         return _plain(temporal, queues.bench, "bare", "done")
     if scenario is Scenario.NAIVE:
         return _plain(temporal, queues.bench, "naive", "completed")
     if scenario is Scenario.ENGINE:
-        client_type = FundsagaClient if client_check else _UncheckedClient
-        return _saga(client_type(temporal, queues.engine), SagaStatus.COMPLETED, "engine")
+        return _saga(FundsagaClient(temporal, queues.engine), SagaStatus.COMPLETED, "engine")
+    if scenario is Scenario.ENGINE_LOCAL:
+        local = TRANSFER_WORKFLOW_BY_STEP_MODE["local"]
+        client = FundsagaClient(temporal, queues.engine, workflow_type=local)
+        return _saga(client, SagaStatus.COMPLETED, "local")
     if scenario is Scenario.COMPENSATE:
         return _saga(FundsagaClient(temporal, queues.compensate), SagaStatus.COMPENSATED, "comp")
     raise ValueError(f"{scenario} does not run on Temporal")

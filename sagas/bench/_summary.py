@@ -44,27 +44,34 @@ def _per_saga(seconds: float, sagas: int) -> float | None:
     return round(1000 * seconds / sagas, 2) if sagas else None
 
 
+ENGINES = {Scenario.ENGINE: "", Scenario.ENGINE_LOCAL: "_local"}
+"""The engine's scenarios, each with the suffix of its ratios (R_tput@16, R_tput_local@16)."""
+
+
 def ratios(
     measured: dict[Scenario, Measured], results: dict[str, ScenarioResult]
 ) -> dict[str, float]:
-    bare, engine, naive = (measured[s] for s in (Scenario.BARE, Scenario.ENGINE, Scenario.NAIVE))
+    bare, naive = measured[Scenario.BARE], measured[Scenario.NAIVE]
+    b = results[Scenario.BARE.value]
     found: dict[str, float | None] = {}
     for c in bare.tput:
-        bare_tput = [b.tput for b in bare.tput[c]]
-        found[f"R_tput@{c}"] = paired_ratio([b.tput for b in engine.tput[c]], bare_tput)
-        found[f"NAIVE/BARE tput@{c}"] = paired_ratio([b.tput for b in naive.tput[c]], bare_tput)
-        found[f"ENGINE/NAIVE tput@{c}"] = paired_ratio(
-            [b.tput for b in engine.tput[c]], [b.tput for b in naive.tput[c]]
+        bare_tput = [block.tput for block in bare.tput[c]]
+        naive_tput = [block.tput for block in naive.tput[c]]
+        found[f"NAIVE/BARE tput@{c}"] = paired_ratio(naive_tput, bare_tput)
+        for scenario, tag in ENGINES.items():
+            engine_tput = [block.tput for block in measured[scenario].tput[c]]
+            found[f"R_tput{tag}@{c}"] = paired_ratio(engine_tput, bare_tput)
+            found[f"{scenario.value}/NAIVE tput@{c}"] = paired_ratio(engine_tput, naive_tput)
+    for scenario, tag in ENGINES.items():
+        e = results[scenario.value]
+        found[f"R_p50{tag}"] = ratio(_p50(e), _p50(b))
+        found[f"R_p50{tag}@half"] = ratio(
+            e.latency_half.p50_ms if e.latency_half else None,
+            b.latency_half.p50_ms if b.latency_half else None,
         )
-    b, e = results[Scenario.BARE.value], results[Scenario.ENGINE.value]
-    found["R_p50"] = ratio(_p50(e), _p50(b))
-    found["R_p50@half"] = ratio(
-        e.latency_half.p50_ms if e.latency_half else None,
-        b.latency_half.p50_ms if b.latency_half else None,
-    )
-    found["R_events"] = ratio(e.history_events, b.history_events)
-    found["R_transitions"] = ratio(e.state_transitions, b.state_transitions)
-    found["R_worker_cpu"] = ratio(e.worker_cpu_ms_per_saga, b.worker_cpu_ms_per_saga)
+        found[f"R_events{tag}"] = ratio(e.history_events, b.history_events)
+        found[f"R_transitions{tag}"] = ratio(e.state_transitions, b.state_transitions)
+        found[f"R_worker_cpu{tag}"] = ratio(e.worker_cpu_ms_per_saga, b.worker_cpu_ms_per_saga)
     return {k: v for k, v in found.items() if v is not None}
 
 
@@ -76,25 +83,18 @@ def targets(
     found: dict[str, float], concurrencies: tuple[int, ...], soak: Soak | None
 ) -> list[Target]:
     listed: list[Target] = []
-    for c in concurrencies:
-        value = found[f"R_tput@{c}"]
-        listed.append(Target(name=f"R_tput@{c}", wanted=">= 0.9", value=value, met=value >= 0.9))
-        lead = found[f"ENGINE/NAIVE tput@{c}"]
-        listed.append(
-            Target(name=f"ENGINE ahead of NAIVE @{c}", wanted="> 1.0", value=lead, met=lead > 1.0)
-        )
-    events = found.get("R_events")
-    listed.append(
-        Target(
-            name="R_events", wanted="<= 1.1", value=events, met=events is not None and events <= 1.1
-        )
-    )
-    p50 = found.get("R_p50")
-    listed.append(
-        Target(
-            name="R_p50 (unloaded)", wanted="<= 1.2", value=p50, met=p50 is not None and p50 <= 1.2
-        )
-    )
+    for scenario, tag in ENGINES.items():
+        name = scenario.value
+        for c in concurrencies:
+            listed.append(_at_least(f"{name}: R_tput{tag}@{c}", found[f"R_tput{tag}@{c}"], 0.9))
+            lead = found[f"{name}/NAIVE tput@{c}"]
+            listed.append(
+                Target(
+                    name=f"{name} ahead of NAIVE @{c}", wanted="> 1.0", value=lead, met=lead > 1.0
+                )
+            )
+        listed.append(_at_most(f"{name}: R_events{tag}", found.get(f"R_events{tag}"), 1.1))
+        listed.append(_at_most(f"{name}: R_p50{tag} (unloaded)", found.get(f"R_p50{tag}"), 1.2))
     if soak is not None:
         listed.append(
             Target(
@@ -105,3 +105,13 @@ def targets(
             )
         )
     return listed
+
+
+def _at_least(name: str, value: float, wanted: float) -> Target:
+    return Target(name=name, wanted=f">= {wanted}", value=value, met=value >= wanted)
+
+
+def _at_most(name: str, value: float | None, wanted: float) -> Target:
+    return Target(
+        name=name, wanted=f"<= {wanted}", value=value, met=value is not None and value <= wanted
+    )

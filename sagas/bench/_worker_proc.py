@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import AsyncIterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import asdict, dataclass
 from typing import Any
-from unittest import mock
 
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
@@ -17,11 +15,9 @@ from temporalio.worker import UnsandboxedWorkflowRunner, Worker
 
 from activities.bench import NaiveActivities, noop
 from sagas._faults import FaultPlan, parse_faults
-from sagas.app import _worker as _worker_module
 from sagas.app import build_worker
 from sagas.audit import AuditStore, open_audit_store
 from sagas.bench._config import WorkerKnobs
-from sagas.bench._engine_patches import apply_patches
 from sagas.bench._setup import bench_ledger
 from workflows.bench import BareWorkflow, NaiveTransferWorkflow
 
@@ -45,13 +41,12 @@ class WorkerSpec:
     @classmethod
     def from_json(cls, text: str) -> WorkerSpec:
         data: dict[str, Any] = json.loads(text)
-        knobs = data["knobs"] | {"engine_patches": tuple(data["knobs"]["engine_patches"])}
-        return cls(**(data | {"knobs": WorkerKnobs(**knobs)}))
+        return cls(**(data | {"knobs": WorkerKnobs(**data["knobs"])}))
 
 
-def _extra_options(knobs: WorkerKnobs) -> dict[str, Any]:
-    """Worker options build_worker does not take (yet): the knobs under measurement."""
-    options: dict[str, Any] = {}
+def _worker_options(knobs: WorkerKnobs) -> dict[str, Any]:
+    """The knobs under measurement, as options build_worker passes on to the Worker."""
+    options: dict[str, Any] = {"max_concurrent_activities": knobs.max_concurrent_activities}
     if knobs.max_concurrent_workflow_tasks is not None:
         options["max_concurrent_workflow_tasks"] = knobs.max_concurrent_workflow_tasks
     if knobs.max_cached_workflows is not None:
@@ -61,40 +56,24 @@ def _extra_options(knobs: WorkerKnobs) -> dict[str, Any]:
     return options
 
 
-def _knobs_into_build_worker(knobs: WorkerKnobs) -> Any:
-    """Measure a knob on the production worker: build_worker's Worker gets the extra options."""
-    return mock.patch.object(
-        _worker_module, "Worker", functools.partial(Worker, **_extra_options(knobs))
-    )
-
-
 def _engine_worker(
     client: Client, spec: WorkerSpec, queue: str, audit: AuditStore, faults: FaultPlan
 ) -> Worker:
     ledger = bench_ledger(spec.database_url, spec.knobs.sqlite_journal)
-    with _knobs_into_build_worker(spec.knobs):
-        return build_worker(
-            client,
-            queue,
-            ledger,
-            audit,
-            faults,
-            max_concurrent_activities=spec.knobs.max_concurrent_activities,
-        )
+    return build_worker(client, queue, ledger, audit, faults, **_worker_options(spec.knobs))
 
 
 def _bench_worker(client: Client, spec: WorkerSpec) -> Worker:
     """BARE and NAIVE, on the options build_worker gives the engine's worker."""
     ledger = bench_ledger(spec.database_url, spec.knobs.sqlite_journal)
-    slots = spec.knobs.max_concurrent_activities
+    options = _worker_options(spec.knobs)
     return Worker(
         client,
         task_queue=spec.bench_queue,
         workflows=[BareWorkflow, NaiveTransferWorkflow],
         activities=[noop, *NaiveActivities(ledger).all()],
-        activity_executor=ThreadPoolExecutor(max_workers=slots),
-        max_concurrent_activities=slots,
-        **_extra_options(spec.knobs),
+        activity_executor=ThreadPoolExecutor(max_workers=options["max_concurrent_activities"]),
+        **options,
     )
 
 
@@ -103,7 +82,6 @@ async def running_workers(spec: WorkerSpec) -> AsyncIterator[None]:
     client = await Client.connect(
         spec.address, namespace=spec.namespace, data_converter=pydantic_data_converter
     )
-    apply_patches(spec.knobs.engine_patches)
     audit = open_audit_store(spec.audit_store)
     workers: Sequence[Worker] = (
         _engine_worker(client, spec, spec.engine_queue, audit, FaultPlan()),

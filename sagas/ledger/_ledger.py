@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import TypeVar
 
 from sqlalchemy import Engine, select
@@ -37,6 +40,17 @@ from sagas.ledger._views import (
 
 T = TypeVar("T")
 R = TypeVar("R")
+
+
+@dataclass
+class _PendingSnapshot:
+    snapshot: Snapshot
+    committed: bool = False
+
+
+_pending_snapshot: ContextVar[_PendingSnapshot | None] = ContextVar(
+    "fundsaga_pending_snapshot", default=None
+)
 
 
 class Ledger:
@@ -161,6 +175,23 @@ class Ledger:
         """Store the snapshot; for a known (saga, step) only `attempt` rises to the max seen."""
         self._run(lambda s: _snapshots.record_snapshot(s, snapshot))
 
+    @contextmanager
+    def snapshot_first(self, snapshot: Snapshot) -> Iterator[None]:
+        """Record `snapshot` inside the first transaction the block runs, before its writes.
+
+        The snapshot commits with the step's effect, one transaction instead of two; when no
+        transaction commits in the block (the effect was refused, failed or wrote nothing), it
+        is recorded on its own as the block ends, so a failed step still has its snapshot.
+        """
+        pending = _PendingSnapshot(snapshot)
+        token = _pending_snapshot.set(pending)
+        try:
+            yield
+        finally:
+            _pending_snapshot.reset(token)
+            if not pending.committed:
+                self.record_snapshot(snapshot)
+
     def snapshots(self, saga_id: str) -> list[Snapshot]:
         """The saga's snapshots ordered by step index."""
         return self._run(lambda s: _snapshots.snapshots(s, saga_id))
@@ -176,12 +207,17 @@ class Ledger:
             return self._once(work)
 
     def _once(self, work: Callable[[Session], T]) -> T:
-        with (
-            translate_db_errors(),
-            Session(self.engine, expire_on_commit=False) as session,
-            session.begin(),
-        ):
-            return work(session)
+        pending = _pending_snapshot.get()
+        if pending is not None and pending.committed:
+            pending = None
+        with translate_db_errors(), Session(self.engine, expire_on_commit=False) as session:
+            with session.begin():
+                if pending is not None:
+                    _snapshots.record_snapshot(session, pending.snapshot)
+                result = work(session)
+            if pending is not None:
+                pending.committed = True
+            return result
 
 
 def _optional(view: Callable[[R], T], row: R | None) -> T | None:

@@ -8,7 +8,6 @@ from pathlib import Path
 import sagas.bench
 from sagas.app import _cli_bench
 from sagas.bench import DEFAULT_OUTPUT_DIR, BenchConfig, WorkerKnobs
-from sagas.bench._engine_patches import PATCHES
 from sagas.bench._metrics import latency, paired_ratio, percentile
 
 
@@ -32,12 +31,6 @@ def test_smoke_and_knobs_are_passed_through() -> None:
     assert config.block < BenchConfig().block
     assert config.soak == 20
     assert config.knobs == WorkerKnobs(eager_activities=True, max_concurrent_workflow_tasks=8)
-
-
-def test_every_engine_patch_can_be_chosen() -> None:
-    assert tuple(PATCHES) == _cli_bench.PATCH_NAMES
-    config = _cli_bench.config_from(parse("--engine-patch", "skip-unchanged-upserts"))
-    assert config.knobs.engine_patches == ("skip-unchanged-upserts",)
 
 
 def test_percentiles_interpolate_between_ranks() -> None:

@@ -30,6 +30,34 @@ async def fundsaga(*argv: str) -> int:
 
 
 @pytest.mark.usefixtures("cli_env")
+async def test_step_mode_local_runs_the_transfer_steps_inside_the_workflow_task(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    client: FundsagaClient,
+    funded: Ledger,
+) -> None:
+    monkeypatch.setenv("FUNDSAGA_STEP_MODE", "local")
+    key = f"cli-local-{uuid.uuid4().hex[:10]}"
+    argv = ["--from", "alice", "--to", "bob", "--amount", "2.50", "--currency", "EUR"]
+    code = await fundsaga("transfer", "start", *argv, "--key", key, "--wait")
+
+    assert code == 0
+    assert f"transfer-{key}: COMPLETED" in capsys.readouterr().out
+    handle = client.temporal.get_workflow_handle(f"transfer-{key}")
+    assert (await handle.describe()).workflow_type == "TransferLocalStepsWorkflow"
+    events = (await handle.fetch_history()).events
+    assert not [e for e in events if e.HasField("activity_task_scheduled_event_attributes")]
+    assert len([e for e in events if e.HasField("marker_recorded_event_attributes")]) == 4
+    assert [s.step_name for s in funded.snapshots(f"transfer-{key}")] == [
+        "reserve",
+        "capture",
+        "credit",
+        "settle",
+    ]
+    assert funded.account("bob").balance.amount_text() == "52.50"
+
+
+@pytest.mark.usefixtures("cli_env")
 async def test_accounts_round_trip_as_json_with_decimal_strings(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -127,3 +155,13 @@ async def test_bad_transfer_input_exits_2_naming_the_field(
     assert code == 2
     assert f"error: {field}:" in capsys.readouterr().err
     assert [a.balance for a in funded.accounts()] == before
+
+
+@pytest.mark.usefixtures("cli_env")
+async def test_a_bad_setting_is_refused_naming_the_variable(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FUNDSAGA_STEP_MODE", "fast")
+
+    assert await fundsaga("accounts", "list") == 2
+    assert "FUNDSAGA_STEP_MODE" in capsys.readouterr().err

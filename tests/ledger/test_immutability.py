@@ -29,6 +29,7 @@ PUBLIC_METHODS = {
     "record_snapshot",
     "reverse",
     "settle",
+    "snapshot_first",
     "snapshots",
     "transfer",
     "unfreeze",

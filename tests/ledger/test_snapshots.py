@@ -1,11 +1,22 @@
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
+from sqlalchemy import event
 
-from sagas import CompensationEntry, InvalidRequestError, SagaStatus, Snapshot
+from sagas import (
+    CompensationEntry,
+    InsufficientFundsError,
+    InvalidRequestError,
+    SagaStatus,
+    Snapshot,
+    TransientError,
+)
 from sagas.ledger import Ledger
+from tests.ledger._money import eur
 
 RECORDED = datetime(2026, 11, 21, 12, 30, 15, 123456, tzinfo=UTC)
 
@@ -61,3 +72,57 @@ def test_naive_timestamps_are_refused(ledger: Ledger) -> None:
         ledger.record_snapshot(snapshot(0, recorded_at=datetime(2026, 1, 1)))
 
     assert raised.value.field == "recorded_at"
+
+
+@contextmanager
+def commits_counted(ledger: Ledger) -> Iterator[list[int]]:
+    count = [0]
+
+    def on_commit(_connection: object) -> None:
+        count[0] += 1
+
+    event.listen(ledger.engine, "commit", on_commit)
+    try:
+        yield count
+    finally:
+        event.remove(ledger.engine, "commit", on_commit)
+
+
+def test_a_step_snapshot_commits_in_the_effects_own_transaction(ledger: Ledger) -> None:
+    ledger.open_account("alice", "EUR", opening_balance=eur(1_000))
+
+    with commits_counted(ledger) as commits, ledger.snapshot_first(snapshot(0)):
+        ledger.place_hold("transfer-abc:reserve:action", "alice", eur(100), saga_id="transfer-abc")
+
+    assert commits == [1]
+    assert ledger.snapshots("transfer-abc") == [snapshot(0)]
+    assert [hold.amount for hold in ledger.holds(saga_id="transfer-abc")] == [eur(100)]
+
+
+def test_a_refused_effect_still_leaves_its_snapshot_and_nothing_else(ledger: Ledger) -> None:
+    ledger.open_account("alice", "EUR", opening_balance=eur(50))
+
+    with pytest.raises(InsufficientFundsError), ledger.snapshot_first(snapshot(0)):
+        ledger.place_hold("transfer-abc:reserve:action", "alice", eur(100), saga_id="transfer-abc")
+
+    assert ledger.snapshots("transfer-abc") == [snapshot(0)]
+    assert ledger.holds(saga_id="transfer-abc") == []
+
+
+def test_a_step_that_fails_before_writing_still_leaves_its_snapshot(ledger: Ledger) -> None:
+    with pytest.raises(TransientError), ledger.snapshot_first(snapshot(1, attempt=2)):
+        raise TransientError("the bank timed out")
+
+    assert ledger.snapshots("transfer-abc") == [snapshot(1, attempt=2)]
+
+
+def test_only_the_first_transaction_of_the_step_carries_the_snapshot(ledger: Ledger) -> None:
+    ledger.open_account("alice", "EUR", opening_balance=eur(1_000))
+
+    with commits_counted(ledger) as commits, ledger.snapshot_first(snapshot(0)):
+        ledger.account("alice")
+        ledger.place_hold("transfer-abc:reserve:action", "alice", eur(100), saga_id="transfer-abc")
+    ledger.place_hold("transfer-abc:other:action", "alice", eur(1), saga_id="transfer-abc")
+
+    assert commits == [2]
+    assert ledger.snapshots("transfer-abc") == [snapshot(0)]

@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from temporalio import workflow
-
 from sagas import (
     ACTION,
     COMPENSATION,
@@ -26,6 +24,7 @@ from sagas import (
     parse_faults,
 )
 from sagas._audit_call import AuditKind
+from tests.fixtures_temporal import workflow_name
 
 
 class Fault(StrEnum):
@@ -90,14 +89,11 @@ class MatrixCase:
 
     @property
     def workflow_name(self) -> str:
-        name = workflow._Definition.must_from_class(self.workflow).name
-        if name is None:
-            raise TypeError(f"{self.workflow.__name__} is a dynamic workflow: give it a name")
-        return name
+        return workflow_name(self.workflow)
 
     @property
     def id(self) -> str:
-        parts = [self.definition.saga_type, self.step.name, self.phase, self.fault.value]
+        parts = [self.workflow_name, self.step.name, self.phase, self.fault.value]
         return "-".join([*parts, self.decision.value] if self.decision else parts)
 
 

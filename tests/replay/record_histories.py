@@ -3,13 +3,14 @@
     .venv/bin/python -m tests.replay.record_histories
 
 Starts its own dev server, a worker with the real activities on a throw-away SQLite ledger,
-runs one saga per outcome and writes tests/replay/histories/<workflow id>.json. Run it only
-when a workflow change is deliberate (see docs/determinism.md).
+runs one saga per workflow type and outcome and writes tests/replay/histories/<workflow
+id>.json. Run it only when a workflow change is deliberate (see docs/determinism.md).
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import tempfile
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -23,7 +24,9 @@ from sagas._db import upgrade_database
 from sagas.app import FundsagaClient, build_worker, start_dev_server, transfer_workflow_id
 from sagas.audit import open_audit_store
 from sagas.ledger import Ledger
+from tests.fixtures_temporal import workflow_name
 from tests.matrix._rig import ClearableFaults
+from workflows import ALL_WORKFLOWS
 
 HISTORIES = Path(__file__).parent / "histories"
 PARKS = "capture.compensation=business"
@@ -59,8 +62,8 @@ SCENARIOS = [
 """One saga per outcome; `retried` is COMPENSATED after an operator's retry."""
 
 
-def history_key(outcome: str) -> str:
-    return f"replay-{outcome}"
+def history_key(workflow_name: str, outcome: str) -> str:
+    return f"replay-{workflow_name}-{outcome}"
 
 
 def open_ledger(directory: Path) -> Ledger:
@@ -86,7 +89,7 @@ async def wait_parked(client: FundsagaClient, handle: Handle, key: str) -> None:
 
 
 async def record(scenario: Scenario, client: FundsagaClient, faults: ClearableFaults) -> Path:
-    key = history_key(scenario.outcome)
+    key = history_key(client.workflow_type, scenario.outcome)
     handle = await client.start_transfer(
         {
             "idempotency_key": key,
@@ -117,11 +120,13 @@ async def main() -> None:
         ledger = open_ledger(Path(scratch))
         store = open_audit_store(f"dir:{Path(scratch) / 'audit'}")
         async with env:
-            for number, scenario in enumerate(SCENARIOS):
+            for number, (saga, scenario) in enumerate(itertools.product(ALL_WORKFLOWS, SCENARIOS)):
                 faults = ClearableFaults(parse_faults(scenario.faults).rules)
                 task_queue = f"replay-{number}"
                 async with build_worker(env.client, task_queue, ledger, store, faults):
-                    client = FundsagaClient(env.client, task_queue, ledger)
+                    client = FundsagaClient(
+                        env.client, task_queue, ledger, workflow_type=workflow_name(saga)
+                    )
                     print(f"recorded {await record(scenario, client, faults)}")
         store.close()
         ledger.close_connections()

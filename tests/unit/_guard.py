@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 
 from temporalio.testing import ActivityEnvironment
@@ -18,8 +19,10 @@ class RecordingSnapshotStore:
     def __init__(self) -> None:
         self.snapshots: list[Snapshot] = []
 
-    def record_snapshot(self, snapshot: Snapshot) -> None:
+    @contextmanager
+    def snapshot_first(self, snapshot: Snapshot) -> Iterator[None]:
         self.snapshots.append(snapshot)
+        yield
 
 
 def transfer_call(

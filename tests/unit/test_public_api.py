@@ -28,6 +28,7 @@ PUBLIC = {
         "IdempotencyConflictError",
         "InsufficientFundsError",
         "InvalidRequestError",
+        "LEAN_HISTORY_PATCH",
         "LimitExceededError",
         "MAX_MINOR_UNITS",
         "Money",
@@ -65,6 +66,7 @@ PUBLIC = {
     ],
     "sagas.app": [
         "FundsagaClient",
+        "TRANSFER_WORKFLOW_BY_STEP_MODE",
         "build_worker",
         "connect_temporal",
         "main",
@@ -92,7 +94,7 @@ PUBLIC = {
         "make_plan",
         "render",
     ],
-    "workflows": ["ALL_WORKFLOWS", "TransferWorkflow"],
+    "workflows": ["ALL_WORKFLOWS", "TransferLocalStepsWorkflow", "TransferWorkflow"],
 }
 
 

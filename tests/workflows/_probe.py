@@ -24,3 +24,17 @@ class ProbeTransferWorkflow(SagaWorkflow):
     @workflow.run
     async def run(self, request: RawValue) -> SagaOutcome:
         return await self.run_saga(request)
+
+
+@workflow.defn(name="ProbeLocalStepsWorkflow")
+class ProbeLocalStepsWorkflow(SagaWorkflow):
+    """The probe saga with every step a local activity."""
+
+    definition = PROBE_SAGA.with_local_steps()
+
+    @workflow.run
+    async def run(self, request: RawValue) -> SagaOutcome:
+        return await self.run_saga(request)
+
+
+PROBES = [ProbeTransferWorkflow, ProbeLocalStepsWorkflow]

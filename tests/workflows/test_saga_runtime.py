@@ -28,9 +28,14 @@ from sagas import (
 )
 from sagas._search_attributes import SAGA_STATUS
 from sagas.transfer import TransferRequest
-from tests.fixtures_temporal import new_task_queue, worker_for
+from tests.fixtures_temporal import new_task_queue, worker_for, workflow_name
 from tests.workflows._fakes import FakeSteps
-from tests.workflows._probe import PROBE_RETRY, ProbeTransferWorkflow
+from tests.workflows._probe import (
+    PROBE_RETRY,
+    PROBES,
+    ProbeLocalStepsWorkflow,
+    ProbeTransferWorkflow,
+)
 from workflows import TransferWorkflow
 
 UNDO_ALL = ["transfer.credit.undo", "transfer.capture.undo", "transfer.reserve.undo"]
@@ -59,19 +64,17 @@ class Saga:
     def worker(self) -> Worker:
         return worker_for(
             self.env,
-            workflows=[TransferWorkflow, ProbeTransferWorkflow],
+            workflows=[TransferWorkflow, *PROBES],
             activities=self.steps.all(),
             task_queue=self.task_queue,
         )
 
     async def start(self, req: TransferRequest) -> WorkflowHandle[Any, Any]:
-        name = (
-            "ProbeTransferWorkflow"
-            if self.workflow is ProbeTransferWorkflow
-            else "TransferWorkflow"
-        )
         return await self.env.client.start_workflow(
-            name, req, id=f"transfer-{req.idempotency_key}", task_queue=self.task_queue
+            workflow_name(self.workflow),
+            req,
+            id=f"transfer-{req.idempotency_key}",
+            task_queue=self.task_queue,
         )
 
 
@@ -147,6 +150,33 @@ async def test_transient_failure_backs_off_f_m_c_then_compensates_in_reverse(
     assert outcome.failure.step_name == "credit"
 
 
+async def test_local_step_backoffs_are_durable_timers_f_m_c(
+    time_skipping_env: WorkflowEnvironment,
+) -> None:
+    steps = FakeSteps(transient={"transfer.credit": lambda attempt: True})
+    saga = Saga(time_skipping_env, steps, ProbeLocalStepsWorkflow)
+    async with saga.worker():
+        handle = await saga.start(request())
+        outcome = await outcome_of(handle)
+        history = await handle.fetch_history()
+
+    timers = [
+        round(
+            event.timer_started_event_attributes.start_to_fire_timeout.ToTimedelta().total_seconds()
+        )
+        for event in history.events
+        if event.HasField("timer_started_event_attributes")
+    ]
+    expected = [round(PROBE_RETRY.delay_before_retry(n).total_seconds()) for n in range(1, 11)]
+    assert [a.attempt for a in steps.of("transfer.credit")] == list(range(1, 12))
+    assert timers[1:] == expected  # the first timer is the saga's deadline
+    assert steps.types()[-3:] == UNDO_ALL
+    assert outcome.status is SagaStatus.COMPENSATED
+    assert outcome.failure is not None
+    assert outcome.failure.reason == "retries_exhausted"
+    assert outcome.failure.attempts == 11
+
+
 async def test_business_error_compensates_at_once_without_retrying(
     time_skipping_env: WorkflowEnvironment,
 ) -> None:
@@ -176,13 +206,14 @@ async def test_business_error_compensates_at_once_without_retrying(
     assert len(record.payload["snapshot_hashes"]) == 2  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("probe", PROBES, ids=["activity-steps", "local-steps"])
 async def test_cancellation_mid_saga_compensates_the_steps_taken(
-    time_skipping_env: WorkflowEnvironment,
+    time_skipping_env: WorkflowEnvironment, probe: type
 ) -> None:
     # Cancelled while capture waits out a retry backoff: the Java test server cannot cancel a
     # running activity; the dev-server suite covers that case.
     steps = FakeSteps(transient={"transfer.capture": lambda attempt: True})
-    saga = Saga(time_skipping_env, steps, ProbeTransferWorkflow)
+    saga = Saga(time_skipping_env, steps, probe)
     async with saga.worker():
         handle = await saga.start(request())
         await wait_for_attempt(steps, "transfer.capture")
@@ -196,9 +227,12 @@ async def test_cancellation_mid_saga_compensates_the_steps_taken(
     assert outcome.failure.reason == "cancelled"
 
 
-async def test_deadline_passing_compensates(time_skipping_env: WorkflowEnvironment) -> None:
+@pytest.mark.parametrize("probe", PROBES, ids=["activity-steps", "local-steps"])
+async def test_deadline_passing_compensates(
+    time_skipping_env: WorkflowEnvironment, probe: type
+) -> None:
     steps = FakeSteps(transient={"transfer.capture": lambda attempt: True})
-    saga = Saga(time_skipping_env, steps, ProbeTransferWorkflow)
+    saga = Saga(time_skipping_env, steps, probe)
     async with saga.worker():
         outcome = await outcome_of(await saga.start(request(deadline_seconds=100)))
 
