@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 
 from temporalio import activity
 
-from sagas import CurrencyMismatchError, FaultPlan, step_guard
+from sagas import FaultPlan, step_guard
 from sagas.ledger import Ledger
-from sagas.transfer import TransferCall, TransferRequest, TransferState, clearing_account
+from sagas.transfer import TransferCall, TransferState, clearing_account
 
 
 class TransferActivities:
@@ -21,34 +22,25 @@ class TransferActivities:
     @activity.defn(name="transfer.reserve")
     def reserve(self, call: TransferCall) -> TransferState:
         request = call.request
-        with step_guard(call, self.ledger, self.faults):
-            self._check_destination(request)
+        with self._guard(call):
             hold = self.ledger.place_hold(
-                call.effect_key(), request.source_account, request.money, saga_id=call.saga_id
+                call.effect_key(),
+                request.source_account,
+                request.money,
+                saga_id=call.saga_id,
+                payee=request.destination_account,
             )
         return call.state.model_copy(update={"hold_key": hold.hold_key})
 
-    def _check_destination(self, request: TransferRequest) -> None:
-        """Refuse an unknown or other-currency destination before any money is held.
-
-        Its status is checked when it is credited: it can be frozen in between.
-        """
-        destination = self.ledger.account(request.destination_account)
-        if destination.currency != request.currency:
-            raise CurrencyMismatchError(
-                f"account {destination.account_id!r} holds {destination.currency}, "
-                f"not {request.currency}"
-            )
-
     @activity.defn(name="transfer.reserve.undo")
     def release(self, call: TransferCall) -> None:
-        with step_guard(call, self.ledger, self.faults):
+        with self._guard(call):
             self.ledger.void_hold(call.action_key(), saga_id=call.saga_id)
 
     @activity.defn(name="transfer.capture")
     def capture(self, call: TransferCall) -> TransferState:
         request = call.request
-        with step_guard(call, self.ledger, self.faults):
+        with self._guard(call):
             entry = self.ledger.capture_hold(
                 call.effect_key(),
                 call.action_key("reserve"),
@@ -59,13 +51,13 @@ class TransferActivities:
 
     @activity.defn(name="transfer.capture.undo")
     def uncapture(self, call: TransferCall) -> None:
-        with step_guard(call, self.ledger, self.faults):
+        with self._guard(call):
             self.ledger.reverse(call.effect_key(), call.action_key(), saga_id=call.saga_id)
 
     @activity.defn(name="transfer.credit")
     def credit(self, call: TransferCall) -> TransferState:
         request = call.request
-        with step_guard(call, self.ledger, self.faults):
+        with self._guard(call):
             entry = self.ledger.transfer(
                 call.effect_key(),
                 clearing_account(request),
@@ -77,12 +69,12 @@ class TransferActivities:
 
     @activity.defn(name="transfer.credit.undo")
     def debit_back(self, call: TransferCall) -> None:
-        with step_guard(call, self.ledger, self.faults):
+        with self._guard(call):
             self.ledger.reverse(call.effect_key(), call.action_key(), saga_id=call.saga_id)
 
     @activity.defn(name="transfer.settle")
     def settle(self, call: TransferCall) -> TransferState:
-        with step_guard(call, self.ledger, self.faults):
+        with self._guard(call):
             entry = self.ledger.settle(
                 call.effect_key(), clearing_account(call.request), saga_id=call.saga_id
             )
@@ -90,8 +82,12 @@ class TransferActivities:
 
     @activity.defn(name="transfer.settle.undo")
     def unsettle(self, call: TransferCall) -> None:
-        with step_guard(call, self.ledger, self.faults):
+        with self._guard(call):
             self.ledger.reverse(call.effect_key(), call.action_key(), saga_id=call.saga_id)
+
+    def _guard(self, call: TransferCall) -> AbstractContextManager[None]:
+        """Every effect here is ledger transactions: the snapshot rides in the first of them."""
+        return step_guard(call, self.ledger, self.faults, same_transaction=True)
 
     def all(self) -> list[Callable[..., object]]:
         return [

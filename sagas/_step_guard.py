@@ -16,8 +16,13 @@ from sagas._snapshot import Snapshot
 
 
 class SnapshotStore(Protocol):
+    def record_snapshot(self, snapshot: Snapshot) -> None:
+        """Commit `snapshot` now, in a transaction of its own."""
+        ...
+
     def snapshot_first(self, snapshot: Snapshot) -> AbstractContextManager[None]:
-        """Make `snapshot` durable no later than the first write the block commits."""
+        """Insert `snapshot` first in the block's first transaction of this store, or commit it
+        alone as the block ends if none committed."""
         ...
 
 
@@ -39,23 +44,35 @@ def step_guard(
     call: StepCall[Any, Any],
     store: SnapshotStore,
     faults: FaultPlan,
+    *,
+    same_transaction: bool = False,
 ) -> Iterator[None]:
-    """Wrap a step activity's effect.
+    """Wrap a step activity's effect, recording the step's snapshot without a workflow round trip.
 
-    The snapshot is committed before or with the effect's own transaction, so it is durable
-    no later than the effect, without costing the workflow a round trip.
+    By default the snapshot commits in its own transaction before the effect starts. With
+    `same_transaction`, for an effect made only of transactions on `store` (a ledger step), it
+    is inserted first in the effect's own transaction instead: one commit fewer, and still no
+    effect can be durable without its snapshot. A step with any other effect (an external
+    API) must keep the default.
     """
     attempt = activity.info().attempt if activity.in_activity() else 1
     accounts = _touched(call)
-    snapshot_first: AbstractContextManager[None] = (
-        nullcontext()
-        if call.snapshot is None
-        else store.snapshot_first(call.snapshot.model_copy(update={"attempt": attempt}))
-    )
     try:
-        with snapshot_first:
+        with _recording(store, call.snapshot, attempt, same_transaction=same_transaction):
             faults.before_effect(call.step_name, call.phase, attempt, accounts)
             yield
             faults.after_effect(call.step_name, call.phase, attempt, accounts)
     except FundsagaError as err:
         raise to_application_error(err, attempt) from err
+
+
+def _recording(
+    store: SnapshotStore, snapshot: Snapshot | None, attempt: int, *, same_transaction: bool
+) -> AbstractContextManager[None]:
+    if snapshot is None:
+        return nullcontext()
+    snapshot = snapshot.model_copy(update={"attempt": attempt})
+    if same_transaction:
+        return store.snapshot_first(snapshot)
+    store.record_snapshot(snapshot)
+    return nullcontext()

@@ -10,7 +10,7 @@ from sagas.app._client import (
     transfer_workflow_id,
 )
 from sagas.app._devserver import start_dev_server, temporal_cli_path
-from sagas.app._worker import build_worker
+from sagas.app._worker import build_worker, saga_workflow_runner
 
 
 def main() -> None:
@@ -24,6 +24,7 @@ __all__ = [
     "connect_temporal",
     "main",
     "run_cli",
+    "saga_workflow_runner",
     "start_dev_server",
     "temporal_cli_path",
     "transfer_workflow_id",

@@ -15,7 +15,7 @@ from temporalio.worker import UnsandboxedWorkflowRunner, Worker
 
 from activities.bench import NaiveActivities, noop
 from sagas._faults import FaultPlan, parse_faults
-from sagas.app import build_worker
+from sagas.app import build_worker, saga_workflow_runner
 from sagas.audit import AuditStore, open_audit_store
 from sagas.bench._config import WorkerKnobs
 from sagas.bench._setup import bench_ledger
@@ -45,14 +45,16 @@ class WorkerSpec:
 
 
 def _worker_options(knobs: WorkerKnobs) -> dict[str, Any]:
-    """The knobs under measurement, as options build_worker passes on to the Worker."""
+    """The knobs under measurement, as options build_worker passes on to the Worker (and the
+    BARE and NAIVE worker takes alike)."""
     options: dict[str, Any] = {"max_concurrent_activities": knobs.max_concurrent_activities}
     if knobs.max_concurrent_workflow_tasks is not None:
         options["max_concurrent_workflow_tasks"] = knobs.max_concurrent_workflow_tasks
     if knobs.max_cached_workflows is not None:
         options["max_cached_workflows"] = knobs.max_cached_workflows
-    if knobs.unsandboxed:
-        options["workflow_runner"] = UnsandboxedWorkflowRunner()
+    options["workflow_runner"] = (
+        UnsandboxedWorkflowRunner() if knobs.unsandboxed else saga_workflow_runner()
+    )
     return options
 
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from sagas._errors import InvalidRequestError
+from sagas._errors import InvalidRequestError, UnknownAccountError
 from sagas._money import Money
 from sagas.ledger._accounts import (
     check_active,
     check_can_take,
     check_currency,
+    find_account_row,
     lock_account,
     lock_accounts,
 )
@@ -27,7 +28,13 @@ def find_hold(session: Session, hold_key: str, *, lock: bool = False) -> Hold | 
 
 
 def place_hold(
-    session: Session, key: str, account_id: str, amount: Money, *, saga_id: str
+    session: Session,
+    key: str,
+    account_id: str,
+    amount: Money,
+    *,
+    saga_id: str,
+    payee: str | None = None,
 ) -> HoldView:
     """Reserve `amount` on the account; a known key (even a tombstone) returns its hold."""
     check_key(key)
@@ -35,6 +42,8 @@ def place_hold(
     existing = find_hold(session, key)
     if existing is not None:
         return _replay_hold(existing, account_id, amount)
+    if payee is not None:
+        _check_payee(session, payee, amount)
     account = lock_account(session, account_id)
     existing = find_hold(session, key)
     if existing is not None:
@@ -107,6 +116,14 @@ def _capturable(hold: Hold | None, hold_key: str) -> tuple[Hold, str, str]:
     if hold.status != HoldStatus.ACTIVE or hold.account_id is None or hold.currency is None:
         raise InvalidRequestError("hold_key", f"hold {hold_key!r} is already {hold.status}")
     return hold, hold.account_id, hold.currency
+
+
+def _check_payee(session: Session, payee: str, amount: Money) -> None:
+    """The account the held money is meant for exists and takes its currency."""
+    row = find_account_row(session, payee)
+    if row is None:
+        raise UnknownAccountError(f"no account {payee!r}")
+    check_currency(row, amount)
 
 
 def _replay_hold(existing: Hold, account_id: str, amount: Money) -> HoldView:

@@ -118,9 +118,17 @@ class Ledger:
         """Close the account; refused while its balance or held amount is not zero."""
         return self._run(lambda s: _lifecycle.set_status(s, account_id, AccountStatus.CLOSED))
 
-    def place_hold(self, key: str, account_id: str, amount: Money, *, saga_id: str) -> HoldView:
-        """Reserve `amount`; a known key returns its hold unchanged, even a voided tombstone."""
-        return self._run(lambda s: _holds.place_hold(s, key, account_id, amount, saga_id=saga_id))
+    def place_hold(
+        self, key: str, account_id: str, amount: Money, *, saga_id: str, payee: str | None = None
+    ) -> HoldView:
+        """Reserve `amount`; a known key returns its hold unchanged, even a voided tombstone.
+
+        With `payee`, a new hold is refused unless that account exists and holds the same
+        currency (its status is checked when it is paid: it can change in between).
+        """
+        return self._run(
+            lambda s: _holds.place_hold(s, key, account_id, amount, saga_id=saga_id, payee=payee)
+        )
 
     def void_hold(self, hold_key: str, *, saga_id: str) -> HoldView:
         """Release an active hold; leave a posted or voided one; tombstone a missing one."""

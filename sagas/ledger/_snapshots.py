@@ -3,15 +3,39 @@
 from __future__ import annotations
 
 import json
+from typing import cast
 
-from sqlalchemy import case, select
+from sqlalchemy import Table, case, select
+from sqlalchemy.dialects.postgresql import Insert as PostgresqlInsert
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import Insert as SqliteInsert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from sagas._errors import InvalidRequestError
 from sagas._snapshot import Snapshot
 from sagas.ledger._models import SagaSnapshot
+
+_TABLE = cast(Table, SagaSnapshot.__table__)
+
+
+def _upsert(statement: SqliteInsert | PostgresqlInsert) -> SqliteInsert | PostgresqlInsert:
+    """INSERT ... ON CONFLICT (saga, step) DO UPDATE attempt = the higher of the two."""
+    table = _TABLE
+    raised = case(
+        (statement.excluded.attempt > table.c.attempt, statement.excluded.attempt),
+        else_=table.c.attempt,
+    )
+    return statement.on_conflict_do_update(
+        index_elements=[table.c.saga_id, table.c.step_index], set_={"attempt": raised}
+    )
+
+
+_UPSERT_BY_DIALECT = {
+    "sqlite": _upsert(sqlite_insert(_TABLE)),
+    "postgresql": _upsert(postgresql_insert(_TABLE)),
+}
+"""Built once: the values travel as parameters, so every call reuses the compiled statement."""
 
 
 def record_snapshot(session: Session, snapshot: Snapshot) -> None:
@@ -22,19 +46,8 @@ def record_snapshot(session: Session, snapshot: Snapshot) -> None:
     """
     if snapshot.recorded_at.tzinfo is None:
         raise InvalidRequestError("recorded_at", "must be timezone-aware")
-    dialect = session.get_bind().dialect.name
-    insert = sqlite_insert if dialect == "sqlite" else postgresql_insert
-    statement = insert(SagaSnapshot).values(_values(snapshot))
-    raised = case(
-        (statement.excluded.attempt > SagaSnapshot.attempt, statement.excluded.attempt),
-        else_=SagaSnapshot.attempt,
-    )
-    session.execute(
-        statement.on_conflict_do_update(
-            index_elements=[SagaSnapshot.saga_id, SagaSnapshot.step_index],
-            set_={"attempt": raised},
-        )
-    )
+    connection = session.connection()
+    connection.execute(_UPSERT_BY_DIALECT[connection.dialect.name], _values(snapshot))
 
 
 def snapshots(session: Session, saga_id: str) -> list[Snapshot]:

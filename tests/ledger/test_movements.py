@@ -150,6 +150,25 @@ def test_currency_mismatch_is_refused(funded: Ledger) -> None:
     assert funded.check_invariants() == []
 
 
+def test_a_hold_for_a_payee_needs_the_payee_to_exist_in_the_same_currency(
+    funded: Ledger,
+) -> None:
+    funded.open_account("dollar", "USD")
+    funded.freeze("bob")
+
+    with pytest.raises(UnknownAccountError, match="nobody"):
+        funded.place_hold("h1", "alice", eur(100), saga_id="s", payee="nobody")
+    with pytest.raises(CurrencyMismatchError, match="dollar"):
+        funded.place_hold("h2", "alice", eur(100), saga_id="s", payee="dollar")
+    assert funded.holds(saga_id="s") == []
+    assert funded.account("alice").held.minor == 0
+
+    hold = funded.place_hold("h3", "alice", eur(100), saga_id="s", payee="bob")
+
+    assert hold.amount == eur(100)  # a frozen payee is refused when it is paid, not here
+    assert funded.place_hold("h3", "alice", eur(100), saga_id="s", payee="bob") == hold
+
+
 def test_insufficient_funds_counts_held_money(funded: Ledger) -> None:
     funded.place_hold("h1", "bob", eur(400), saga_id="s")
 

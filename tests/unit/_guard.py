@@ -18,11 +18,18 @@ class RecordingSnapshotStore:
 
     def __init__(self) -> None:
         self.snapshots: list[Snapshot] = []
+        self.pending: list[Snapshot] = []
+        """Handed over to ride in the effect's transaction, not yet committed."""
+
+    def record_snapshot(self, snapshot: Snapshot) -> None:
+        self.snapshots.append(snapshot)
 
     @contextmanager
     def snapshot_first(self, snapshot: Snapshot) -> Iterator[None]:
-        self.snapshots.append(snapshot)
+        self.pending.append(snapshot)
         yield
+        self.pending.remove(snapshot)
+        self.snapshots.append(snapshot)
 
 
 def transfer_call(
@@ -70,11 +77,13 @@ def run_guarded(
     store: RecordingSnapshotStore,
     faults: FaultPlan,
     body: Callable[[], None],
+    *,
+    same_transaction: bool = False,
 ) -> None:
     """Run `body` as the effect of a sync activity wrapped in step_guard."""
 
     def activity_fn() -> None:
-        with step_guard(call, store, faults):
+        with step_guard(call, store, faults, same_transaction=same_transaction):
             body()
 
     env.run(activity_fn)

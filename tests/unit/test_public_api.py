@@ -71,6 +71,7 @@ PUBLIC = {
         "connect_temporal",
         "main",
         "run_cli",
+        "saga_workflow_runner",
         "start_dev_server",
         "temporal_cli_path",
         "transfer_workflow_id",

@@ -35,3 +35,23 @@ def test_a_call_without_a_snapshot_records_nothing(
 
     assert runs == [None]
     assert store.snapshots == []
+
+
+def test_a_ledger_step_hands_its_snapshot_to_the_effects_transaction(
+    activity_env: ActivityEnvironment, store: RecordingSnapshotStore
+) -> None:
+    call = transfer_call("capture")
+    seen_by_effect: list[tuple[int, int]] = []
+
+    run_guarded(
+        at_attempt(activity_env, 2),
+        call,
+        store,
+        FaultPlan(),
+        lambda: seen_by_effect.append((len(store.pending), len(store.snapshots))),
+        same_transaction=True,
+    )
+
+    assert seen_by_effect == [(1, 0)]
+    assert call.snapshot is not None
+    assert store.snapshots == [call.snapshot.model_copy(update={"attempt": 2})]
