@@ -30,11 +30,23 @@ def add_parser(commands: Any) -> None:
     add("--compensate-samples", type=int, default=40)
     add("--soak", type=int, default=0, metavar="N", help="then N transfers for memory growth")
     add("--no-dbos", action="store_true", help="skip the DBOS scenario")
+    add(
+        "--step-cost",
+        type=int,
+        default=0,
+        metavar="N",
+        help="only time N transfers' activities outside Temporal (CPU and commits per transfer)",
+    )
     knobs = bench.add_argument_group("knobs (applied to every scenario's worker)")
     knobs.add_argument("--activity-slots", type=int, default=32)
     knobs.add_argument("--workflow-task-slots", type=int, default=None)
     knobs.add_argument("--max-cached-workflows", type=int, default=None)
-    knobs.add_argument("--unsandboxed", action="store_true")
+    knobs.add_argument(
+        "--sandbox",
+        choices=("passthrough", "sdk-default", "off"),
+        default="passthrough",
+        help="workflow sandbox: fundsaga's (workflows passed through), the SDK's, or none",
+    )
     knobs.add_argument("--sqlite-journal", choices=("wal", "delete"), default="wal")
     knobs.add_argument("--eager-activities", action="store_true")
 
@@ -57,7 +69,7 @@ def config_from(args: argparse.Namespace) -> Any:
             max_concurrent_activities=args.activity_slots,
             max_concurrent_workflow_tasks=args.workflow_task_slots,
             max_cached_workflows=args.max_cached_workflows,
-            unsandboxed=args.unsandboxed,
+            sandbox=args.sandbox,
             sqlite_journal=args.sqlite_journal,
             eager_activities=args.eager_activities,
         ),
@@ -67,9 +79,12 @@ def config_from(args: argparse.Namespace) -> Any:
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     """Exit 0 when every saga ended as its scenario expects, 1 otherwise (targets only report)."""
-    from sagas.bench import run_bench, table, write_outputs
+    from sagas.bench import measure_step_cost, run_bench, table, write_outputs
 
     config = config_from(args)
+    if args.step_cost:
+        print(measure_step_cost(config.output_dir / "step-cost", args.step_cost).line())
+        return 0
     report = asyncio.run(run_bench(config))
     written = write_outputs(report, config.output_dir)
     print(table(report))

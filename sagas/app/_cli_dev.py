@@ -55,10 +55,7 @@ async def run_dev(args: argparse.Namespace, settings: Settings) -> int:
             # The demo's failures are on purpose; their stack traces would bury the summary.
             logging.getLogger("temporalio.activity").setLevel(logging.ERROR)
             print("demo transfers:")
-            demo_client = FundsagaClient(
-                env.client, settings.task_queue, ledger, audit_completed=settings.audit_completed
-            )
-            await run_demo(demo_client, ui_url)
+            await run_demo(FundsagaClient.configured(env.client, settings, ledger), ui_url)
         print(f"open {ui_url} to read the histories; Ctrl-C stops everything")
         await until_stopped()
     return 0

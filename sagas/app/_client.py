@@ -83,7 +83,13 @@ class FundsagaClient:
     @classmethod
     async def connect(cls, settings: Settings, *, with_ledger: bool = True) -> FundsagaClient:
         ledger = Ledger.from_url(settings.database_url) if with_ledger else None
-        temporal = await connect_temporal(settings)
+        return cls.configured(await connect_temporal(settings), settings, ledger)
+
+    @classmethod
+    def configured(
+        cls, temporal: Client, settings: Settings, ledger: Ledger | None
+    ) -> FundsagaClient:
+        """A client on `temporal` with the task queue, audit and step mode of `settings`."""
         return cls(
             temporal,
             settings.task_queue,

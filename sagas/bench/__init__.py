@@ -5,6 +5,7 @@ from sagas.bench._report import table, write_outputs
 from sagas.bench._results import Latency, Report, ScenarioResult, Soak, Target
 from sagas.bench._runner import run_bench
 from sagas.bench._scenarios import Scenario
+from sagas.bench._step_cost import StepCost, measure_step_cost
 
 __all__ = [
     "DEFAULT_OUTPUT_DIR",
@@ -14,8 +15,10 @@ __all__ = [
     "Scenario",
     "ScenarioResult",
     "Soak",
+    "StepCost",
     "Target",
     "WorkerKnobs",
+    "measure_step_cost",
     "run_bench",
     "table",
     "write_outputs",

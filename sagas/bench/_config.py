@@ -18,8 +18,10 @@ class WorkerKnobs:
     """Workflow task slots; None keeps the SDK default."""
     max_cached_workflows: int | None = None
     """Sticky cache size; None keeps the SDK default (1000)."""
-    unsandboxed: bool = False
-    """Run workflows without the sandbox: the upper bound of what sandbox tuning can win."""
+    sandbox: str = "passthrough"
+    """`passthrough` (build_worker's runner: the `workflows` package passed through), `sdk-default`
+    (the SDK's sandbox, which re-imports the workflow modules for every run) or `off` (no
+    sandbox: the upper bound of what sandbox tuning can win)."""
     sqlite_journal: str = "wal"
     """`wal` (fundsaga's setting) or `delete`, to measure what WAL is worth."""
     eager_activities: bool = False

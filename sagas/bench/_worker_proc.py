@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import asdict, dataclass
@@ -11,7 +11,8 @@ from typing import Any
 
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
-from temporalio.worker import UnsandboxedWorkflowRunner, Worker
+from temporalio.worker import UnsandboxedWorkflowRunner, Worker, WorkflowRunner
+from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner
 
 from activities.bench import NaiveActivities, noop
 from sagas._faults import FaultPlan, parse_faults
@@ -52,10 +53,15 @@ def _worker_options(knobs: WorkerKnobs) -> dict[str, Any]:
         options["max_concurrent_workflow_tasks"] = knobs.max_concurrent_workflow_tasks
     if knobs.max_cached_workflows is not None:
         options["max_cached_workflows"] = knobs.max_cached_workflows
-    options["workflow_runner"] = (
-        UnsandboxedWorkflowRunner() if knobs.unsandboxed else saga_workflow_runner()
-    )
+    options["workflow_runner"] = _RUNNERS[knobs.sandbox]()
     return options
+
+
+_RUNNERS: dict[str, Callable[[], WorkflowRunner]] = {
+    "passthrough": saga_workflow_runner,
+    "sdk-default": SandboxedWorkflowRunner,
+    "off": UnsandboxedWorkflowRunner,
+}
 
 
 def _engine_worker(

@@ -17,7 +17,7 @@ from sagas.ledger._accounts import (
 )
 from sagas.ledger._journal import check_amount, check_key, find_entry, post_entry, replay
 from sagas.ledger._models import Hold, utc_now
-from sagas.ledger._views import EntryKind, EntryView, HoldStatus, HoldView, entry_view, hold_view
+from sagas.ledger._views import EntryKind, EntryView, HoldStatus, HoldView, hold_view
 
 
 def find_hold(session: Session, hold_key: str, *, lock: bool = False) -> Hold | None:
@@ -106,8 +106,7 @@ def capture_hold(
     source.held -= hold.amount
     _close(hold, HoldStatus.POSTED)
     legs = [(source, -hold.amount), (dest, hold.amount)]
-    entry = post_entry(session, key=key, kind=EntryKind.CAPTURE, saga_id=saga_id, legs=legs)
-    return entry_view(entry)
+    return post_entry(session, key=key, kind=EntryKind.CAPTURE, saga_id=saga_id, legs=legs)
 
 
 def _capturable(hold: Hold | None, hold_key: str) -> tuple[Hold, str, str]:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
-from sqlalchemy import select
+from sqlalchemy import Table, insert, select
 from sqlalchemy.orm import Session
 
 from sagas._errors import InvalidRequestError
@@ -17,9 +18,12 @@ from sagas.ledger._accounts import (
     move,
 )
 from sagas.ledger._models import KEY_LENGTH, Account, JournalEntry, Posting, utc_now
-from sagas.ledger._views import EntryKind, EntryView, entry_view
+from sagas.ledger._views import EntryKind, EntryView, PostingView, entry_view
 
 Leg = tuple[Account, int]
+
+_INSERT_ENTRY = insert(cast(Table, JournalEntry.__table__))
+_INSERT_POSTING = insert(cast(Table, Posting.__table__))
 
 
 def check_key(key: str, field: str = "key") -> None:
@@ -68,29 +72,55 @@ def post_entry(
     saga_id: str | None,
     legs: Sequence[Leg],
     reverses_entry_id: int | None = None,
-) -> JournalEntry:
-    """Write one balanced entry and move the cached balances of its accounts."""
+) -> EntryView:
+    """Write one balanced entry and move the cached balances of its accounts.
+
+    The entry and its postings are inserted with prebuilt Core statements: the ORM's unit of
+    work was the largest single cost of a ledger step.
+    """
     totals: dict[str, int] = {}
     for account, minor in legs:
         totals[account.currency] = totals.get(account.currency, 0) + minor
     if any(totals.values()):
         raise ValueError(f"postings of {key!r} do not sum to zero per currency: {totals}")
-    entry = JournalEntry(
+    created_at = utc_now()
+    connection = session.connection()
+    inserted = connection.execute(
+        _INSERT_ENTRY,
+        {
+            "idempotency_key": key,
+            "saga_id": saga_id,
+            "kind": kind,
+            "reverses_entry_id": reverses_entry_id,
+            "created_at": created_at,
+        },
+    )
+    entry_id = _new_id(inserted.inserted_primary_key)
+    postings = [
+        {"entry_id": entry_id, "account_id": a.account_id, "currency": a.currency, "amount": m}
+        for a, m in legs
+    ]
+    if postings:
+        connection.execute(_INSERT_POSTING, postings)
+    for account, minor in legs:
+        move(account, minor)
+    session.flush()
+    return EntryView(
+        entry_id=entry_id,
         idempotency_key=key,
         saga_id=saga_id,
         kind=kind,
         reverses_entry_id=reverses_entry_id,
-        created_at=utc_now(),
-        postings=[
-            Posting(account_id=account.account_id, currency=account.currency, amount=minor)
-            for account, minor in legs
-        ],
+        postings=tuple(PostingView(a.account_id, Money.of(m, a.currency)) for a, m in legs),
+        created_at=created_at,
     )
-    for account, minor in legs:
-        move(account, minor)
-    session.add(entry)
-    session.flush()
-    return entry
+
+
+def _new_id(primary_key: Sequence[object] | None) -> int:
+    """The id the database gave the row (lastrowid on SQLite, RETURNING on PostgreSQL)."""
+    if primary_key is None or not isinstance(primary_key[0], int):
+        raise RuntimeError(f"the database returned no entry id: {primary_key!r}")
+    return primary_key[0]
 
 
 def transfer(
@@ -122,4 +152,4 @@ def transfer(
         check_active(account)
     check_can_take(source, amount.minor)
     legs_rows = [(source, -amount.minor), (dest, amount.minor)]
-    return entry_view(post_entry(session, key=key, kind=kind, saga_id=saga_id, legs=legs_rows))
+    return post_entry(session, key=key, kind=kind, saga_id=saga_id, legs=legs_rows)

@@ -42,7 +42,7 @@ def reverse(session: Session, key: str, original_key: str, *, saga_id: str) -> E
     for account, minor in legs:
         if minor < 0:
             check_can_take(account, -minor)
-    entry = post_entry(
+    return post_entry(
         session,
         key=key,
         kind=EntryKind.REVERSAL,
@@ -50,7 +50,6 @@ def reverse(session: Session, key: str, original_key: str, *, saga_id: str) -> E
         legs=legs,
         reverses_entry_id=original.entry_id,
     )
-    return entry_view(entry)
 
 
 def _replay(session: Session, existing: JournalEntry, original_key: str) -> EntryView | None:

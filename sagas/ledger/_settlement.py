@@ -7,7 +7,7 @@ from sqlalchemy.orm import Session
 from sagas._errors import InvalidRequestError
 from sagas.ledger._invariants import net_effect
 from sagas.ledger._journal import check_key, find_entry, post_entry, replay
-from sagas.ledger._views import EntryKind, EntryView, entry_view
+from sagas.ledger._views import EntryKind, EntryView
 
 
 def settle(session: Session, key: str, clearing_account_id: str, *, saga_id: str) -> EntryView:
@@ -21,6 +21,4 @@ def settle(session: Session, key: str, clearing_account_id: str, *, saga_id: str
         raise InvalidRequestError(
             "saga_id", f"{in_clearing} of saga {saga_id} is still in {clearing_account_id}"
         )
-    return entry_view(
-        post_entry(session, key=key, kind=EntryKind.SETTLEMENT, saga_id=saga_id, legs=[])
-    )
+    return post_entry(session, key=key, kind=EntryKind.SETTLEMENT, saga_id=saga_id, legs=[])

@@ -26,11 +26,22 @@ def test_defaults_are_the_full_run() -> None:
 
 def test_smoke_and_knobs_are_passed_through() -> None:
     config = _cli_bench.config_from(
-        parse("--smoke", "--soak", "100", "--eager-activities", "--workflow-task-slots", "8")
+        parse(
+            "--smoke",
+            "--soak",
+            "100",
+            "--eager-activities",
+            "--workflow-task-slots",
+            "8",
+            "--sandbox",
+            "off",
+        )
     )
     assert config.block < BenchConfig().block
     assert config.soak == 20
-    assert config.knobs == WorkerKnobs(eager_activities=True, max_concurrent_workflow_tasks=8)
+    assert config.knobs == WorkerKnobs(
+        eager_activities=True, max_concurrent_workflow_tasks=8, sandbox="off"
+    )
 
 
 def test_percentiles_interpolate_between_ranks() -> None:
@@ -49,8 +60,10 @@ def test_the_public_names_change_only_on_purpose() -> None:
         "Scenario",
         "ScenarioResult",
         "Soak",
+        "StepCost",
         "Target",
         "WorkerKnobs",
+        "measure_step_cost",
         "run_bench",
         "table",
         "write_outputs",

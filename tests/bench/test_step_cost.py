@@ -1,0 +1,41 @@
+"""The activity-side cost measure: each transfer step commits once, snapshot included."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sagas.app import run_cli
+from sagas.bench import measure_step_cost
+from sagas.ledger import Ledger
+
+
+def test_each_step_of_a_transfer_commits_once_with_its_snapshot(tmp_path: Path) -> None:
+    cost = measure_step_cost(tmp_path, 3)
+
+    assert cost.transfers == 3
+    assert cost.commits_per_transfer == 4.0
+    assert cost.cpu_ms_per_transfer > 0
+    ledger = Ledger.from_url(f"sqlite:///{tmp_path / 'ledger.db'}")
+    try:
+        holds = ledger.holds()
+        assert len(holds) == 3 + 20  # the measured transfers and the warm-up
+        for hold in holds:
+            assert [s.step_name for s in ledger.snapshots(hold.saga_id)] == [
+                "reserve",
+                "capture",
+                "credit",
+                "settle",
+            ]
+            assert ledger.net_effect(hold.saga_id) != {}
+        assert ledger.check_invariants() == []
+    finally:
+        ledger.close_connections()
+
+
+def test_the_bench_command_reports_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = run_cli(["bench", "--step-cost", "2", "--output-dir", str(tmp_path)])
+
+    assert code == 0
+    assert "step cost: 2 transfers" in capsys.readouterr().out
