@@ -160,9 +160,12 @@ class SagaRuntime(Generic[RequestT, StateT]):
         await workflow.wait([forward, timer], return_when=asyncio.FIRST_COMPLETED)
         return forward.done()
 
-    def _time_left(self) -> timedelta:
+    def _until_deadline(self) -> timedelta:
         deadline = workflow.info().start_time + timedelta(seconds=self.request.deadline_seconds)
-        return max(deadline - workflow.now(), timedelta(milliseconds=1))
+        return deadline - workflow.now()
+
+    def _time_left(self) -> timedelta:
+        return max(self._until_deadline(), timedelta(milliseconds=1))
 
     def _deadline_failure(self) -> StepFailure:
         return self._stop_failure("deadline", "the saga's deadline passed")
@@ -210,10 +213,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
 
     def _deadline_in(self) -> timedelta | None:
         """The schedule-to-close bound of the next step: the time left, in lean sagas."""
-        if not self._lean:
-            return None
-        deadline = workflow.info().start_time + timedelta(seconds=self.request.deadline_seconds)
-        return deadline - workflow.now()
+        return self._until_deadline() if self._lean else None
 
     def _step_failure(self, step_name: str, failed: StepActivityError) -> StepFailure:
         if failed.deadline:

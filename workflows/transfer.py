@@ -22,8 +22,8 @@ class TransferWorkflow(SagaWorkflow):
 
 @workflow.defn(name="TransferLocalStepsWorkflow")
 class TransferLocalStepsWorkflow(SagaWorkflow):
-    """Each step a local activity inside the workflow task: a third of the history, no task
-    round trip per step; a step's attempts show only as its final marker."""
+    """Each step a local activity inside the workflow task: a third of the history and no task
+    round trip per step; each attempt shows as a marker, each backoff as a timer."""
 
     definition = TRANSFER_SAGA.with_local_steps()
 

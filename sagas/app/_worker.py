@@ -24,7 +24,7 @@ def saga_workflow_runner() -> WorkflowRunner:
     """The SDK's workflow sandbox, with the `workflows` package passed through.
 
     The workflow modules hold no state, so re-importing them for every saga run (the sandbox's
-    default) buys nothing and costs about 3 ms of worker CPU per transfer; the engine's own
+    default) buys nothing and costs 1-5 ms of worker CPU per saga; the engine's own
     modules are already passed through where the workflows import them.
     """
     restrictions = SandboxRestrictions.default.with_passthrough_modules("workflows")
