@@ -99,10 +99,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
 
     async def run(self) -> SagaOutcome:
         self._lean = self._patched(LEAN_HISTORY_PATCH)
-        if self._lean:
-            self._upsert([SAGA_TYPE.value_set(self.definition.saga_type)])
-        else:
-            workflow.upsert_search_attributes([SAGA_TYPE.value_set(self.definition.saga_type)])
+        self._upsert([SAGA_TYPE.value_set(self.definition.saga_type)])
         self._set_status(SagaStatus.RUNNING)
         self.failure = await self._run_forward()
         if self.failure is None:
@@ -347,18 +344,13 @@ class SagaRuntime(Generic[RequestT, StateT]):
     # ---- visibility
     def _set_status(self, status: SagaStatus) -> None:
         self.status = status
-        update = SAGA_STATUS.value_set(status.value)
-        if self._lean:
-            self._upsert([update])
-        else:
-            workflow.upsert_search_attributes([update])
+        self._upsert([SAGA_STATUS.value_set(status.value)])
         self._show_details()
 
-    @staticmethod
-    def _upsert(updates: list[SearchAttributeUpdate[str]]) -> None:
-        """Upsert only what changes: the client already sets type and status at start."""
+    def _upsert(self, updates: list[SearchAttributeUpdate[str]]) -> None:
+        """Lean sagas upsert only what changes: the client already sets type and status at start."""
         current = workflow.info().typed_search_attributes
-        changed = [update for update in updates if current.get(update.key) != update.value]
+        changed = [u for u in updates if not self._lean or current.get(u.key) != u.value]
         if changed:
             workflow.upsert_search_attributes(changed)
 

@@ -82,28 +82,32 @@ async def run_step_activity(
         raise _from_activity_error(err, retry.maximum_attempts) from err
     except ApplicationError as err:
         # A local activity's own failure arrives unwrapped, not as the cause of an ActivityError.
-        raise _from_application_error(err, retry.maximum_attempts, non_retryable=False) from err
+        raise _from_application_error(err, retry.maximum_attempts) from err
 
 
 def _from_activity_error(err: ActivityError, max_attempts: int) -> StepActivityError:
     cause = err.cause
     non_retryable = err.retry_state is RetryState.NON_RETRYABLE_FAILURE
+    deadline = err.retry_state is RetryState.TIMEOUT
     if isinstance(cause, ApplicationError):
-        failed = _from_application_error(cause, max_attempts, non_retryable=non_retryable)
-    else:
-        failed = StepActivityError(
-            type(cause).__name__ if cause is not None else type(err).__name__,
-            str(cause if cause is not None else err),
-            attempts=max_attempts,
-            business=non_retryable,
-            deadline=False,
+        return _from_application_error(
+            cause, max_attempts, non_retryable=non_retryable, deadline=deadline
         )
-    failed.deadline = err.retry_state is RetryState.TIMEOUT
-    return failed
+    return StepActivityError(
+        type(cause).__name__ if cause is not None else type(err).__name__,
+        str(cause if cause is not None else err),
+        attempts=max_attempts,
+        business=non_retryable,
+        deadline=deadline,
+    )
 
 
 def _from_application_error(
-    err: ApplicationError, max_attempts: int, *, non_retryable: bool
+    err: ApplicationError,
+    max_attempts: int,
+    *,
+    non_retryable: bool = False,
+    deadline: bool = False,
 ) -> StepActivityError:
     error_type = err.type or type(err).__name__
     details = err.details[0] if err.details else None
@@ -115,5 +119,5 @@ def _from_application_error(
         str(err),
         attempts=attempts,
         business=is_business_error_type(error_type) or non_retryable or err.non_retryable,
-        deadline=False,
+        deadline=deadline,
     )
