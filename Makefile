@@ -18,16 +18,17 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 test: lint
 	$(BIN)/pytest -q
 
 bench: $(STAMP)
-	$(BIN)/python -c 'import dbos, matplotlib' 2>/dev/null || $(BIN)/pip install --quiet -e '.[dev,bench]'
-	$(BIN)/python -m sagas.bench $(BENCH_ARGS)
+	$(BIN)/python -c 'import dbos, matplotlib' 2>/dev/null || $(BIN)/pip install --quiet -r tooling/bench/requirements.txt
+	$(BIN)/python -m tooling.bench $(BENCH_ARGS)
 
 chaos: $(STAMP)
-	$(BIN)/python -m sagas.chaos $(CHAOS_ARGS)
+	$(BIN)/python -m tooling.chaos $(CHAOS_ARGS)
 
 clean:
 	rm -rf $(VENV) .fundsaga .mypy_cache .pytest_cache .ruff_cache

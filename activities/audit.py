@@ -5,9 +5,8 @@ from __future__ import annotations
 from temporalio import activity
 
 from sagas import FundsagaError
-from sagas._audit_call import AUDIT_ACTIVITY, AuditCall
-from sagas._step_guard import to_application_error
 from sagas.audit import AuditStore
+from sagas.engine import AUDIT_ACTIVITY, AuditCall, to_application_error
 
 
 class AuditActivities:

@@ -1,0 +1,1 @@
+"""fundsaga's Alembic scripts, installed as the package data `sagas.migrations`."""

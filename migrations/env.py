@@ -1,6 +1,6 @@
 """Alembic environment: one history for SQLite and PostgreSQL.
 
-The URL is the `sqlalchemy.url` option when set in code (sagas._db.upgrade_database),
+The URL is the `sqlalchemy.url` option when set in code (`sagas.foundations.upgrade_database`),
 otherwise FUNDSAGA_DATABASE_URL through the application's Settings.
 """
 
@@ -11,10 +11,9 @@ from logging.config import fileConfig
 from alembic import context
 from sqlalchemy import Connection
 
-from sagas._db import make_engine
-from sagas._settings import load_settings
-from sagas.audit._table_model import metadata as audit_metadata
-from sagas.ledger._models import metadata as ledger_metadata
+from sagas.audit import metadata as audit_metadata
+from sagas.foundations import load_settings, make_engine
+from sagas.ledger import metadata as ledger_metadata
 
 config = context.config
 target_metadata = [ledger_metadata, audit_metadata]

@@ -1,20 +1,43 @@
 """fundsaga: saga orchestration for money movements on Temporal."""
 
-from sagas._currency import Currency, currency
-from sagas._definition import (
+from sagas.engine import (
     ACTION,
     COMPENSATION,
+    FAULTS_ENV_VAR,
+    LEAN_HISTORY_PATCH,
+    RESOLVE_UPDATE,
+    RETRY_UPDATE,
+    STATE_QUERY,
+    CompensationEntry,
+    CompensationOutcome,
+    FaultKind,
+    FaultPlan,
+    FaultRule,
+    OperatorAction,
+    RetrySpec,
     SagaDefinition,
+    SagaOutcome,
     SagaRequest,
+    SagaStatus,
+    SagaView,
+    SagaWorkflow,
+    Snapshot,
+    SnapshotStore,
     StepCall,
     StepDefinition,
+    StepFailure,
+    parse_faults,
+    retry_spec,
+    step_guard,
 )
-from sagas._errors import (
+from sagas.foundations import (
+    MAX_MINOR_UNITS,
     NON_RETRYABLE_ERROR_TYPES,
     AccountClosedError,
     AccountFrozenError,
     BusinessError,
     ConnectionDroppedError,
+    Currency,
     CurrencyMismatchError,
     DatabaseBusyError,
     DeadlockError,
@@ -23,25 +46,19 @@ from sagas._errors import (
     InsufficientFundsError,
     InvalidRequestError,
     LimitExceededError,
+    Money,
     NotParkedError,
     SagaNotFoundError,
     SerializationFailureError,
+    Settings,
     StepTimeoutError,
     TransientError,
     UnknownAccountError,
+    currency,
     error_class_by_name,
+    load_settings,
+    parse_money,
 )
-from sagas._faults import ENV_VAR as FAULTS_ENV_VAR
-from sagas._faults import FaultKind, FaultPlan, FaultRule, parse_faults
-from sagas._money import MAX_MINOR_UNITS, Money, parse_money
-from sagas._outcome import CompensationOutcome, OperatorAction, SagaOutcome, SagaView, StepFailure
-from sagas._retry import RetrySpec, retry_spec
-from sagas._runtime import LEAN_HISTORY_PATCH
-from sagas._settings import Settings, load_settings
-from sagas._snapshot import CompensationEntry, Snapshot
-from sagas._status import SagaStatus
-from sagas._step_guard import SnapshotStore, step_guard
-from sagas._workflow_base import RESOLVE_UPDATE, RETRY_UPDATE, STATE_QUERY, SagaWorkflow
 
 __all__ = [
     "ACTION",

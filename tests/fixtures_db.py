@@ -16,7 +16,7 @@ from sqlalchemy import URL, Engine, create_engine, make_url
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.pool import NullPool
 
-from sagas._db import upgrade_database
+from sagas.foundations import upgrade_database
 from sagas.ledger import Ledger
 
 DEFAULT_PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"

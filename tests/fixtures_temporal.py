@@ -17,8 +17,8 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
-from sagas._search_attributes import ALL_KEYS
 from sagas.app import start_dev_server
+from sagas.engine import SEARCH_ATTRIBUTE_KEYS
 
 
 def _test_server_path() -> str:
@@ -36,7 +36,8 @@ async def time_skipping_env() -> AsyncIterator[WorkflowEnvironment]:
         AddSearchAttributesRequest(
             namespace=env.client.namespace,
             search_attributes={
-                key.name: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD for key in ALL_KEYS
+                key.name: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD
+                for key in SEARCH_ATTRIBUTE_KEYS
             },
         )
     )

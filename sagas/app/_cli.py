@@ -8,18 +8,21 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from sagas._db import upgrade_database
-from sagas._errors import FundsagaError, InvalidRequestError
-from sagas._settings import Settings, load_settings
 from sagas.app import (
     _cli_accounts,
     _cli_attention,
     _cli_audit,
-    _cli_bench,
     _cli_dev,
     _cli_transfers,
 )
 from sagas.app._migrate import databases_to_migrate
+from sagas.foundations import (
+    FundsagaError,
+    InvalidRequestError,
+    Settings,
+    load_settings,
+    upgrade_database,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -32,7 +35,6 @@ def build_parser() -> argparse.ArgumentParser:
     _cli_transfers.add_parser(commands)
     _cli_attention.add_parser(commands)
     _cli_audit.add_parser(commands)
-    _cli_bench.add_parser(commands)
     return parser
 
 
@@ -50,8 +52,6 @@ def _dispatch(args: argparse.Namespace, settings: Settings) -> int:
         return _cli_accounts.run(args, settings)
     if args.command == "attention":
         return asyncio.run(_cli_attention.run(args, settings))
-    if args.command == "bench":
-        return _cli_bench.run(args, settings)
     if args.command == "audit":
         return asyncio.run(_cli_audit.run(args, settings))
     return asyncio.run(_cli_transfers.run(args, settings))

@@ -5,9 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from sagas._money import parse_money
-from sagas._settings import Settings
 from sagas.app._output import print_json, print_table
+from sagas.foundations import Settings, parse_money
 from sagas.ledger import AccountView, Ledger
 
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from sagas._outcome import OperatorAction
-from sagas._settings import Settings
-from sagas._status import SagaStatus
 from sagas.app._client import FundsagaClient
 from sagas.app._output import print_json, print_table
+from sagas.engine import OperatorAction, SagaStatus
+from sagas.foundations import Settings
 
 
 def add_parser(commands: Any) -> None:

@@ -7,14 +7,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sagas._errors import InvalidRequestError
-from sagas._search_attributes import SAGA_STATUS, SAGA_TYPE
-from sagas._settings import Settings
-from sagas._status import SagaStatus
 from sagas.app._client import connect_temporal
 from sagas.app._compensation_audit import run_compensation_audit
 from sagas.app._report_formats import FORMATS
 from sagas.audit import Checkpoint, open_audit_store, take_checkpoint
+from sagas.engine import SAGA_STATUS, SAGA_TYPE, SagaStatus
+from sagas.foundations import InvalidRequestError, Settings
 from sagas.ledger import Ledger
 
 

@@ -8,15 +8,14 @@ import logging
 import signal
 from typing import Any
 
-from sagas._db import upgrade_database
-from sagas._faults import parse_faults
-from sagas._settings import DEFAULT_HOME, Settings
 from sagas.app._client import FundsagaClient, connect_temporal
 from sagas.app._demo import DEMO_FAULTS, run_demo
 from sagas.app._devserver import start_dev_server
 from sagas.app._migrate import databases_to_migrate
 from sagas.app._worker import build_worker
 from sagas.audit import open_audit_store
+from sagas.engine import parse_faults
+from sagas.foundations import DEFAULT_HOME, Settings, upgrade_database
 from sagas.ledger import Ledger
 
 

@@ -6,11 +6,10 @@ import argparse
 import uuid
 from typing import Any
 
-from sagas._outcome import SagaOutcome, SagaView
-from sagas._settings import Settings
-from sagas._status import SagaStatus
 from sagas.app._client import FundsagaClient
 from sagas.app._output import print_json, print_table
+from sagas.engine import SagaOutcome, SagaStatus, SagaView
+from sagas.foundations import Settings
 from sagas.transfer import TransferRequest
 
 

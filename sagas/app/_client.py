@@ -22,18 +22,25 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.exceptions import ApplicationError, WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
-from sagas._audit_trail import AUDIT_COMPLETED_MEMO
-from sagas._errors import (
+from sagas.engine import (
+    AUDIT_COMPLETED_MEMO,
+    RESOLVE_UPDATE,
+    RETRY_UPDATE,
+    SAGA_STATUS,
+    SAGA_TYPE,
+    STATE_QUERY,
+    OperatorAction,
+    SagaOutcome,
+    SagaStatus,
+    SagaView,
+)
+from sagas.foundations import (
     IdempotencyConflictError,
     InvalidRequestError,
     NotParkedError,
     SagaNotFoundError,
+    Settings,
 )
-from sagas._outcome import OperatorAction, SagaOutcome, SagaView
-from sagas._search_attributes import SAGA_STATUS, SAGA_TYPE
-from sagas._settings import Settings
-from sagas._status import SagaStatus
-from sagas._workflow_base import RESOLVE_UPDATE, RETRY_UPDATE, STATE_QUERY
 from sagas.ledger import Ledger
 from sagas.transfer import TransferRequest
 

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sagas._status import SagaStatus
 from sagas.audit import AuditRecord, AuditStore, VerifyResult
+from sagas.engine import SagaStatus
 from sagas.ledger import HoldStatus, Ledger
 
 AUDITED = (SagaStatus.COMPENSATED, SagaStatus.NEEDS_ATTENTION, SagaStatus.RESOLVED)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime
 
-from sagas._money import parse_money
-from sagas._outcome import SagaOutcome
 from sagas.app._client import FundsagaClient
+from sagas.engine import SagaOutcome
+from sagas.foundations import parse_money
 from sagas.ledger import AccountStatus, Ledger
 from sagas.transfer import TransferRequest
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
-from sagas._search_attributes import ALL_KEYS
+from sagas.engine import SEARCH_ATTRIBUTE_KEYS
 
 
 def temporal_cli_path() -> str:
@@ -35,7 +35,7 @@ async def start_dev_server(
     return await WorkflowEnvironment.start_local(
         data_converter=pydantic_data_converter,
         dev_server_existing_path=temporal_cli_path(),
-        search_attributes=ALL_KEYS,
+        search_attributes=SEARCH_ATTRIBUTE_KEYS,
         ui=ui_port is not None,
         port=port,
         ui_port=ui_port,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sagas._settings import Settings
+from sagas.foundations import Settings
 
 
 def databases_to_migrate(settings: Settings) -> list[str]:

@@ -12,22 +12,25 @@ from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxR
 
 from activities.audit import AuditActivities
 from activities.transfer import TransferActivities
-from sagas._faults import ENV_VAR, FaultPlan
 from sagas.audit import AuditStore
+from sagas.engine import FAULTS_ENV_VAR, FaultPlan
 from sagas.ledger import Ledger
 from workflows import ALL_WORKFLOWS
 
 log = logging.getLogger("fundsaga.worker")
 
 
-def saga_workflow_runner() -> WorkflowRunner:
-    """The SDK's workflow sandbox, with the `workflows` package passed through.
+def saga_workflow_runner(*workflow_modules: str) -> WorkflowRunner:
+    """The SDK's workflow sandbox, with the `workflows` package (and `workflow_modules`) passed
+    through.
 
     The workflow modules hold no state, so re-importing them for every saga run (the sandbox's
     default) buys nothing and costs 1-5 ms of worker CPU per saga; the engine's own
     modules are already passed through where the workflows import them.
     """
-    restrictions = SandboxRestrictions.default.with_passthrough_modules("workflows")
+    restrictions = SandboxRestrictions.default.with_passthrough_modules(
+        "workflows", *workflow_modules
+    )
     return SandboxedWorkflowRunner(restrictions=restrictions)
 
 
@@ -54,7 +57,7 @@ def build_worker(
     if faults:
         log.warning(
             "FAULT INJECTION IS ON (%s): %s",
-            ENV_VAR,
+            FAULTS_ENV_VAR,
             "; ".join(
                 f"{r.step}.{r.phase}={r.kind.value}*{r.times or 'always'}@{r.account or 'any'}"
                 for r in faults.rules

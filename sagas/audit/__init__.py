@@ -9,6 +9,7 @@ from sagas.audit._checkpoint import Checkpoint, take_checkpoint
 from sagas.audit._factory import open_audit_store
 from sagas.audit._record import GENESIS_HASH, AuditRecord
 from sagas.audit._store import AuditStore
+from sagas.audit._table_model import metadata
 from sagas.audit._verify import VerifyResult
 
 __all__ = [
@@ -17,6 +18,7 @@ __all__ = [
     "AuditStore",
     "Checkpoint",
     "VerifyResult",
+    "metadata",
     "open_audit_store",
     "take_checkpoint",
 ]

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from sagas._errors import InvalidRequestError
 from sagas.audit._record import GENESIS_HASH, format_timestamp
+from sagas.foundations import InvalidRequestError
 
 if TYPE_CHECKING:
     from sagas.audit._store import AuditStore

@@ -7,8 +7,7 @@ from contextlib import contextmanager
 
 from sqlalchemy.exc import OperationalError
 
-from sagas._errors import ConnectionDroppedError
-from sagas.ledger._db_errors import translate_db_errors
+from sagas.foundations import ConnectionDroppedError, translate_db_errors
 
 _SQLITE_UNREACHABLE = ("unable to open database file", "disk i/o error")
 

@@ -9,12 +9,12 @@ from pathlib import Path
 
 from pydantic import JsonValue
 
-from sagas._errors import ConnectionDroppedError, DatabaseBusyError
 from sagas.audit._checkpoint import Checkpoint
 from sagas.audit._files import ensure_directory, entry_names, locked, publish, sequence_of
 from sagas.audit._record import AuditRecord, check_append, describe_invalid, next_record
 from sagas.audit._record import parse_record_line as parse
 from sagas.audit._verify import Stored, VerifyResult, verify_chain
+from sagas.foundations import ConnectionDroppedError, DatabaseBusyError
 
 APPEND_ATTEMPTS = 100
 

@@ -7,10 +7,10 @@ from pathlib import Path
 from sqlalchemy import make_url
 from sqlalchemy.exc import ArgumentError
 
-from sagas._errors import InvalidRequestError
 from sagas.audit._directory import DirectoryAuditStore
 from sagas.audit._store import AuditStore
 from sagas.audit._table import TableAuditStore
+from sagas.foundations import InvalidRequestError
 
 SETTING = "FUNDSAGA_AUDIT_STORE"
 _EXPECTED = "expected dir:PATH, db:URL, sqlite:///PATH or postgresql://..."

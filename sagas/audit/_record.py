@@ -7,9 +7,8 @@ from typing import Annotated
 
 from pydantic import AfterValidator, AwareDatetime, BaseModel, JsonValue, ValidationError
 
-from sagas._canonical import canonical_json as shared_canonical_json
-from sagas._canonical import sha256_hex
-from sagas._errors import InvalidRequestError
+from sagas.foundations import InvalidRequestError, sha256_hex
+from sagas.foundations import canonical_json as shared_canonical_json
 
 GENESIS_HASH = "0" * 64
 MAX_TEXT_LENGTH = 255

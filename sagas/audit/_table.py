@@ -12,8 +12,6 @@ from pydantic import JsonValue
 from sqlalchemy import Connection, Engine, Row, func, insert, select
 from sqlalchemy.exc import IntegrityError
 
-from sagas._db import make_engine
-from sagas._errors import ConnectionDroppedError, DatabaseBusyError
 from sagas.audit._checkpoint import Checkpoint
 from sagas.audit._db_errors import translate_store_errors
 from sagas.audit._record import (
@@ -25,6 +23,7 @@ from sagas.audit._record import (
 )
 from sagas.audit._table_model import WRITER_ROLE, AuditRow
 from sagas.audit._verify import Stored, VerifyResult, verify_chain
+from sagas.foundations import ConnectionDroppedError, DatabaseBusyError, make_engine
 
 CHAIN_LOCK_KEY = int.from_bytes(b"fundsaga", "big")
 """The PostgreSQL advisory lock every append holds while it extends the chain."""

@@ -7,7 +7,7 @@ from datetime import datetime
 from sqlalchemy import BigInteger, MetaData, String, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from sagas.ledger._models import KEY_LENGTH, NAMING_CONVENTION, UtcDateTime
+from sagas.foundations import KEY_LENGTH, NAMING_CONVENTION, UtcDateTime
 
 WRITER_ROLE = "fundsaga_audit_writer"
 HASH_LENGTH = 64

@@ -2,6 +2,7 @@
 
 from sagas.ledger._accounts import clearing_account_id, funding_account_id
 from sagas.ledger._ledger import Ledger
+from sagas.ledger._models import metadata
 from sagas.ledger._views import (
     AccountStatus,
     AccountView,
@@ -23,4 +24,5 @@ __all__ = [
     "PostingView",
     "clearing_account_id",
     "funding_account_id",
+    "metadata",
 ]

@@ -7,16 +7,17 @@ import re
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from sagas._currency import Currency, currency
-from sagas._errors import (
+from sagas.foundations import (
     AccountClosedError,
     AccountFrozenError,
+    Currency,
     CurrencyMismatchError,
     InsufficientFundsError,
     InvalidRequestError,
+    Money,
     UnknownAccountError,
+    currency,
 )
-from sagas._money import Money
 from sagas.ledger._models import Account, utc_now
 from sagas.ledger._views import AccountStatus
 

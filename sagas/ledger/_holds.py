@@ -5,8 +5,7 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from sagas._errors import InvalidRequestError, UnknownAccountError
-from sagas._money import Money
+from sagas.foundations import InvalidRequestError, Money, UnknownAccountError
 from sagas.ledger._accounts import (
     check_active,
     check_can_take,

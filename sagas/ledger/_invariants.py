@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from sagas._money import Money
+from sagas.foundations import Money
 from sagas.ledger._models import Account, Hold, JournalEntry, Posting
 from sagas.ledger._views import HoldStatus
 

@@ -8,8 +8,7 @@ from typing import cast
 from sqlalchemy import Table, insert, select
 from sqlalchemy.orm import Session
 
-from sagas._errors import InvalidRequestError
-from sagas._money import Money
+from sagas.foundations import KEY_LENGTH, InvalidRequestError, Money
 from sagas.ledger._accounts import (
     check_active,
     check_can_take,
@@ -17,7 +16,7 @@ from sagas.ledger._accounts import (
     lock_accounts,
     move,
 )
-from sagas.ledger._models import KEY_LENGTH, Account, JournalEntry, Posting, utc_now
+from sagas.ledger._models import Account, JournalEntry, Posting, utc_now
 from sagas.ledger._views import EntryKind, EntryView, PostingView, entry_view
 
 Leg = tuple[Account, int]

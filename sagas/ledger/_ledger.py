@@ -12,10 +12,8 @@ from sqlalchemy import Engine, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from sagas._db import make_engine
-from sagas._errors import UnknownAccountError
-from sagas._money import Money
-from sagas._snapshot import Snapshot
+from sagas.engine import Snapshot
+from sagas.foundations import Money, UnknownAccountError, make_engine, translate_db_errors
 from sagas.ledger import (
     _holds,
     _invariants,
@@ -26,7 +24,6 @@ from sagas.ledger import (
     _snapshots,
 )
 from sagas.ledger._accounts import find_account_row
-from sagas.ledger._db_errors import translate_db_errors
 from sagas.ledger._models import Account, Hold, JournalEntry
 from sagas.ledger._views import (
     AccountStatus,

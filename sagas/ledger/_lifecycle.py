@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
-from sagas._currency import Currency, currency
-from sagas._errors import AccountClosedError, InvalidRequestError
-from sagas._money import Money
+from sagas.foundations import AccountClosedError, Currency, InvalidRequestError, Money, currency
 from sagas.ledger._accounts import (
     check_user_account_id,
     find_account_row,

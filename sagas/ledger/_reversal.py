@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from sagas._errors import InvalidRequestError
+from sagas.foundations import InvalidRequestError
 from sagas.ledger._accounts import check_can_take, lock_accounts
 from sagas.ledger._journal import check_key, find_entry, post_entry
 from sagas.ledger._models import JournalEntry

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
-from sagas._errors import InvalidRequestError
+from sagas.foundations import InvalidRequestError
 from sagas.ledger._invariants import net_effect
 from sagas.ledger._journal import check_key, find_entry, post_entry, replay
 from sagas.ledger._views import EntryKind, EntryView

@@ -12,8 +12,8 @@ from sqlalchemy.dialects.sqlite import Insert as SqliteInsert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
-from sagas._errors import InvalidRequestError
-from sagas._snapshot import Snapshot
+from sagas.engine import Snapshot
+from sagas.foundations import InvalidRequestError
 from sagas.ledger._models import SagaSnapshot
 
 _TABLE = cast(Table, SagaSnapshot.__table__)

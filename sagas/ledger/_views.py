@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
-from sagas._money import Money
+from sagas.foundations import Money
 from sagas.ledger._models import Account, Hold, JournalEntry
 
 

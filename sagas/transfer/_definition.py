@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from sagas._definition import SagaDefinition, StepCall, StepDefinition
-from sagas._retry import retry_spec
+from sagas.engine import SagaDefinition, StepCall, StepDefinition, retry_spec
 from sagas.transfer._request import TransferRequest
 from sagas.transfer._state import TransferState
 

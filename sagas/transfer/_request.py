@@ -7,12 +7,17 @@ from typing import Any
 
 from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from sagas._canonical import canonical_json, sha256_hex
-from sagas._currency import currency
-from sagas._definition import SagaRequest
-from sagas._errors import InvalidRequestError
-from sagas._money import Money, parse_money
-from sagas._validation import check_text, invalid_request_from
+from sagas.engine import SagaRequest
+from sagas.foundations import (
+    InvalidRequestError,
+    Money,
+    canonical_json,
+    check_text,
+    currency,
+    invalid_request_from,
+    parse_money,
+    sha256_hex,
+)
 
 ACCOUNT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,63}")
 IDEMPOTENCY_KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")

@@ -17,12 +17,12 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from sqlalchemy import Engine, delete, insert, select, text
 
-from sagas._db import make_engine
 from sagas.audit import GENESIS_HASH, AuditRecord
 from sagas.audit._files import READ_ONLY, record_name, sequence_of
 from sagas.audit._record import record_line, seal
 from sagas.audit._table import _row
 from sagas.audit._table_model import AuditRow
+from sagas.foundations import make_engine
 
 Data = TypeVar("Data")
 Row = tuple[Any, ...]

@@ -8,8 +8,8 @@ import pytest
 from alembic import command
 from sqlalchemy import Connection, Engine, inspect, text
 
-from sagas._db import alembic_config, make_engine, upgrade_database
 from sagas.audit import open_audit_store
+from sagas.foundations import alembic_config, make_engine, upgrade_database
 from tests.audit._chain import fill
 from tests.fixtures_db import postgres_server_url
 

@@ -8,6 +8,7 @@ def test_the_public_names_change_only_on_purpose() -> None:
         "Checkpoint",
         "GENESIS_HASH",
         "VerifyResult",
+        "metadata",
         "open_audit_store",
         "take_checkpoint",
     ]

@@ -14,12 +14,12 @@ from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.exc import DBAPIError, IntegrityError, ProgrammingError
 from sqlalchemy.pool import NullPool
 
-from sagas._db import make_engine
 from sagas.audit import AuditStore, open_audit_store
 from sagas.audit._directory import DirectoryAuditStore
 from sagas.audit._files import publish
 from sagas.audit._record import seal
 from sagas.audit._table import TableAuditStore
+from sagas.foundations import make_engine
 from tests.audit._chain import fill
 
 CHANGES = {

@@ -1,31 +1,29 @@
-"""The `bench` command's options become the run's configuration."""
+"""`python -m tooling.bench` options become the run's configuration."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
-import sagas.bench
-from sagas.app import _cli_bench
-from sagas.bench import DEFAULT_OUTPUT_DIR, BenchConfig, WorkerKnobs
-from sagas.bench._metrics import latency, paired_ratio, percentile
+import tooling.bench
+from tooling.bench import DEFAULT_OUTPUT_DIR, BenchConfig, WorkerKnobs
+from tooling.bench._cli import build_parser, config_from
+from tooling.bench._metrics import latency, paired_ratio, percentile
 
 
 def parse(*argv: str) -> argparse.Namespace:
-    parser = argparse.ArgumentParser()
-    _cli_bench.add_parser(parser.add_subparsers(dest="command"))
-    return parser.parse_args(["bench", *argv])
+    return build_parser().parse_args(argv)
 
 
 def test_defaults_are_the_full_run() -> None:
-    config = _cli_bench.config_from(parse())
+    config = config_from(parse())
     assert config == BenchConfig()
     assert config.output_dir == DEFAULT_OUTPUT_DIR == Path(".fundsaga/bench")
     assert config.concurrencies == (16, 64)
 
 
 def test_smoke_and_knobs_are_passed_through() -> None:
-    config = _cli_bench.config_from(
+    config = config_from(
         parse(
             "--smoke",
             "--soak",
@@ -52,7 +50,7 @@ def test_percentiles_interpolate_between_ranks() -> None:
 
 
 def test_the_public_names_change_only_on_purpose() -> None:
-    assert sorted(sagas.bench.__all__) == [
+    assert sorted(tooling.bench.__all__) == [
         "BenchConfig",
         "DEFAULT_OUTPUT_DIR",
         "Latency",

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from sagas.bench import BenchConfig, Report, Scenario, run_bench, table, write_outputs
-from sagas.bench._metrics import paired_ratio
+from tooling.bench import BenchConfig, Report, Scenario, run_bench, table, write_outputs
+from tooling.bench._metrics import paired_ratio
 
 TEMPORAL = [
     Scenario.BARE,

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from sagas.app import run_cli
-from sagas.bench import measure_step_cost
 from sagas.ledger import Ledger
+from tooling.bench import measure_step_cost
+from tooling.bench._cli import build_parser, run
 
 
 def test_each_step_of_a_transfer_commits_once_with_its_snapshot(tmp_path: Path) -> None:
@@ -35,7 +35,7 @@ def test_each_step_of_a_transfer_commits_once_with_its_snapshot(tmp_path: Path) 
 
 
 def test_the_bench_command_reports_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = run_cli(["bench", "--step-cost", "2", "--output-dir", str(tmp_path)])
+    code = run(build_parser().parse_args(["--step-cost", "2", "--output-dir", str(tmp_path)]))
 
     assert code == 0
     assert "step cost: 2 transfers" in capsys.readouterr().out

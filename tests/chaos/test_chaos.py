@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sagas.chaos import ChaosConfig, ChaosRun, make_plan, render
+from tooling.chaos import ChaosConfig, ChaosRun, make_plan, render
 
 
 @pytest.mark.timeout(900)

@@ -33,9 +33,9 @@ from temporalio.service import RPCError, RPCStatusCode
 from temporalio.testing import WorkflowEnvironment
 
 from sagas import InvalidRequestError, SagaStatus, parse_money
-from sagas._validation import invalid_request_from
 from sagas.app import FundsagaClient, run_cli, transfer_workflow_id
 from sagas.audit import AuditStore
+from sagas.foundations import invalid_request_from
 from sagas.ledger import HoldStatus, Ledger
 from sagas.transfer import TransferRequest
 

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from sagas import InvalidRequestError
-from sagas._db import make_engine
+from sagas.foundations import make_engine
 
 
 def test_sqlite_engine_creates_the_directory_and_sets_its_pragmas(tmp_path: Path) -> None:

@@ -16,9 +16,8 @@ from sagas import (
     SerializationFailureError,
     TransientError,
 )
-from sagas._db import make_engine
+from sagas.foundations import make_engine, translate_db_errors
 from sagas.ledger import Ledger
-from sagas.ledger._db_errors import translate_db_errors
 
 
 def raise_translated(exc: Exception) -> None:

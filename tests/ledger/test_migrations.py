@@ -10,10 +10,9 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import inspect
 
-from sagas._db import alembic_config, make_engine
-from sagas.audit._table_model import metadata as audit_metadata
-from sagas.ledger import Ledger
-from sagas.ledger._models import metadata
+from sagas.audit import metadata as audit_metadata
+from sagas.foundations import alembic_config, make_engine
+from sagas.ledger import Ledger, metadata
 from tests.ledger._money import eur
 
 LEDGER_TABLES = {"account", "journal_entry", "posting", "hold", "saga_snapshot", "audit_record"}

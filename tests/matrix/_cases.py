@@ -23,7 +23,7 @@ from sagas import (
     StepDefinition,
     parse_faults,
 )
-from sagas._audit_call import AuditKind
+from sagas.engine import AuditKind
 from tests.fixtures_temporal import workflow_name
 
 

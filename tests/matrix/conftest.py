@@ -15,7 +15,7 @@ from temporalio.testing import WorkflowEnvironment
 
 from sagas.audit import AuditStore, open_audit_store
 from sagas.ledger import Ledger
-from tests.matrix._rig import MatrixRig
+from tests.matrix.rig import MatrixRig
 
 DATABASES = os.environ.get("FUNDSAGA_MATRIX_DATABASES", "sqlite").split(",")
 

@@ -12,13 +12,13 @@ import pytest
 from temporalio.client import WorkflowExecutionStatus
 
 from sagas import SagaOutcome, SagaStatus
-from sagas._audit_call import AuditKind
 from sagas.audit import AuditStore
+from sagas.engine import AuditKind
 from sagas.ledger import Ledger
 from tests.matrix._cases import MatrixCase, matrix
 from tests.matrix._checks import audit_kinds, hold_findings, key_findings, money_in_the_system
-from tests.matrix._rig import MatrixRig
 from tests.matrix._scenarios import SCENARIOS
+from tests.matrix.rig import MatrixRig
 from workflows import ALL_WORKFLOWS
 
 MATRIX = matrix(ALL_WORKFLOWS)

@@ -1,6 +1,6 @@
 """The determinism guard: recorded histories replay against today's workflow code.
 
-Refresh the histories only for a deliberate change: `python -m tests.replay.record_histories`
+Refresh the histories only for a deliberate change: `python -m tooling.record_histories`
 (see docs/determinism.md).
 """
 
@@ -21,7 +21,7 @@ from tests.replay._altered import (
     PatchedTimerTransferWorkflow,
     TimerTransferWorkflow,
 )
-from tests.replay.record_histories import HISTORIES, SCENARIOS, history_key
+from tests.replay.scenarios import HISTORIES, SCENARIOS, history_key
 from workflows import ALL_WORKFLOWS
 
 RECORDED = sorted(HISTORIES.glob("*.json"))

@@ -4,9 +4,8 @@ import pytest
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
-import sagas._errors
 from sagas import FaultPlan, error_class_by_name
-from sagas._errors import (
+from sagas.foundations import (
     BUSINESS_ERRORS,
     NON_RETRYABLE_ERROR_TYPES,
     TRANSIENT_ERRORS,
@@ -26,7 +25,7 @@ def _tree(root: type[FundsagaError]) -> list[type[FundsagaError]]:
     return [root, *(cls for sub in root.__subclasses__() for cls in _tree(sub))]
 
 
-ALL_ERRORS = [cls for cls in _tree(FundsagaError) if cls.__module__ == sagas._errors.__name__]
+ALL_ERRORS = [cls for cls in _tree(FundsagaError) if cls.__module__ == FundsagaError.__module__]
 
 
 def _raise(err: BaseException) -> None:

@@ -10,8 +10,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from sagas import InvalidRequestError, RetrySpec, retry_spec
-from sagas._errors import BUSINESS_ERRORS, TRANSIENT_ERRORS, BusinessError, TransientError
-from sagas._retry import MAX_WAIT
+from sagas.engine import MAX_WAIT
+from sagas.foundations import BUSINESS_ERRORS, TRANSIENT_ERRORS, BusinessError, TransientError
 
 VALID: dict[str, Any] = {
     "first_interval": timedelta(seconds=10),

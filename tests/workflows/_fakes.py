@@ -11,8 +11,7 @@ from typing import Any
 from temporalio import activity
 
 from sagas import AccountFrozenError, FundsagaError, TransientError
-from sagas._audit_call import AUDIT_ACTIVITY, AuditCall
-from sagas._step_guard import to_application_error
+from sagas.engine import AUDIT_ACTIVITY, AuditCall, to_application_error
 from sagas.transfer import TRANSFER_SAGA, TransferCall, TransferState
 
 FailWhen = Callable[[int], bool]

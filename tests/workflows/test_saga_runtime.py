@@ -26,7 +26,7 @@ from sagas import (
     SagaStatus,
     SagaView,
 )
-from sagas._search_attributes import SAGA_STATUS
+from sagas.engine import SAGA_STATUS
 from sagas.transfer import TransferRequest
 from tests.fixtures_temporal import new_task_queue, worker_for, workflow_name
 from tests.workflows._fakes import FakeSteps

@@ -1,0 +1,69 @@
+"""The saga engine: definitions, the runtime loop, step execution, snapshots, audit-trail calls."""
+
+from sagas.engine._audit_call import AUDIT_ACTIVITY, AuditCall, AuditKind
+from sagas.engine._audit_trail import AUDIT_COMPLETED_MEMO
+from sagas.engine._definition import (
+    ACTION,
+    COMPENSATION,
+    SagaDefinition,
+    SagaRequest,
+    StepCall,
+    StepDefinition,
+)
+from sagas.engine._faults import ENV_VAR as FAULTS_ENV_VAR
+from sagas.engine._faults import FaultKind, FaultPlan, FaultRule, parse_faults
+from sagas.engine._outcome import (
+    CompensationOutcome,
+    OperatorAction,
+    SagaOutcome,
+    SagaView,
+    StepFailure,
+)
+from sagas.engine._retry import MAX_WAIT, RetrySpec, retry_spec
+from sagas.engine._runtime import LEAN_HISTORY_PATCH
+from sagas.engine._search_attributes import ALL_KEYS as SEARCH_ATTRIBUTE_KEYS
+from sagas.engine._search_attributes import SAGA_STATUS, SAGA_TYPE
+from sagas.engine._snapshot import CompensationEntry, Snapshot
+from sagas.engine._status import SagaStatus
+from sagas.engine._step_guard import SnapshotStore, step_guard, to_application_error
+from sagas.engine._workflow_base import RESOLVE_UPDATE, RETRY_UPDATE, STATE_QUERY, SagaWorkflow
+
+__all__ = [
+    "ACTION",
+    "AUDIT_ACTIVITY",
+    "AUDIT_COMPLETED_MEMO",
+    "COMPENSATION",
+    "FAULTS_ENV_VAR",
+    "LEAN_HISTORY_PATCH",
+    "MAX_WAIT",
+    "RESOLVE_UPDATE",
+    "RETRY_UPDATE",
+    "SAGA_STATUS",
+    "SAGA_TYPE",
+    "SEARCH_ATTRIBUTE_KEYS",
+    "STATE_QUERY",
+    "AuditCall",
+    "AuditKind",
+    "CompensationEntry",
+    "CompensationOutcome",
+    "FaultKind",
+    "FaultPlan",
+    "FaultRule",
+    "OperatorAction",
+    "RetrySpec",
+    "SagaDefinition",
+    "SagaOutcome",
+    "SagaRequest",
+    "SagaStatus",
+    "SagaView",
+    "SagaWorkflow",
+    "Snapshot",
+    "SnapshotStore",
+    "StepCall",
+    "StepDefinition",
+    "StepFailure",
+    "parse_faults",
+    "retry_spec",
+    "step_guard",
+    "to_application_error",
+]

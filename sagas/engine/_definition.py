@@ -1,0 +1,121 @@
+"""Saga definitions as data: named steps, each with an action, a compensation and retry specs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from datetime import timedelta
+from typing import Generic, TypeVar
+
+from pydantic import BaseModel, Field
+
+from sagas.engine._retry import RetrySpec
+from sagas.engine._snapshot import Snapshot
+
+
+class SagaRequest(BaseModel):
+    """Base of every saga's request: what the engine itself needs of it."""
+
+    idempotency_key: str = Field(description="The caller's key; the saga id is derived from it.")
+    deadline_seconds: int = Field(
+        default=24 * 3600, description="Compensate if not completed this long after the start."
+    )
+
+    def touched_accounts(self) -> frozenset[str]:
+        """Accounts the saga moves money on (fault rules can be limited to one)."""
+        return frozenset()
+
+    def summary(self) -> str:
+        """One line for the Temporal UI."""
+        return f"saga {self.idempotency_key}"
+
+
+RequestT = TypeVar("RequestT", bound=SagaRequest)
+StateT = TypeVar("StateT", bound=BaseModel)
+
+
+class StepCall(BaseModel, Generic[RequestT, StateT]):
+    """The one input of every step activity, action or compensation."""
+
+    saga_id: str
+    saga_type: str
+    step_index: int
+    step_name: str
+    phase: str
+    request: RequestT
+    state: StateT
+    snapshot: Snapshot | None = None
+
+    def effect_key(self, suffix: str = "") -> str:
+        """The idempotency key of this step's effect: (saga id, step, action or compensation)."""
+        base = f"{self.saga_id}:{self.step_name}:{self.phase}"
+        return f"{base}:{suffix}" if suffix else base
+
+    def action_key(self, step_name: str | None = None, suffix: str = "") -> str:
+        """The key an action used, so its compensation can find (or tombstone) the effect."""
+        base = f"{self.saga_id}:{step_name or self.step_name}:action"
+        return f"{base}:{suffix}" if suffix else base
+
+
+ACTION = "action"
+COMPENSATION = "compensation"
+
+
+@dataclass(frozen=True, kw_only=True)
+class StepDefinition(Generic[RequestT]):
+    """One step of a saga."""
+
+    name: str
+    """Unique within the saga; part of every idempotency key the step writes."""
+    action: str
+    """Activity type name of the action."""
+    compensation: str | None
+    """Activity type name of the compensation; None when the step has nothing to undo."""
+    action_retry: RetrySpec
+    compensation_retry: RetrySpec
+    timeout: timedelta = timedelta(seconds=10)
+    """Start-to-close timeout of one attempt."""
+    describe_action: Callable[[RequestT], str]
+    """Summary shown on the action's activity in the Temporal UI."""
+    describe_compensation: Callable[[RequestT], str]
+    local: bool = False
+    """Run action and compensation as local activities, inside the workflow task.
+
+    For short steps only (a ledger write): a local attempt gives no per-attempt activity events
+    in the history, and the saga's deadline is then raced against a timer.
+    """
+
+
+@dataclass(frozen=True, kw_only=True)
+class SagaDefinition(Generic[RequestT, StateT]):
+    """A saga type: its request and state models and its steps, run by the generic runtime."""
+
+    saga_type: str
+    request_type: type[RequestT]
+    state_type: type[StateT]
+    steps: tuple[StepDefinition[RequestT], ...]
+    call_type: type[StepCall[RequestT, StateT]] = field(init=False)
+
+    def __post_init__(self) -> None:
+        names = [step.name for step in self.steps]
+        if len(set(names)) != len(names):
+            raise ValueError(f"saga {self.saga_type}: step names must be unique, got {names}")
+        object.__setattr__(self, "call_type", StepCall[self.request_type, self.state_type])  # type: ignore[name-defined]
+
+    @property
+    def has_local_steps(self) -> bool:
+        return any(step.local for step in self.steps)
+
+    def with_local_steps(self) -> SagaDefinition[RequestT, StateT]:
+        """The same saga with every step run as a local activity.
+
+        A running saga must keep the mode it started with: give this definition its own workflow
+        type rather than switching an existing one (docs/determinism.md).
+        """
+        return replace(self, steps=tuple(replace(step, local=True) for step in self.steps))
+
+    def step(self, name: str) -> StepDefinition[RequestT]:
+        for step in self.steps:
+            if step.name == name:
+                return step
+        raise KeyError(name)

@@ -1,0 +1,104 @@
+"""Retry specs: first interval F, multiplier M, maximum retries C and a maximum interval."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+from decimal import Decimal
+
+from temporalio.common import RetryPolicy
+
+from sagas.foundations import NON_RETRYABLE_ERROR_TYPES, InvalidRequestError
+
+MIN_MULTIPLIER = Decimal("1.0")
+MAX_MULTIPLIER = Decimal("8.0")
+MIN_RETRIES = 1
+MAX_RETRIES = 16
+MAX_WAIT = timedelta(seconds=315_576_000_000)
+"""The longest wait Temporal can carry (a protobuf Duration); longer waits are clamped to it."""
+_MAX_WAIT_S = Decimal(int(MAX_WAIT.total_seconds()))
+
+
+@dataclass(frozen=True, kw_only=True)
+class RetrySpec:
+    """How a step's action or compensation is retried.
+
+    The n-th retry waits ``first_interval * multiplier ** (n - 1)``, capped at ``max_interval``.
+    """
+
+    first_interval: timedelta
+    """F: the wait before the first retry; must be positive."""
+    multiplier: Decimal
+    """M: growth of the wait per retry, in [1.0, 8.0] with at most one decimal."""
+    max_retries: int
+    """C: retries after the first attempt, in [1, 16]; Temporal's maximum_attempts is C + 1."""
+    max_interval: timedelta | None = None
+    """Cap on any single wait; defaults to the wait of the last retry (no cap)."""
+
+    def __post_init__(self) -> None:
+        self._validate()
+
+    def _validate(self) -> None:
+        if not isinstance(self.first_interval, timedelta) or self.first_interval <= timedelta(0):
+            raise InvalidRequestError("first_interval", "must be greater than 0 seconds")
+        multiplier = self.multiplier
+        if isinstance(multiplier, bool) or not isinstance(multiplier, Decimal | int):
+            raise InvalidRequestError(
+                "multiplier", "must be a Decimal in [1.0, 8.0] with at most one decimal"
+            )
+        multiplier = Decimal(multiplier)
+        if not multiplier.is_finite() or not MIN_MULTIPLIER <= multiplier <= MAX_MULTIPLIER:
+            raise InvalidRequestError("multiplier", f"must be in [1.0, 8.0], got {multiplier}")
+        if multiplier != multiplier.quantize(Decimal("0.1")):
+            raise InvalidRequestError(
+                "multiplier", f"must have at most one decimal, got {multiplier}"
+            )
+        if isinstance(self.max_retries, bool) or not isinstance(self.max_retries, int):
+            raise InvalidRequestError("max_retries", "must be an integer in [1, 16]")
+        if not MIN_RETRIES <= self.max_retries <= MAX_RETRIES:
+            raise InvalidRequestError(
+                "max_retries", f"must be an integer in [1, 16], got {self.max_retries}"
+            )
+        if self.max_interval is not None and self.max_interval < self.first_interval:
+            raise InvalidRequestError("max_interval", "must be at least first_interval")
+
+    @property
+    def maximum_attempts(self) -> int:
+        return self.max_retries + 1
+
+    def delay_before_retry(self, n: int) -> timedelta:
+        """The wait before the n-th retry (n starts at 1)."""
+        seconds = Decimal(str(self.first_interval.total_seconds())) * Decimal(self.multiplier) ** (
+            n - 1
+        )
+        cap = self.max_interval
+        if cap is not None and seconds >= Decimal(str(cap.total_seconds())):
+            return cap
+        return min(timedelta(seconds=float(min(seconds, _MAX_WAIT_S))), MAX_WAIT)
+
+    def to_retry_policy(self) -> RetryPolicy:
+        cap = self.max_interval or self.delay_before_retry(self.max_retries)
+        return RetryPolicy(
+            initial_interval=self.first_interval,
+            backoff_coefficient=float(self.multiplier),
+            maximum_interval=cap,
+            maximum_attempts=self.maximum_attempts,
+            non_retryable_error_types=list(NON_RETRYABLE_ERROR_TYPES),
+        )
+
+
+def retry_spec(
+    first_interval_s: float | int | Decimal | str,
+    multiplier: Decimal | int | str,
+    max_retries: int,
+    max_interval_s: float | int | Decimal | str | None = None,
+) -> RetrySpec:
+    """Build a RetrySpec from plain numbers, e.g. ``retry_spec(10, "2", 10)``."""
+    return RetrySpec(
+        first_interval=timedelta(seconds=float(Decimal(str(first_interval_s)))),
+        multiplier=Decimal(str(multiplier)),
+        max_retries=max_retries,
+        max_interval=None
+        if max_interval_s is None
+        else timedelta(seconds=float(Decimal(str(max_interval_s)))),
+    )

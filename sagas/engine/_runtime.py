@@ -1,0 +1,376 @@
+"""The engine loop: runs any SagaDefinition inside a Temporal workflow.
+
+Deterministic orchestration only: time comes from workflow.now(), every effect is an activity.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from datetime import timedelta
+from typing import Any, Generic, Literal
+
+from pydantic import JsonValue
+from temporalio import workflow
+from temporalio.common import SearchAttributeUpdate
+from temporalio.exceptions import ActivityError, ApplicationError
+
+from sagas.engine._audit_call import AuditKind
+from sagas.engine._audit_trail import audit_completed_sagas, outcome_payload, write_audit_record
+from sagas.engine._definition import ACTION, COMPENSATION, RequestT, SagaDefinition, StateT
+from sagas.engine._outcome import (
+    CompensationOutcome,
+    OperatorAction,
+    SagaOutcome,
+    SagaView,
+    StepFailure,
+)
+from sagas.engine._search_attributes import SAGA_STATUS, SAGA_TYPE
+from sagas.engine._snapshot import CompensationEntry, Snapshot
+from sagas.engine._status import SagaStatus
+from sagas.engine._step_exec import StepActivityError, run_step_activity
+from sagas.engine._workflow_util import uncancellable
+
+Decision = Literal["retry", "resolve"]
+
+LEAN_HISTORY_PATCH = "lean-history"
+"""Lean sagas skip search-attribute upserts that change nothing and bound their steps by the
+deadline (schedule-to-close) instead of a timer cancelled at the end: 3 history events fewer
+per completed saga. Workflow types older than it list it in `guarded_patches`; their sagas
+started before it (no marker in the history) keep the first path: upsert both attributes at
+start, race the forward path against a timer."""
+
+
+class _ForwardStoppedError(Exception):
+    def __init__(self, failure: StepFailure) -> None:
+        super().__init__(failure.message)
+        self.failure = failure
+
+
+class SagaRuntime(Generic[RequestT, StateT]):
+    """State and loop of one saga run; the workflow class delegates to it."""
+
+    def __init__(
+        self,
+        definition: SagaDefinition[RequestT, StateT],
+        request: RequestT,
+        *,
+        guarded_patches: frozenset[str] = frozenset(),
+    ) -> None:
+        self.definition = definition
+        self.request = request
+        self._guarded_patches = guarded_patches
+        self.saga_id = workflow.info().workflow_id
+        self.status = SagaStatus.RUNNING
+        self.state: StateT = definition.state_type()
+        self.current_step: str | None = None
+        self.snapshots: list[Snapshot] = []
+        self.stack: list[CompensationEntry] = []
+        self.failure: StepFailure | None = None
+        self.compensations: list[CompensationOutcome] = []
+        self.operator_actions: list[OperatorAction] = []
+        self._decision: tuple[Decision, OperatorAction] | None = None
+        self.decisions_applied = 0
+        self._parkings = 0
+        self._lean = True
+
+    # ---- public surface used by the workflow's handlers
+    def view(self) -> SagaView:
+        return SagaView(
+            saga_id=self.saga_id,
+            saga_type=self.definition.saga_type,
+            status=self.status,
+            current_step=self.current_step,
+            snapshots=list(self.snapshots),
+            compensation_stack=list(self.stack),
+            failure=self.failure,
+            compensations=list(self.compensations),
+            operator_actions=list(self.operator_actions),
+        )
+
+    @property
+    def parked(self) -> bool:
+        return self.status is SagaStatus.NEEDS_ATTENTION and self._decision is None
+
+    def decide(self, decision: Decision, action: OperatorAction) -> int:
+        """Record an operator's decision; returns the count to wait for."""
+        self._decision = (decision, action.model_copy(update={"decision": decision}))
+        return self.decisions_applied + 1
+
+    async def run(self) -> SagaOutcome:
+        self._lean = self._patched(LEAN_HISTORY_PATCH)
+        self._upsert([SAGA_TYPE.value_set(self.definition.saga_type)])
+        self._set_status(SagaStatus.RUNNING)
+        self.failure = await self._run_forward()
+        if self.failure is None:
+            self.current_step = None
+            self._set_status(SagaStatus.COMPLETED)
+            if audit_completed_sagas():
+                await self._audit(AuditKind.COMPLETED, "terminal", self._outcome_payload())
+            return self._outcome()
+        await self._compensate()
+        outcome = self._outcome()
+        await self._audit(AuditKind.TERMINAL, "terminal", self._outcome_payload())
+        await uncancellable(workflow.wait_condition(workflow.all_handlers_finished))
+        raise ApplicationError(
+            f"saga {outcome.status.value}: {self.failure.reason} at step "
+            f"{self.failure.step_name or '-'}: {self.failure.message}",
+            outcome.model_dump(mode="json"),
+            type=f"Saga{outcome.status.value.title().replace('_', '')}",
+            non_retryable=True,
+        )
+
+    def _patched(self, patch_id: str) -> bool:
+        """A patch only a workflow type older than it has to check (and pay two events for)."""
+        return patch_id not in self._guarded_patches or workflow.patched(patch_id)
+
+    # ---- forward path
+    async def _run_forward(self) -> StepFailure | None:
+        forward = asyncio.create_task(self._run_steps())
+        try:
+            done = await self._wait_forward(forward)
+        except asyncio.CancelledError:
+            await self._stop(forward)
+            return self._stop_failure("cancelled", "the saga was cancelled")
+        if not done:
+            await self._stop(forward)
+            return self._deadline_failure()
+        try:
+            forward.result()
+        except _ForwardStoppedError as stopped:
+            return stopped.failure
+        return None
+
+    async def _wait_forward(self, forward: asyncio.Task[None]) -> bool:
+        """Whether the forward path ended before a deadline timer fired.
+
+        Lean sagas with regular activity steps need no timer: each step's schedule-to-close
+        timeout is the time left. Local steps need one, left to lapse rather than cancelled.
+        """
+        if not self._lean:
+            done, _ = await workflow.wait([forward], timeout=self._time_left().total_seconds())
+            return bool(done)
+        if not self.definition.has_local_steps:
+            await workflow.wait([forward])
+            return True
+        timer = asyncio.ensure_future(asyncio.sleep(self._time_left().total_seconds()))
+        await workflow.wait([forward, timer], return_when=asyncio.FIRST_COMPLETED)
+        return forward.done()
+
+    def _until_deadline(self) -> timedelta:
+        deadline = workflow.info().start_time + timedelta(seconds=self.request.deadline_seconds)
+        return deadline - workflow.now()
+
+    def _time_left(self) -> timedelta:
+        return max(self._until_deadline(), timedelta(milliseconds=1))
+
+    def _deadline_failure(self) -> StepFailure:
+        return self._stop_failure("deadline", "the saga's deadline passed")
+
+    async def _stop(self, forward: asyncio.Task[None]) -> None:
+        forward.cancel()
+        with contextlib.suppress(
+            asyncio.CancelledError, ActivityError, StepActivityError, _ForwardStoppedError
+        ):
+            await forward
+
+    def _stop_failure(self, reason: str, message: str) -> StepFailure:
+        return StepFailure(
+            step_name=self.current_step, reason=reason, error_type=reason, message=message
+        )
+
+    async def _run_steps(self) -> None:
+        for index, step in enumerate(self.definition.steps):
+            self.current_step = step.name
+            snapshot = self._snapshot(index, step.name)
+            self.snapshots.append(snapshot)
+            if step.compensation is not None:
+                self.stack.append(
+                    CompensationEntry(
+                        step_index=index, step_name=step.name, compensation=step.compensation
+                    )
+                )
+            self._show_details()
+            deadline_in = self._deadline_in()
+            if deadline_in is not None and deadline_in <= timedelta(0):
+                raise _ForwardStoppedError(self._deadline_failure())
+            try:
+                self.state = await run_step_activity(
+                    step,
+                    step.action,
+                    self._call(index, step.name, ACTION, snapshot),
+                    retry=step.action_retry,
+                    summary=step.describe_action(self.request),
+                    result_type=self.definition.state_type,
+                    deadline_in=deadline_in,
+                    wait_for_cancel=True,
+                )
+            except StepActivityError as failed:
+                raise _ForwardStoppedError(self._step_failure(step.name, failed)) from failed
+
+    def _deadline_in(self) -> timedelta | None:
+        """The schedule-to-close bound of the next step: the time left, in lean sagas."""
+        return self._until_deadline() if self._lean else None
+
+    def _step_failure(self, step_name: str, failed: StepActivityError) -> StepFailure:
+        if failed.deadline:
+            return self._deadline_failure()
+        return StepFailure(
+            step_name=step_name,
+            reason="business_error" if failed.business else "retries_exhausted",
+            error_type=failed.error_type,
+            message=failed.message,
+            attempts=failed.attempts,
+        )
+
+    def _snapshot(self, index: int, step_name: str) -> Snapshot:
+        return Snapshot(
+            saga_id=self.saga_id,
+            saga_type=self.definition.saga_type,
+            step_index=index,
+            step_name=step_name,
+            status=self.status,
+            data=self.state.model_dump(mode="json"),
+            compensation_stack=list(self.stack),
+            attempt=1,
+            recorded_at=workflow.now(),
+        )
+
+    def _call(self, index: int, step_name: str, phase: str, snapshot: Snapshot | None) -> Any:
+        return self.definition.call_type(
+            saga_id=self.saga_id,
+            saga_type=self.definition.saga_type,
+            step_index=index,
+            step_name=step_name,
+            phase=phase,
+            request=self.request,
+            state=self.state,
+            snapshot=snapshot,
+        )
+
+    # ---- compensation path
+    async def _compensate(self) -> None:
+        self._set_status(SagaStatus.COMPENSATING)
+        resolved = False
+        retrying = False
+        while self.stack:
+            entry = self.stack[-1]
+            message = await self._try_compensation(entry)
+            if retrying:
+                retrying = False
+                self.decisions_applied += 1
+            if message is None:
+                self._record_compensation(entry, "compensated")
+                self.stack.pop()
+                continue
+            self._record_compensation(entry, "failed", message)
+            if await self._park() == "resolve":
+                resolved = True
+                self._record_compensation(entry, "resolved_by_operator")
+                self.stack.pop()
+                self.decisions_applied += 1
+            else:
+                retrying = True
+        self.current_step = None
+        self._set_status(SagaStatus.RESOLVED if resolved else SagaStatus.COMPENSATED)
+
+    async def _try_compensation(self, entry: CompensationEntry) -> str | None:
+        step = self.definition.steps[entry.step_index]
+        self.current_step = step.name
+        self._show_details()
+        attempt = asyncio.create_task(
+            run_step_activity(
+                step,
+                entry.compensation,
+                self._call(entry.step_index, step.name, COMPENSATION, None),
+                retry=step.compensation_retry,
+                summary=step.describe_compensation(self.request),
+            )
+        )
+        try:
+            await uncancellable(attempt)
+        except StepActivityError as failed:
+            return failed.message
+        return None
+
+    async def _park(self) -> Decision:
+        self._set_status(SagaStatus.NEEDS_ATTENTION)
+        self._parkings += 1
+        await self._audit(
+            AuditKind.NEEDS_ATTENTION, f"needs_attention:{self._parkings}", self._outcome_payload()
+        )
+        while self._decision is None:
+            try:
+                await workflow.wait_condition(lambda: self._decision is not None)
+            except asyncio.CancelledError:
+                workflow.logger.warning(
+                    "cancel ignored: saga %s waits for an operator", self.saga_id
+                )
+        decision, action = self._decision
+        self.operator_actions.append(action)
+        kind = AuditKind.OPERATOR_RETRY if decision == "retry" else AuditKind.OPERATOR_RESOLVE
+        payload = self._outcome_payload() | {"operator_action": action.model_dump(mode="json")}
+        await self._audit(kind, f"operator:{len(self.operator_actions)}", payload)
+        self._decision = None
+        self._set_status(SagaStatus.COMPENSATING)
+        return decision
+
+    def _record_compensation(
+        self, entry: CompensationEntry, result: str, message: str = ""
+    ) -> None:
+        self.compensations.append(
+            CompensationOutcome(
+                step_name=entry.step_name,
+                compensation=entry.compensation,
+                result=result,
+                message=message,
+                at=workflow.now(),
+            )
+        )
+
+    # ---- audit trail
+    def _outcome_payload(self) -> dict[str, JsonValue]:
+        return outcome_payload(self._outcome(), self.request, self.snapshots)
+
+    async def _audit(self, kind: str, dedupe_suffix: str, payload: dict[str, JsonValue]) -> None:
+        await write_audit_record(
+            kind,
+            self.saga_id,
+            self.definition.saga_type,
+            f"{self.saga_id}:{dedupe_suffix}",
+            payload,
+        )
+
+    # ---- visibility
+    def _set_status(self, status: SagaStatus) -> None:
+        self.status = status
+        self._upsert([SAGA_STATUS.value_set(status.value)])
+        self._show_details()
+
+    def _upsert(self, updates: list[SearchAttributeUpdate[str]]) -> None:
+        """Lean sagas upsert only what changes: the client already sets type and status at start."""
+        current = workflow.info().typed_search_attributes
+        changed = [u for u in updates if not self._lean or current.get(u.key) != u.value]
+        if changed:
+            workflow.upsert_search_attributes(changed)
+
+    def _show_details(self) -> None:
+        stack = ", ".join(e.step_name for e in reversed(self.stack)) or "empty"
+        lines = [
+            f"**Status:** {self.status.value}",
+            f"**Step:** {self.current_step or '-'}",
+            f"**Compensation stack (next first):** {stack}",
+        ]
+        if self.failure is not None:
+            lines.append(f"**Failure:** {self.failure.reason}: {self.failure.message}")
+        workflow.set_current_details("\n\n".join(lines))
+
+    def _outcome(self) -> SagaOutcome:
+        return SagaOutcome(
+            saga_id=self.saga_id,
+            saga_type=self.definition.saga_type,
+            status=self.status,
+            failure=self.failure,
+            compensations=list(self.compensations),
+            operator_actions=list(self.operator_actions),
+        )

@@ -1,0 +1,35 @@
+"""The snapshot the engine records before each step's action."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict, JsonValue
+
+from sagas.engine._status import SagaStatus
+
+
+class CompensationEntry(BaseModel):
+    """One entry of the compensation stack: the step whose compensation will undo it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    step_index: int
+    step_name: str
+    compensation: str
+
+
+class Snapshot(BaseModel):
+    """The saga as it stood just before step `step_index` ran its action."""
+
+    model_config = ConfigDict(frozen=True)
+
+    saga_id: str
+    saga_type: str
+    step_index: int
+    step_name: str
+    status: SagaStatus
+    data: dict[str, JsonValue]
+    compensation_stack: list[CompensationEntry]
+    attempt: int = 1
+    recorded_at: datetime

@@ -1,0 +1,99 @@
+"""The workflow side every saga type shares: input decoding, the state query, operator updates."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from temporalio import workflow
+from temporalio.common import RawValue
+from temporalio.exceptions import ApplicationError
+
+from sagas.engine._definition import SagaDefinition
+from sagas.engine._outcome import OperatorAction, SagaOutcome, SagaView
+from sagas.engine._runtime import Decision, SagaRuntime
+from sagas.engine._status import SagaStatus
+from sagas.foundations import InvalidRequestError, NotParkedError, invalid_request_from
+
+STATE_QUERY = "saga_state"
+RETRY_UPDATE = "retry_compensation"
+RESOLVE_UPDATE = "resolve_compensation"
+
+
+def _payload_of(value: Any) -> Any:
+    """The raw payload of a run argument, whichever way the SDK handed it over."""
+    if isinstance(value, RawValue):
+        return value.payload
+    return workflow.payload_converter().to_payloads([value])[0]
+
+
+class SagaWorkflow:
+    """Base of every saga workflow class; subclasses set `definition` and define `run`."""
+
+    definition: ClassVar[SagaDefinition[Any, Any]]
+    guarded_patches: ClassVar[frozenset[str]] = frozenset()
+    """Engine patches newer than this workflow type: sagas of it started before a patch may
+    still be open, so the engine checks `workflow.patched()` for it (docs/determinism.md)."""
+    _runtime: SagaRuntime[Any, Any] | None = None
+
+    async def run_saga(self, *inputs: RawValue) -> SagaOutcome:
+        """Decode the one input and run; anything else fails the saga at once, no retries."""
+        if len(inputs) != 1:
+            raise ApplicationError(
+                f"request: expected one input, got {len(inputs)}",
+                type=InvalidRequestError.__name__,
+                non_retryable=True,
+            )
+        try:
+            request = workflow.payload_converter().from_payload(
+                _payload_of(inputs[0]), self.definition.request_type
+            )
+        except Exception as err:
+            invalid = invalid_request_from(err)
+            raise ApplicationError(
+                str(invalid), type=InvalidRequestError.__name__, non_retryable=True
+            ) from None
+        self._runtime = SagaRuntime(self.definition, request, guarded_patches=self.guarded_patches)
+        return await self._runtime.run()
+
+    def _require_runtime(self) -> SagaRuntime[Any, Any]:
+        if self._runtime is None:
+            raise ApplicationError("the saga has not started", type="SagaNotStarted")
+        return self._runtime
+
+    @workflow.query(name=STATE_QUERY)
+    def saga_state(self) -> SagaView:
+        """The saga's status, snapshots (one per step taken) and compensation stack."""
+        return self._require_runtime().view()
+
+    @workflow.update(name=RETRY_UPDATE)
+    async def retry_compensation(self, action: OperatorAction) -> SagaStatus:
+        """Retry the compensation the saga is parked on; returns the status after the attempt."""
+        return await self._apply("retry", action)
+
+    @retry_compensation.validator
+    def _validate_retry(self, action: OperatorAction) -> None:
+        self._require_parked()
+
+    @workflow.update(name=RESOLVE_UPDATE)
+    async def resolve_compensation(self, action: OperatorAction) -> SagaStatus:
+        """Record that an operator undid the parked compensation by hand; the saga continues."""
+        return await self._apply("resolve", action)
+
+    @resolve_compensation.validator
+    def _validate_resolve(self, action: OperatorAction) -> None:
+        self._require_parked()
+
+    def _require_parked(self) -> None:
+        runtime = self._require_runtime()
+        if not runtime.parked:
+            raise ApplicationError(
+                f"saga {runtime.saga_id} is {runtime.status.value}, not NEEDS_ATTENTION",
+                type=NotParkedError.__name__,
+                non_retryable=True,
+            )
+
+    async def _apply(self, decision: Decision, action: OperatorAction) -> SagaStatus:
+        runtime = self._require_runtime()
+        target = runtime.decide(decision, action)
+        await workflow.wait_condition(lambda: runtime.decisions_applied >= target)
+        return runtime.status

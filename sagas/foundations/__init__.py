@@ -1,0 +1,80 @@
+"""Foundations every layer stands on: errors, money, currencies, settings, the database."""
+
+from sagas.foundations._canonical import canonical_json, sha256_hex
+from sagas.foundations._currency import Currency, currency
+from sagas.foundations._db import alembic_config, make_engine, upgrade_database
+from sagas.foundations._db_errors import translate_db_errors
+from sagas.foundations._db_types import KEY_LENGTH, NAMING_CONVENTION, UtcDateTime
+from sagas.foundations._errors import (
+    BUSINESS_ERRORS,
+    NON_RETRYABLE_ERROR_TYPES,
+    TRANSIENT_ERRORS,
+    AccountClosedError,
+    AccountFrozenError,
+    BusinessError,
+    ConnectionDroppedError,
+    CurrencyMismatchError,
+    DatabaseBusyError,
+    DeadlockError,
+    FundsagaError,
+    IdempotencyConflictError,
+    InsufficientFundsError,
+    InvalidRequestError,
+    LimitExceededError,
+    NotParkedError,
+    SagaNotFoundError,
+    SerializationFailureError,
+    StepTimeoutError,
+    TransientError,
+    UnknownAccountError,
+    error_class_by_name,
+    is_business_error_type,
+)
+from sagas.foundations._money import MAX_MINOR_UNITS, Money, parse_money
+from sagas.foundations._settings import DEFAULT_HOME, Settings, load_settings
+from sagas.foundations._validation import check_text, invalid_request_from
+
+__all__ = [
+    "BUSINESS_ERRORS",
+    "DEFAULT_HOME",
+    "KEY_LENGTH",
+    "MAX_MINOR_UNITS",
+    "NAMING_CONVENTION",
+    "NON_RETRYABLE_ERROR_TYPES",
+    "TRANSIENT_ERRORS",
+    "AccountClosedError",
+    "AccountFrozenError",
+    "BusinessError",
+    "ConnectionDroppedError",
+    "Currency",
+    "CurrencyMismatchError",
+    "DatabaseBusyError",
+    "DeadlockError",
+    "FundsagaError",
+    "IdempotencyConflictError",
+    "InsufficientFundsError",
+    "InvalidRequestError",
+    "LimitExceededError",
+    "Money",
+    "NotParkedError",
+    "SagaNotFoundError",
+    "SerializationFailureError",
+    "Settings",
+    "StepTimeoutError",
+    "TransientError",
+    "UnknownAccountError",
+    "UtcDateTime",
+    "alembic_config",
+    "canonical_json",
+    "check_text",
+    "currency",
+    "error_class_by_name",
+    "invalid_request_from",
+    "is_business_error_type",
+    "load_settings",
+    "make_engine",
+    "parse_money",
+    "sha256_hex",
+    "translate_db_errors",
+    "upgrade_database",
+]

@@ -1,0 +1,37 @@
+"""Configuration from the environment (and `.env`), validated when read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, ValidationError
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from sagas.foundations._validation import invalid_request_from
+
+DEFAULT_HOME = Path(".fundsaga")
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore")
+
+    temporal_address: str = Field("localhost:7233", alias="TEMPORAL_ADDRESS")
+    temporal_namespace: str = Field("default", alias="TEMPORAL_NAMESPACE")
+    task_queue: str = Field("fundsaga", alias="FUNDSAGA_TASK_QUEUE")
+    database_url: str = Field(
+        f"sqlite:///{DEFAULT_HOME / 'fundsaga.db'}", alias="FUNDSAGA_DATABASE_URL"
+    )
+    audit_store: str = Field(f"dir:{DEFAULT_HOME / 'audit'}", alias="FUNDSAGA_AUDIT_STORE")
+    audit_completed: bool = Field(False, alias="FUNDSAGA_AUDIT_COMPLETED")
+    faults: str = Field("", alias="FUNDSAGA_FAULTS")
+    step_mode: Literal["activity", "local"] = Field("activity", alias="FUNDSAGA_STEP_MODE")
+    """How transfers this client starts run their steps: regular or local activities."""
+
+
+def load_settings() -> Settings:
+    """The settings, or InvalidRequestError naming the variable that holds a bad value."""
+    try:
+        return Settings()
+    except ValidationError as err:
+        raise invalid_request_from(err) from None

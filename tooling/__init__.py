@@ -1,0 +1,1 @@
+"""Tooling beside the product, never shipped: benchmarks, the chaos run, recorders, lint."""

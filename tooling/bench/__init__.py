@@ -1,0 +1,25 @@
+"""The benchmark suite: the engine's cost against bare Temporal, NAIVE sagas and DBOS."""
+
+from tooling.bench._config import DEFAULT_OUTPUT_DIR, BenchConfig, WorkerKnobs
+from tooling.bench._report import table, write_outputs
+from tooling.bench._results import Latency, Report, ScenarioResult, Soak, Target
+from tooling.bench._runner import run_bench
+from tooling.bench._scenarios import Scenario
+from tooling.bench._step_cost import StepCost, measure_step_cost
+
+__all__ = [
+    "DEFAULT_OUTPUT_DIR",
+    "BenchConfig",
+    "Latency",
+    "Report",
+    "Scenario",
+    "ScenarioResult",
+    "Soak",
+    "StepCost",
+    "Target",
+    "WorkerKnobs",
+    "measure_step_cost",
+    "run_bench",
+    "table",
+    "write_outputs",
+]

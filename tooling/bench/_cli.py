@@ -1,0 +1,93 @@
+"""`python -m tooling.bench` (`make bench`): the benchmark suite against a dev server it starts."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from pathlib import Path
+
+from sagas.foundations import DEFAULT_HOME
+from tooling.bench._config import BenchConfig, WorkerKnobs
+from tooling.bench._report import table, write_outputs
+from tooling.bench._runner import run_bench
+from tooling.bench._step_cost import measure_step_cost
+
+
+def _sizes(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split(","))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    bench = argparse.ArgumentParser(
+        prog="python -m tooling.bench",
+        description="benchmark: BARE vs ENGINE vs NAIVE (and DBOS), table + JSON + PNG",
+    )
+    add = bench.add_argument
+    add("--output-dir", type=Path, default=DEFAULT_HOME / "bench", help="default .fundsaga/bench")
+    add("--smoke", action="store_true", help="tiny sizes: checks that every phase runs")
+    add("--label", default="default", help="name of this run in the table and JSON")
+    add("--concurrency", type=_sizes, default=(16, 64), help="closed-loop levels, e.g. 16,64")
+    add("--rounds", type=int, default=4, help="alternating blocks per scenario and phase")
+    add("--block", type=int, default=80, help="sagas per throughput block")
+    add("--latency-samples", type=int, default=60, help="sagas per scenario at concurrency 1")
+    add("--open-loop-samples", type=int, default=120, help="sagas per scenario at half load")
+    add("--compensate-samples", type=int, default=40)
+    add("--soak", type=int, default=0, metavar="N", help="then N transfers for memory growth")
+    add("--no-dbos", action="store_true", help="skip the DBOS scenario")
+    add(
+        "--step-cost",
+        type=int,
+        default=0,
+        metavar="N",
+        help="only time N transfers' activities outside Temporal (CPU and commits per transfer)",
+    )
+    knobs = bench.add_argument_group("knobs (applied to every scenario's worker)")
+    knobs.add_argument("--activity-slots", type=int, default=32)
+    knobs.add_argument("--workflow-task-slots", type=int, default=None)
+    knobs.add_argument("--max-cached-workflows", type=int, default=None)
+    knobs.add_argument(
+        "--sandbox",
+        choices=("passthrough", "sdk-default", "off"),
+        default="passthrough",
+        help="workflow sandbox: fundsaga's (workflows passed through), the SDK's, or none",
+    )
+    knobs.add_argument("--sqlite-journal", choices=("wal", "delete"), default="wal")
+    knobs.add_argument("--eager-activities", action="store_true")
+    return bench
+
+
+def config_from(args: argparse.Namespace) -> BenchConfig:
+    config = BenchConfig(
+        concurrencies=args.concurrency,
+        rounds=args.rounds,
+        block=args.block,
+        latency_samples=args.latency_samples,
+        open_loop_samples=args.open_loop_samples,
+        compensate_samples=args.compensate_samples,
+        soak=args.soak,
+        dbos=not args.no_dbos,
+        output_dir=args.output_dir,
+        label=args.label,
+        knobs=WorkerKnobs(
+            max_concurrent_activities=args.activity_slots,
+            max_concurrent_workflow_tasks=args.workflow_task_slots,
+            max_cached_workflows=args.max_cached_workflows,
+            sandbox=args.sandbox,
+            sqlite_journal=args.sqlite_journal,
+            eager_activities=args.eager_activities,
+        ),
+    )
+    return config.smoke() if args.smoke else config
+
+
+def run(args: argparse.Namespace) -> int:
+    """Exit 0 when every saga ended as its scenario expects, 1 otherwise (targets only report)."""
+    config = config_from(args)
+    if args.step_cost:
+        print(measure_step_cost(config.output_dir / "step-cost", args.step_cost).line())
+        return 0
+    report = asyncio.run(run_bench(config))
+    written = write_outputs(report, config.output_dir)
+    print(table(report))
+    print("wrote " + ", ".join(str(path) for path in written))
+    return 1 if any(result.failures for result in report.scenarios) else 0

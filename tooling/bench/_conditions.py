@@ -1,0 +1,61 @@
+"""The conditions of a run, written beside its figures."""
+
+from __future__ import annotations
+
+import os
+import platform
+import subprocess
+from dataclasses import asdict
+from pathlib import Path
+
+from sagas.app import temporal_cli_path
+from tooling.bench._config import BenchConfig
+
+Conditions = dict[str, str | int | float | bool]
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def _temporal_version() -> str:
+    done = subprocess.run(
+        [temporal_cli_path(), "--version"], capture_output=True, text=True, check=False
+    )
+    return done.stdout.strip() or "unknown"
+
+
+def _plain(value: object) -> str | int | float | bool:
+    if isinstance(value, str | int | float | bool):
+        return value
+    if isinstance(value, tuple | list):
+        return ",".join(str(v) for v in value) or "none"
+    return str(value)
+
+
+def conditions(config: BenchConfig, *, peak_resettable: bool) -> Conditions:
+    knobs = {f"knob.{k}": _plain(v) for k, v in asdict(config.knobs).items() if v is not None}
+    return {
+        "cpus": os.cpu_count() or 0,
+        "cpu_model": _cpu_model(),
+        "load_average_1m_at_start": round(os.getloadavg()[0], 2),
+        "python": platform.python_version(),
+        "temporal": _temporal_version(),
+        "server_mode": "embedded dev server, in-memory persistence, UI off",
+        "ledger": "SQLite file (fresh), same process as each scenario's worker",
+        "worker": "one child process running every scenario's Temporal worker",
+        "concurrencies": ",".join(str(c) for c in config.concurrencies),
+        "rounds": config.rounds,
+        "block": config.block,
+        "latency_samples": config.latency_samples,
+        "open_loop_samples": config.open_loop_samples,
+        "engine_start": "FundsagaClient.start_transfer (one start; describe only if the id exists)",
+        "worker_peak_reset_per_block": peak_resettable,
+        **knobs,
+    }

@@ -1,0 +1,74 @@
+"""The processes a run stands up: the embedded Temporal dev server and the worker process."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.testing import WorkflowEnvironment
+
+from sagas.app import temporal_cli_path
+from sagas.engine import SEARCH_ATTRIBUTE_KEYS
+from tooling.bench._procstat import child_pids, process_name
+from tooling.bench._worker_proc import WorkerSpec
+
+EAGER_ACTIVITIES = "system.enableActivityEagerExecution=true"
+READY_TIMEOUT_S = 120
+
+
+async def start_server(*, eager_activities: bool) -> WorkflowEnvironment:
+    """An in-memory dev server on a free port, UI off, as `start_dev_server` starts it."""
+    extra = ["--dynamic-config-value", EAGER_ACTIVITIES] if eager_activities else []
+    return await WorkflowEnvironment.start_local(
+        data_converter=pydantic_data_converter,
+        dev_server_existing_path=temporal_cli_path(),
+        search_attributes=SEARCH_ATTRIBUTE_KEYS,
+        ui=False,
+        port=None,
+        dev_server_extra_args=extra,
+    )
+
+
+def server_pid() -> int | None:
+    """The pid of the dev server this process started (a child named `temporal`)."""
+    for pid in child_pids(os.getpid()):
+        try:
+            if process_name(pid) == "temporal":
+                return pid
+        except OSError:
+            continue
+    return None
+
+
+@asynccontextmanager
+async def worker_process(spec: WorkerSpec, log_file: Path) -> AsyncIterator[int]:
+    """Run the benchmark worker in a child process; yields its pid once every worker polls."""
+    with log_file.open("ab") as log:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "tooling.bench._worker_main",
+            spec.to_json(),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=log,
+        )
+        assert process.stdin is not None
+        assert process.stdout is not None
+        try:
+            line = await asyncio.wait_for(process.stdout.readline(), READY_TIMEOUT_S)
+            if line.strip() != b"ready":
+                raise RuntimeError(f"the bench worker did not start: see {log_file}")
+            yield process.pid
+        finally:
+            process.stdin.close()
+            try:
+                await asyncio.wait_for(process.wait(), 30)
+            except TimeoutError:
+                process.kill()
+                await process.wait()

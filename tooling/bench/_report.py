@@ -1,0 +1,117 @@
+"""The report as a text table and as JSON."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+
+from tooling.bench._plot import write_plot
+from tooling.bench._results import Latency, Report, ScenarioResult
+
+JSON_NAME = "bench.json"
+
+
+def _num(value: float | None, digits: int = 1) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _lat(latency: Latency | None) -> list[str]:
+    if latency is None:
+        return ["-", "-", "-"]
+    return [_num(latency.p50_ms), _num(latency.p95_ms), _num(latency.p99_ms)]
+
+
+def _row(result: ScenarioResult, concurrencies: list[str]) -> list[str]:
+    if result.status != "ok":
+        return [result.name, result.status]
+    return [
+        result.name,
+        *(_num(result.tput.get(c)) for c in concurrencies),
+        *_lat(result.latency_c1),
+        _num(result.half_rate),
+        *_lat(result.latency_half),
+        _num(result.history_events, 0),
+        _num(result.state_transitions, 0),
+        _num(result.worker_cpu_ms_per_saga),
+        _num(result.server_cpu_ms_per_saga),
+        _num(result.worker_peak_rss_mb, 0),
+        str(result.sagas),
+        str(result.failures),
+    ]
+
+
+def _aligned(rows: list[list[str]]) -> list[str]:
+    full = [r for r in rows if len(r) == len(rows[0])]
+    widths = [max(len(r[i]) for r in full) for i in range(len(rows[0]))]
+    lines = []
+    for row in rows:
+        if len(row) != len(widths):
+            lines.append(f"{row[0]:<{widths[0]}}  {' '.join(row[1:])}")
+            continue
+        cells = [row[0].ljust(widths[0])] + [
+            c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)
+        ]
+        lines.append("  ".join(cells))
+    return lines
+
+
+def table(report: Report) -> str:
+    concurrencies = str(report.conditions["concurrencies"]).split(",")
+    header = [
+        "scenario",
+        *(f"tput@{c}/s" for c in concurrencies),
+        "p50@1 ms",
+        "p95@1",
+        "p99@1",
+        "rate@½/s",
+        "p50@½ ms",
+        "p95@½",
+        "p99@½",
+        "events",
+        "transitions",
+        "wkr CPU ms/saga",
+        "srv CPU ms/saga",
+        "wkr peak MB",
+        "sagas",
+        "failed",
+    ]
+    rows = [header] + [_row(r, concurrencies) for r in report.scenarios]
+    lines = [f"fundsaga bench: {report.label}", *_aligned(rows), ""]
+    compensate = next((r for r in report.scenarios if r.failure_to_compensated), None)
+    if compensate is not None and compensate.failure_to_compensated is not None:
+        f = compensate.failure_to_compensated
+        lines.append(
+            f"failure-to-COMPENSATED (server time, n={f.n}): p50 {f.p50_ms} ms, "
+            f"p95 {f.p95_ms} ms, p99 {f.p99_ms} ms"
+        )
+    lines.append("ratios: " + ", ".join(f"{k}={v}" for k, v in report.ratios.items()))
+    lines.append("targets:")
+    for t in report.targets:
+        lines.append(f"  [{'met' if t.met else 'NOT met'}] {t.name} {t.wanted}: {t.value}")
+    if report.soak is not None:
+        s = report.soak
+        lines.append(
+            f"soak: {s.transfers} transfers, RSS {s.rss_after_warmup_mb} MB after {s.warmup}, "
+            f"max {s.rss_max_after_warmup_mb} MB, end {s.rss_end_mb} MB, growth {s.growth_mb} MB, "
+            f"failures {s.failures}"
+        )
+    lines.extend(f"note: {note}" for note in report.notes)
+    lines.append("conditions: " + "; ".join(f"{k}={v}" for k, v in report.conditions.items()))
+    return "\n".join(lines)
+
+
+def write_json(report: Report, directory: Path) -> Path:
+    path = directory / JSON_NAME
+    path.write_text(json.dumps(asdict(report), indent=2, ensure_ascii=False) + "\n")
+    return path
+
+
+def write_outputs(report: Report, directory: Path) -> list[Path]:
+    """The JSON, and the PNG where matplotlib is installed; returns the files written."""
+    directory.mkdir(parents=True, exist_ok=True)
+    report.plot = write_plot(report, directory)
+    written = [write_json(report, directory)]
+    if report.plot is not None:
+        written.append(directory / report.plot)
+    return written

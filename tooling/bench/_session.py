@@ -1,0 +1,141 @@
+"""The measured phases of a run against one dev server and one worker process."""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from temporalio.api.enums.v1 import EventType
+from temporalio.client import Client
+
+from tooling.bench._config import BenchConfig
+from tooling.bench._load import Block, Probe, RunOne, closed_loop, open_loop
+from tooling.bench._metrics import median
+from tooling.bench._scenarios import INTERLEAVED, Scenario
+
+WARMUP_CONCURRENCY = 8
+ACTIVITY_FAILED = EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED
+
+
+@dataclass(kw_only=True)
+class Measured:
+    """Every block one scenario ran, by phase."""
+
+    tput: dict[int, list[Block]] = field(default_factory=dict)
+    c1: list[Block] = field(default_factory=list)
+    half: list[Block] = field(default_factory=list)
+    half_rate: float | None = None
+    events: list[tuple[int, int]] = field(default_factory=list)
+    """(history length, state transition count) of described sagas."""
+    failure_to_close_s: list[float] = field(default_factory=list)
+
+    def all_blocks(self) -> list[Block]:
+        return [b for blocks in self.tput.values() for b in blocks] + self.c1 + self.half
+
+    def max_tput(self) -> float:
+        return max(median([b.tput for b in blocks]) for blocks in self.tput.values())
+
+
+def progress(message: str) -> None:
+    print(f"bench: {message}", file=sys.stderr, flush=True)
+
+
+def _order(round_index: int) -> Sequence[Scenario]:
+    """ABC, CBA, ABC ...: each scenario is as often early as late in a round."""
+    return INTERLEAVED if round_index % 2 == 0 else tuple(reversed(INTERLEAVED))
+
+
+class Session:
+    def __init__(
+        self,
+        config: BenchConfig,
+        probe: Probe,
+        temporal: Client,
+        runners: dict[Scenario, RunOne],
+    ) -> None:
+        self.config = config
+        self.probe = probe
+        self.temporal = temporal
+        self.runners = runners
+        self.measured = {scenario: Measured() for scenario in runners}
+
+    async def run(self) -> dict[Scenario, Measured]:
+        await self.warm_up()
+        await self.throughput()
+        await self.latency_unloaded()
+        await self.latency_half_load()
+        await self.compensate()
+        for scenario in self.runners:
+            await self.describe(scenario)
+        return self.measured
+
+    async def warm_up(self) -> None:
+        for run_one in self.runners.values():
+            await closed_loop(self.probe, run_one, self.config.warmup, WARMUP_CONCURRENCY)
+
+    async def throughput(self) -> None:
+        for concurrency in self.config.concurrencies:
+            for r in range(self.config.rounds):
+                for scenario in _order(r):
+                    block = await closed_loop(
+                        self.probe, self.runners[scenario], self.config.block, concurrency
+                    )
+                    self.measured[scenario].tput.setdefault(concurrency, []).append(block)
+                    progress(f"tput@{concurrency} round {r + 1}: {scenario} {block.tput:.1f}/s")
+
+    async def latency_unloaded(self) -> None:
+        per_block = math.ceil(self.config.latency_samples / self.config.rounds)
+        for r in range(self.config.rounds):
+            for scenario in _order(r):
+                block = await closed_loop(self.probe, self.runners[scenario], per_block, 1)
+                self.measured[scenario].c1.append(block)
+                progress(f"latency@1 round {r + 1}: {scenario} done")
+
+    async def latency_half_load(self) -> None:
+        per_block = math.ceil(self.config.open_loop_samples / self.config.rounds)
+        for scenario in INTERLEAVED:
+            self.measured[scenario].half_rate = round(self.measured[scenario].max_tput() / 2, 2)
+        for r in range(self.config.rounds):
+            for scenario in _order(r):
+                measured = self.measured[scenario]
+                assert measured.half_rate is not None
+                block = await open_loop(
+                    self.probe, self.runners[scenario], per_block, measured.half_rate
+                )
+                measured.half.append(block)
+                progress(f"open loop at {measured.half_rate}/s round {r + 1}: {scenario} done")
+
+    async def compensate(self) -> None:
+        run_one = self.runners[Scenario.COMPENSATE]
+        measured = self.measured[Scenario.COMPENSATE]
+        block = await closed_loop(self.probe, run_one, self.config.compensate_samples, 1)
+        measured.c1.append(block)
+        concurrency = self.config.concurrencies[0]
+        measured.tput[concurrency] = [
+            await closed_loop(self.probe, run_one, self.config.block, concurrency)
+        ]
+        for workflow_id in block.workflow_ids:
+            seconds = await self._failure_to_close(workflow_id)
+            if seconds is not None:
+                measured.failure_to_close_s.append(seconds)
+
+    async def _failure_to_close(self, workflow_id: str) -> float | None:
+        """From the failed step's event to the close event, in server time."""
+        history = await self.temporal.get_workflow_handle(workflow_id).fetch_history()
+        failed = next((e for e in history.events if e.event_type == ACTIVITY_FAILED), None)
+        if failed is None:
+            return None
+        closed = history.events[-1]
+        delta = closed.event_time.ToDatetime() - failed.event_time.ToDatetime()
+        return delta.total_seconds()
+
+    async def describe(self, scenario: Scenario) -> None:
+        measured = self.measured[scenario]
+        ids = [wid for block in measured.all_blocks() for wid in block.workflow_ids]
+        for workflow_id in ids[: self.config.events_samples]:
+            info = (
+                await self.temporal.get_workflow_handle(workflow_id).describe()
+            ).raw_description.workflow_execution_info
+            measured.events.append((info.history_length, info.state_transition_count))

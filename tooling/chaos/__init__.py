@@ -1,0 +1,18 @@
+"""The chaos run: concurrent transfers while workers are killed, the server restarts and the
+database fails transiently; then a checker proves money was conserved and moved once."""
+
+from tooling.chaos._checker import Check, check_run
+from tooling.chaos._plan import ChaosConfig, ChaosPlan, make_plan
+from tooling.chaos._report import render
+from tooling.chaos._runner import ChaosReport, ChaosRun
+
+__all__ = [
+    "ChaosConfig",
+    "ChaosPlan",
+    "ChaosReport",
+    "ChaosRun",
+    "Check",
+    "check_run",
+    "make_plan",
+    "render",
+]

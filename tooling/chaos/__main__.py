@@ -1,0 +1,40 @@
+"""`python -m tooling.chaos`: the Jepsen-style bank test; exit 1 when an invariant breaks."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import sys
+import tempfile
+from pathlib import Path
+
+from tooling.chaos._plan import ChaosConfig, make_plan
+from tooling.chaos._report import render
+from tooling.chaos._runner import ChaosRun
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="python -m tooling.chaos", description=__doc__)
+    parser.add_argument("--transfers", type=int, default=5000)
+    parser.add_argument("--kills", type=int, default=50)
+    parser.add_argument("--restarts", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=None, help="default: a random one, printed")
+    parser.add_argument("--database-url", help="default: a SQLite file in the work directory")
+    parser.add_argument("--workdir", type=Path, help="default: a new temporary directory")
+    args = parser.parse_args()
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 10**6)
+    config = ChaosConfig(
+        transfers=args.transfers, kills=args.kills, restarts=args.restarts, seed=seed
+    )
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="fundsaga-chaos-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    url = args.database_url or f"sqlite:///{workdir / 'ledger.db'}"
+    print(f"chaos run: seed {seed}, {config.transfers} transfers, work directory {workdir}")
+    report = asyncio.run(ChaosRun(make_plan(config), url, workdir).run())
+    print(render(report), end="")
+    return 0 if report.ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

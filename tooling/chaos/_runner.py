@@ -1,0 +1,202 @@
+"""Run a chaos schedule against real processes, let it quiesce, then check every invariant."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+from temporalio.client import WorkflowQueryFailedError as QueryFailed
+from temporalio.service import RPCError
+
+from sagas.app import FundsagaClient
+from sagas.audit import open_audit_store
+from sagas.engine import SagaOutcome, SagaStatus
+from sagas.foundations import Money, Settings, upgrade_database
+from sagas.ledger import Ledger
+from tooling.chaos._checker import Check, check_run
+from tooling.chaos._plan import OPENING_MINOR, ChaosPlan, PlannedTransfer, account_ids
+from tooling.chaos._processes import DevServer, WorkerProcess, free_port
+
+T = TypeVar("T")
+TASK_QUEUE = "chaos"
+SAGA_TIMEOUT_S = 900
+
+
+@dataclass
+class ChaosReport:
+    plan: ChaosPlan
+    checks: list[Check]
+    statuses: dict[str, str]
+    kills_issued: int
+    worker_deaths: int
+    restarts: int
+    db_faults: int
+    wall_seconds: float
+
+    @property
+    def ok(self) -> bool:
+        return all(check.ok for check in self.checks)
+
+
+def fund_accounts(ledger: Ledger, plan: ChaosPlan) -> dict[str, int]:
+    funded: dict[str, int] = {}
+    for account_id in account_ids():
+        currency = account_id.split("-")[1].upper()
+        ledger.open_account(account_id, currency, opening_balance=Money.of(OPENING_MINOR, currency))
+        funded[currency] = funded.get(currency, 0) + OPENING_MINOR
+    for account_id in plan.frozen:
+        ledger.freeze(account_id)
+    return funded
+
+
+async def _retrying(call: Callable[[], Awaitable[T]]) -> T:
+    """Retry a Temporal call while the server restarts; idempotent calls only."""
+    for _ in range(600):
+        try:
+            return await call()
+        except (RPCError, RuntimeError):
+            await asyncio.sleep(0.5)
+    return await call()
+
+
+class ChaosRun:
+    def __init__(self, plan: ChaosPlan, database_url: str, workdir: Path) -> None:
+        self.plan = plan
+        self.database_url = database_url
+        self.workdir = workdir
+        self.server = DevServer(workdir / "temporal.db", free_port(), workdir / "server.log")
+        self.audit_spec = f"dir:{workdir / 'audit'}"
+        self.statuses: dict[str, str] = {}
+        self.kills_issued = 0
+        self.restarts = 0
+
+    def _worker_env(self) -> dict[str, str]:
+        return {
+            "TEMPORAL_ADDRESS": self.server.address,
+            "FUNDSAGA_TASK_QUEUE": TASK_QUEUE,
+            "FUNDSAGA_DATABASE_URL": self.database_url,
+            "FUNDSAGA_AUDIT_STORE": self.audit_spec,
+            "FUNDSAGA_FAULTS": self.plan.faults,
+            "FUNDSAGA_CHAOS_DB_FAULT_RATE": str(self.plan.config.db_fault_rate),
+            "FUNDSAGA_CHAOS_SEED": str(self.plan.config.seed),
+        }
+
+    async def run(self) -> ChaosReport:
+        started = time.monotonic()
+        upgrade_database(self.database_url)
+        ledger = Ledger.from_url(self.database_url)
+        funded = fund_accounts(ledger, self.plan)
+        self.server.start()
+        workers = [
+            WorkerProcess(self._worker_env(), self.workdir / f"worker-{n}.log")
+            for n in range(self.plan.config.workers)
+        ]
+        for worker in workers:
+            worker.start()
+        supervisor = asyncio.create_task(self._supervise(workers))
+        try:
+            client = await _retrying(
+                lambda: FundsagaClient.connect(self._settings(), with_ledger=False)
+            )
+            client.ledger = ledger
+            await self._launch_all(client, workers)
+        finally:
+            supervisor.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await supervisor
+            for worker in workers:
+                worker.stop()
+            self.server.stop()
+        store = open_audit_store(self.audit_spec)
+        checks = check_run(ledger, store, self.statuses, funded, len(self.plan.transfers))
+        store.close()
+        ledger.close_connections()
+        return ChaosReport(
+            plan=self.plan,
+            checks=checks,
+            statuses=self.statuses,
+            kills_issued=self.kills_issued,
+            worker_deaths=sum(w.deaths for w in workers),
+            restarts=self.restarts,
+            db_faults=self._count_db_faults(),
+            wall_seconds=time.monotonic() - started,
+        )
+
+    def _settings(self) -> Settings:
+        return Settings.model_validate(
+            {
+                "TEMPORAL_ADDRESS": self.server.address,
+                "FUNDSAGA_TASK_QUEUE": TASK_QUEUE,
+                "FUNDSAGA_DATABASE_URL": self.database_url,
+            }
+        )
+
+    async def _supervise(self, workers: list[WorkerProcess]) -> None:
+        while True:
+            for worker in workers:
+                worker.revive_if_dead()
+            await asyncio.sleep(0.5)
+
+    async def _launch_all(self, client: FundsagaClient, workers: list[WorkerProcess]) -> None:
+        gate = asyncio.Semaphore(self.plan.config.in_flight)
+        kills = dict(self.plan.kill_after)
+        restarts = set(self.plan.restart_after)
+        tasks = []
+        for transfer in self.plan.transfers:
+            await gate.acquire()
+            if transfer.index in kills:
+                self._kill(workers[transfer.index % len(workers)], kills[transfer.index])
+            if transfer.index in restarts:
+                await asyncio.to_thread(self.server.restart)
+                self.restarts += 1
+            tasks.append(asyncio.create_task(self._one(client, transfer, gate)))
+        await asyncio.gather(*tasks)
+
+    def _kill(self, worker: WorkerProcess, how: str) -> None:
+        self.kills_issued += 1
+        if how == "signal":
+            worker.kill()
+        else:
+            worker.arm_kill_after_commit()
+
+    async def _one(
+        self, client: FundsagaClient, transfer: PlannedTransfer, gate: asyncio.Semaphore
+    ) -> None:
+        key = f"chaos-{self.plan.config.seed}-{transfer.index}"
+        request = {
+            "idempotency_key": key,
+            "source_account": transfer.source,
+            "destination_account": transfer.destination,
+            "amount": Money.of(transfer.amount_minor, transfer.currency).amount_text(),
+            "currency": transfer.currency,
+        }
+        try:
+            handle = await _retrying(lambda: client.start_transfer(request))
+            self.statuses[handle.id] = SagaStatus.RUNNING.value
+            self.statuses[handle.id] = await self._final_status(client, key)
+        finally:
+            gate.release()
+
+    async def _final_status(self, client: FundsagaClient, key: str) -> str:
+        deadline = time.monotonic() + SAGA_TIMEOUT_S
+        while time.monotonic() < deadline:
+            try:
+                outcome: SagaOutcome = await asyncio.wait_for(client.wait(key), timeout=15)
+                return outcome.status.value
+            except (TimeoutError, RPCError, RuntimeError, QueryFailed):
+                with contextlib.suppress(TimeoutError, RPCError, RuntimeError, QueryFailed):
+                    view = await asyncio.wait_for(client.state(key), timeout=15)
+                    if view.status is SagaStatus.NEEDS_ATTENTION:
+                        return view.status.value
+        return SagaStatus.RUNNING.value
+
+    def _count_db_faults(self) -> int:
+        return sum(
+            log.read_text(errors="replace").count("chaos: injected database fault")
+            for log in self.workdir.glob("worker-*.log")
+        )

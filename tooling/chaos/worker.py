@@ -1,0 +1,36 @@
+"""A chaos worker process: the real worker, plus injected database faults and kill points.
+
+Run by the chaos harness with FUNDSAGA_* settings, FUNDSAGA_FAULTS and these two variables:
+FUNDSAGA_CHAOS_DB_FAULT_RATE (chance per SQL statement) and FUNDSAGA_CHAOS_SEED.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+
+from sagas.app import build_worker, connect_temporal
+from sagas.audit import open_audit_store
+from sagas.engine import parse_faults
+from sagas.foundations import Settings
+from sagas.ledger import Ledger
+from tooling.chaos._db_chaos import inject_db_faults, kill_after_next_commit_on_sigusr1
+
+
+async def serve(settings: Settings) -> None:
+    rng = random.Random(os.environ.get("FUNDSAGA_CHAOS_SEED", "0") + str(os.getpid()))
+    ledger = Ledger.from_url(settings.database_url)
+    inject_db_faults(ledger.engine, float(os.environ.get("FUNDSAGA_CHAOS_DB_FAULT_RATE", "0")), rng)
+    kill_after_next_commit_on_sigusr1()
+    client = await connect_temporal(settings)
+    store = open_audit_store(settings.audit_store)
+    async with build_worker(
+        client, settings.task_queue, ledger, store, parse_faults(settings.faults)
+    ):
+        print("chaos worker ready", flush=True)
+        await asyncio.Event().wait()
+
+
+if __name__ == "__main__":
+    asyncio.run(serve(Settings()))
