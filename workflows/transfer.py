@@ -4,7 +4,7 @@ from temporalio import workflow
 from temporalio.common import RawValue
 
 with workflow.unsafe.imports_passed_through():
-    from sagas import LEAN_HISTORY_PATCH, SagaOutcome, SagaWorkflow
+    from sagas import SagaOutcome, SagaWorkflow
     from sagas.transfer import TRANSFER_SAGA
 
 
@@ -13,7 +13,6 @@ class TransferWorkflow(SagaWorkflow):
     """Each step a regular activity: every attempt shows in the history."""
 
     definition = TRANSFER_SAGA
-    guarded_patches = frozenset({LEAN_HISTORY_PATCH})
 
     @workflow.run
     async def run(self, *inputs: RawValue) -> SagaOutcome:

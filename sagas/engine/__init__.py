@@ -20,7 +20,6 @@ from sagas.engine._outcome import (
     StepFailure,
 )
 from sagas.engine._retry import MAX_WAIT, RetrySpec, retry_spec
-from sagas.engine._runtime import LEAN_HISTORY_PATCH
 from sagas.engine._search_attributes import ALL_KEYS as SEARCH_ATTRIBUTE_KEYS
 from sagas.engine._search_attributes import SAGA_STATUS, SAGA_TYPE
 from sagas.engine._snapshot import CompensationEntry, Snapshot
@@ -34,7 +33,6 @@ __all__ = [
     "AUDIT_COMPLETED_MEMO",
     "COMPENSATION",
     "FAULTS_ENV_VAR",
-    "LEAN_HISTORY_PATCH",
     "MAX_WAIT",
     "RESOLVE_UPDATE",
     "RETRY_UPDATE",

@@ -33,13 +33,6 @@ from sagas.engine._workflow_util import uncancellable
 
 Decision = Literal["retry", "resolve"]
 
-LEAN_HISTORY_PATCH = "lean-history"
-"""Lean sagas skip search-attribute upserts that change nothing and bound their steps by the
-deadline (schedule-to-close) instead of a timer cancelled at the end: 3 history events fewer
-per completed saga. Workflow types older than it list it in `guarded_patches`; their sagas
-started before it (no marker in the history) keep the first path: upsert both attributes at
-start, race the forward path against a timer."""
-
 
 class _ForwardStoppedError(Exception):
     def __init__(self, failure: StepFailure) -> None:
@@ -54,12 +47,9 @@ class SagaRuntime(Generic[RequestT, StateT]):
         self,
         definition: SagaDefinition[RequestT, StateT],
         request: RequestT,
-        *,
-        guarded_patches: frozenset[str] = frozenset(),
     ) -> None:
         self.definition = definition
         self.request = request
-        self._guarded_patches = guarded_patches
         self.saga_id = workflow.info().workflow_id
         self.status = SagaStatus.RUNNING
         self.state: StateT = definition.state_type()
@@ -72,7 +62,6 @@ class SagaRuntime(Generic[RequestT, StateT]):
         self._decision: tuple[Decision, OperatorAction] | None = None
         self.decisions_applied = 0
         self._parkings = 0
-        self._lean = True
 
     # ---- public surface used by the workflow's handlers
     def view(self) -> SagaView:
@@ -98,7 +87,6 @@ class SagaRuntime(Generic[RequestT, StateT]):
         return self.decisions_applied + 1
 
     async def run(self) -> SagaOutcome:
-        self._lean = self._patched(LEAN_HISTORY_PATCH)
         self._upsert([SAGA_TYPE.value_set(self.definition.saga_type)])
         self._set_status(SagaStatus.RUNNING)
         self.failure = await self._run_forward()
@@ -120,10 +108,6 @@ class SagaRuntime(Generic[RequestT, StateT]):
             non_retryable=True,
         )
 
-    def _patched(self, patch_id: str) -> bool:
-        """A patch only a workflow type older than it has to check (and pay two events for)."""
-        return patch_id not in self._guarded_patches or workflow.patched(patch_id)
-
     # ---- forward path
     async def _run_forward(self) -> StepFailure | None:
         forward = asyncio.create_task(self._run_steps())
@@ -144,12 +128,9 @@ class SagaRuntime(Generic[RequestT, StateT]):
     async def _wait_forward(self, forward: asyncio.Task[None]) -> bool:
         """Whether the forward path ended before a deadline timer fired.
 
-        Lean sagas with regular activity steps need no timer: each step's schedule-to-close
-        timeout is the time left. Local steps need one, left to lapse rather than cancelled.
+        Regular activity steps need no timer: each step's schedule-to-close timeout is the time
+        left. Local steps need one, left to lapse rather than cancelled.
         """
-        if not self._lean:
-            done, _ = await workflow.wait([forward], timeout=self._time_left().total_seconds())
-            return bool(done)
         if not self.definition.has_local_steps:
             await workflow.wait([forward])
             return True
@@ -191,8 +172,8 @@ class SagaRuntime(Generic[RequestT, StateT]):
                     )
                 )
             self._show_details()
-            deadline_in = self._deadline_in()
-            if deadline_in is not None and deadline_in <= timedelta(0):
+            deadline_in = self._until_deadline()
+            if deadline_in <= timedelta(0):
                 raise _ForwardStoppedError(self._deadline_failure())
             try:
                 self.state = await run_step_activity(
@@ -207,10 +188,6 @@ class SagaRuntime(Generic[RequestT, StateT]):
                 )
             except StepActivityError as failed:
                 raise _ForwardStoppedError(self._step_failure(step.name, failed)) from failed
-
-    def _deadline_in(self) -> timedelta | None:
-        """The schedule-to-close bound of the next step: the time left, in lean sagas."""
-        return self._until_deadline() if self._lean else None
 
     def _step_failure(self, step_name: str, failed: StepActivityError) -> StepFailure:
         if failed.deadline:
@@ -348,9 +325,9 @@ class SagaRuntime(Generic[RequestT, StateT]):
         self._show_details()
 
     def _upsert(self, updates: list[SearchAttributeUpdate[str]]) -> None:
-        """Lean sagas upsert only what changes: the client already sets type and status at start."""
+        """Upsert only what changes: the client already sets type and status at start."""
         current = workflow.info().typed_search_attributes
-        changed = [u for u in updates if not self._lean or current.get(u.key) != u.value]
+        changed = [u for u in updates if current.get(u.key) != u.value]
         if changed:
             workflow.upsert_search_attributes(changed)
 

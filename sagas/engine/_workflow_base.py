@@ -30,9 +30,6 @@ class SagaWorkflow:
     """Base of every saga workflow class; subclasses set `definition` and define `run`."""
 
     definition: ClassVar[SagaDefinition[Any, Any]]
-    guarded_patches: ClassVar[frozenset[str]] = frozenset()
-    """Engine patches newer than this workflow type: sagas of it started before a patch may
-    still be open, so the engine checks `workflow.patched()` for it (docs/determinism.md)."""
     _runtime: SagaRuntime[Any, Any] | None = None
 
     async def run_saga(self, *inputs: RawValue) -> SagaOutcome:
@@ -52,7 +49,7 @@ class SagaWorkflow:
             raise ApplicationError(
                 str(invalid), type=InvalidRequestError.__name__, non_retryable=True
             ) from None
-        self._runtime = SagaRuntime(self.definition, request, guarded_patches=self.guarded_patches)
+        self._runtime = SagaRuntime(self.definition, request)
         return await self._runtime.run()
 
     def _require_runtime(self) -> SagaRuntime[Any, Any]:

@@ -5,13 +5,14 @@ from __future__ import annotations
 import re
 import tomllib
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def contracts() -> list[dict[str, object]]:
+def contracts() -> list[dict[str, Any]]:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    found: list[dict[str, object]] = config["tool"]["importlinter"]["contracts"]
+    found: list[dict[str, Any]] = config["tool"]["importlinter"]["contracts"]
     return found
 
 

@@ -10,7 +10,7 @@ from temporalio import workflow
 from temporalio.common import RawValue
 
 with workflow.unsafe.imports_passed_through():
-    from sagas import LEAN_HISTORY_PATCH, SagaOutcome, SagaWorkflow
+    from sagas import SagaOutcome, SagaWorkflow
     from sagas.transfer import TRANSFER_SAGA
 
 _AML_CHECK = dataclasses.replace(
@@ -29,7 +29,6 @@ class ExtraStepTransferWorkflow(SagaWorkflow):
     """A new first step: an anti-money-laundering check before the hold."""
 
     definition = WITH_EXTRA_STEP
-    guarded_patches = frozenset({LEAN_HISTORY_PATCH})
 
     @workflow.run
     async def run(self, request: RawValue) -> SagaOutcome:
@@ -41,7 +40,6 @@ class NoSettleTransferWorkflow(SagaWorkflow):
     """The last step dropped."""
 
     definition = WITHOUT_SETTLE
-    guarded_patches = frozenset({LEAN_HISTORY_PATCH})
 
     @workflow.run
     async def run(self, request: RawValue) -> SagaOutcome:
@@ -53,7 +51,6 @@ class TimerTransferWorkflow(SagaWorkflow):
     """A pause before the saga starts, not guarded by a patch."""
 
     definition = TRANSFER_SAGA
-    guarded_patches = frozenset({LEAN_HISTORY_PATCH})
 
     @workflow.run
     async def run(self, request: RawValue) -> SagaOutcome:
@@ -66,7 +63,6 @@ class PatchedTimerTransferWorkflow(SagaWorkflow):
     """The same pause behind workflow.patched(): old histories take the old path."""
 
     definition = TRANSFER_SAGA
-    guarded_patches = frozenset({LEAN_HISTORY_PATCH})
 
     @workflow.run
     async def run(self, request: RawValue) -> SagaOutcome:
