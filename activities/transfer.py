@@ -33,7 +33,7 @@ class TransferActivities:
         return call.state.model_copy(update={"hold_key": hold.hold_key})
 
     @activity.defn(name="transfer.reserve.undo")
-    def release(self, call: TransferCall) -> None:
+    def compensate_reserve(self, call: TransferCall) -> None:
         with self._guard(call):
             self.ledger.void_hold(call.action_key(), saga_id=call.saga_id)
 
@@ -50,7 +50,7 @@ class TransferActivities:
         return call.state.model_copy(update={"capture_entry_id": entry.entry_id})
 
     @activity.defn(name="transfer.capture.undo")
-    def uncapture(self, call: TransferCall) -> None:
+    def compensate_capture(self, call: TransferCall) -> None:
         with self._guard(call):
             self.ledger.reverse(call.effect_key(), call.action_key(), saga_id=call.saga_id)
 
@@ -68,7 +68,7 @@ class TransferActivities:
         return call.state.model_copy(update={"credit_entry_id": entry.entry_id})
 
     @activity.defn(name="transfer.credit.undo")
-    def debit_back(self, call: TransferCall) -> None:
+    def compensate_credit(self, call: TransferCall) -> None:
         with self._guard(call):
             self.ledger.reverse(call.effect_key(), call.action_key(), saga_id=call.saga_id)
 
@@ -81,7 +81,7 @@ class TransferActivities:
         return call.state.model_copy(update={"settlement_key": entry.idempotency_key})
 
     @activity.defn(name="transfer.settle.undo")
-    def unsettle(self, call: TransferCall) -> None:
+    def compensate_settle(self, call: TransferCall) -> None:
         with self._guard(call):
             self.ledger.reverse(call.effect_key(), call.action_key(), saga_id=call.saga_id)
 
@@ -92,11 +92,11 @@ class TransferActivities:
     def all(self) -> list[Callable[..., object]]:
         return [
             self.reserve,
-            self.release,
+            self.compensate_reserve,
             self.capture,
-            self.uncapture,
+            self.compensate_capture,
             self.credit,
-            self.debit_back,
+            self.compensate_credit,
             self.settle,
-            self.unsettle,
+            self.compensate_settle,
         ]

@@ -39,7 +39,7 @@ def open_ledger(directory: Path) -> Ledger:
 async def wait_parked(client: FundsagaClient, handle: Handle, key: str) -> None:
     """Until the saga waits for the operator, its audit record written."""
     for _ in range(200):
-        view = await client.state(key)
+        view = await client.view(key)
         pending = (await handle.describe()).raw_description.pending_activities
         if view.status is SagaStatus.NEEDS_ATTENTION and not pending:
             return
@@ -87,7 +87,7 @@ async def main() -> None:
                         env.client, task_queue, ledger, workflow_type=workflow_name(saga)
                     )
                     print(f"recorded {await record(scenario, client, faults)}")
-        store.close()
+        store.close_connections()
         ledger.close_connections()
 
 

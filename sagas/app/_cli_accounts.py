@@ -80,5 +80,9 @@ def _apply(args: argparse.Namespace, ledger: Ledger) -> None:
     elif args.action == "show":
         show_accounts([ledger.account(args.account_id)], output)
     else:
-        change = {"freeze": ledger.freeze, "unfreeze": ledger.unfreeze, "close": ledger.close}
+        change = {
+            "freeze": ledger.freeze,
+            "unfreeze": ledger.unfreeze,
+            "close": ledger.close_account,
+        }
         show_accounts([change[args.action](args.account_id)], "table")

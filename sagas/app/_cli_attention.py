@@ -7,7 +7,7 @@ from typing import Any
 
 from sagas.app._client import FundsagaClient
 from sagas.app._output import print_json, print_table
-from sagas.engine import OperatorAction, SagaStatus
+from sagas.engine import CompensationResult, OperatorAction, SagaStatus
 from sagas.foundations import Settings
 
 
@@ -42,10 +42,10 @@ async def _list(client: FundsagaClient, output: str) -> int:
     rows: list[dict[str, str]] = []
     for saga_id, _ in await client.list_transfers(SagaStatus.NEEDS_ATTENTION):
         key = saga_id.removeprefix("transfer-")
-        view = await client.state(key)
+        view = await client.view(key)
         if view.status is not SagaStatus.NEEDS_ATTENTION:
             continue
-        failed = [c for c in view.compensations if c.result == "failed"]
+        failed = [c for c in view.compensations if c.result is CompensationResult.FAILED]
         rows.append(
             {
                 "key": key,

@@ -58,7 +58,7 @@ async def run(args: argparse.Namespace, settings: Settings) -> int:
             return 0
         return await _compensations(args, settings, store)
     finally:
-        store.close()
+        store.close_connections()
 
 
 def _verify(store: Any, checkpoint_file: Path | None) -> int:

@@ -86,7 +86,7 @@ async def _apply(client: FundsagaClient, args: argparse.Namespace) -> int:
     if args.action == "start":
         return await _start(client, args, output)
     if args.action == "status":
-        _print_view(await client.state(args.key), output)
+        _print_view(await client.view(args.key), output)
     elif args.action == "cancel":
         await client.cancel(args.key)
         print(f"cancellation requested for transfer-{args.key}")

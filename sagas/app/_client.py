@@ -28,7 +28,7 @@ from sagas.engine import (
     RETRY_UPDATE,
     SAGA_STATUS,
     SAGA_TYPE,
-    STATE_QUERY,
+    VIEW_QUERY,
     OperatorAction,
     SagaOutcome,
     SagaStatus,
@@ -159,11 +159,11 @@ class FundsagaClient:
             transfer_workflow_id(idempotency_key), result_type=SagaOutcome
         )
 
-    async def state(self, idempotency_key: str) -> SagaView:
+    async def view(self, idempotency_key: str) -> SagaView:
         """Status, snapshots and compensation stack, from the saga's query."""
         handle = self.handle(idempotency_key)
         try:
-            view: SagaView = await handle.query(STATE_QUERY, result_type=SagaView)
+            view: SagaView = await handle.query(VIEW_QUERY, result_type=SagaView)
         except RPCError as err:
             if err.status is RPCStatusCode.NOT_FOUND:
                 raise SagaNotFoundError(f"no saga {handle.id}") from err

@@ -8,11 +8,11 @@ from datetime import datetime
 from typing import Any
 
 from sagas.audit import AuditRecord, AuditStore, VerifyResult
-from sagas.engine import SagaStatus
+from sagas.engine import AuditKind, SagaStatus
 from sagas.ledger import HoldStatus, Ledger
 
 AUDITED = (SagaStatus.COMPENSATED, SagaStatus.NEEDS_ATTENTION, SagaStatus.RESOLVED)
-CLOSING_KINDS = ("terminal", "needs_attention")
+CLOSING_KINDS = (AuditKind.TERMINAL, AuditKind.NEEDS_ATTENTION)
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ def closing_records(records: Iterable[AuditRecord]) -> dict[str, AuditRecord]:
         if record.kind not in CLOSING_KINDS:
             continue
         current = latest.get(record.saga_id)
-        if current is None or current.kind != "terminal":
+        if current is None or current.kind != AuditKind.TERMINAL:
             latest[record.saga_id] = record
     return latest
 

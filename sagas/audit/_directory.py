@@ -73,7 +73,7 @@ class DirectoryAuditStore:
                     stored[sequence] = self._readable(name)
         return verify_chain(stored, checkpoint, strays)
 
-    def close(self) -> None:
+    def close_connections(self) -> None:
         with self._lock:
             self._known.clear()
             self._by_key.clear()

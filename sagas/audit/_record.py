@@ -7,8 +7,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, AwareDatetime, BaseModel, JsonValue, ValidationError
 
-from sagas.foundations import InvalidRequestError, sha256_hex
-from sagas.foundations import canonical_json as shared_canonical_json
+from sagas.foundations import InvalidRequestError, canonical_json, sha256_hex
 
 GENESIS_HASH = "0" * 64
 MAX_TEXT_LENGTH = 255
@@ -40,11 +39,6 @@ class AuditRecord(BaseModel, frozen=True):
     """The hash of the record before, GENESIS_HASH for sequence 1."""
     hash: str
     """sha256 (hex) of the canonical JSON of all the fields above."""
-
-
-def canonical_json(value: JsonValue) -> str:
-    """Sorted keys, no whitespace, UTF-8 text: the one serialization that is hashed."""
-    return shared_canonical_json(value, ascii_only=False)
 
 
 def format_timestamp(value: datetime) -> str:

@@ -39,6 +39,6 @@ class AuditStore(Protocol):
         """Recompute the chain from what is stored and name the first bad record."""
         ...
 
-    def close(self) -> None:
+    def close_connections(self) -> None:
         """Release connections; the store may be used again after."""
         ...

@@ -16,14 +16,13 @@ from sagas.audit._checkpoint import Checkpoint
 from sagas.audit._db_errors import translate_store_errors
 from sagas.audit._record import (
     AuditRecord,
-    canonical_json,
     check_append,
     describe_invalid,
     next_record,
 )
 from sagas.audit._table_model import WRITER_ROLE, AuditRow
 from sagas.audit._verify import Stored, VerifyResult, verify_chain
-from sagas.foundations import ConnectionDroppedError, DatabaseBusyError, make_engine
+from sagas.foundations import ConnectionDroppedError, DatabaseBusyError, canonical_json, make_engine
 
 CHAIN_LOCK_KEY = int.from_bytes(b"fundsaga", "big")
 """The PostgreSQL advisory lock every append holds while it extends the chain."""
@@ -86,7 +85,7 @@ class TableAuditStore:
                 stored[row.sequence] = _readable(row)
         return verify_chain(stored, checkpoint, strays)
 
-    def close(self) -> None:
+    def close_connections(self) -> None:
         with self._engine_lock:
             if self._engine is not None:
                 self._engine.dispose()

@@ -3,8 +3,7 @@
 from sagas.engine._audit_call import AUDIT_ACTIVITY, AuditCall, AuditKind
 from sagas.engine._audit_trail import AUDIT_COMPLETED_MEMO
 from sagas.engine._definition import (
-    ACTION,
-    COMPENSATION,
+    Phase,
     SagaDefinition,
     SagaRequest,
     StepCall,
@@ -14,7 +13,10 @@ from sagas.engine._faults import ENV_VAR as FAULTS_ENV_VAR
 from sagas.engine._faults import FaultKind, FaultPlan, FaultRule, parse_faults
 from sagas.engine._outcome import (
     CompensationOutcome,
+    CompensationResult,
+    FailureReason,
     OperatorAction,
+    OperatorDecision,
     SagaOutcome,
     SagaView,
     StepFailure,
@@ -25,13 +27,11 @@ from sagas.engine._search_attributes import SAGA_STATUS, SAGA_TYPE
 from sagas.engine._snapshot import CompensationEntry, Snapshot
 from sagas.engine._status import SagaStatus
 from sagas.engine._step_guard import SnapshotStore, step_guard, to_application_error
-from sagas.engine._workflow_base import RESOLVE_UPDATE, RETRY_UPDATE, STATE_QUERY, SagaWorkflow
+from sagas.engine._workflow_base import RESOLVE_UPDATE, RETRY_UPDATE, VIEW_QUERY, SagaWorkflow
 
 __all__ = [
-    "ACTION",
     "AUDIT_ACTIVITY",
     "AUDIT_COMPLETED_MEMO",
-    "COMPENSATION",
     "FAULTS_ENV_VAR",
     "MAX_WAIT",
     "RESOLVE_UPDATE",
@@ -39,15 +39,19 @@ __all__ = [
     "SAGA_STATUS",
     "SAGA_TYPE",
     "SEARCH_ATTRIBUTE_KEYS",
-    "STATE_QUERY",
+    "VIEW_QUERY",
     "AuditCall",
     "AuditKind",
     "CompensationEntry",
     "CompensationOutcome",
+    "CompensationResult",
+    "FailureReason",
     "FaultKind",
     "FaultPlan",
     "FaultRule",
     "OperatorAction",
+    "OperatorDecision",
+    "Phase",
     "RetrySpec",
     "SagaDefinition",
     "SagaOutcome",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from enum import StrEnum
 
 from pydantic import BaseModel, JsonValue
 from temporalio.common import RetryPolicy
@@ -20,7 +21,9 @@ AUDIT_RETRY = RetryPolicy(
 AUDIT_TIMEOUT = timedelta(seconds=30)
 
 
-class AuditKind:
+class AuditKind(StrEnum):
+    """What an audit record records."""
+
     TERMINAL = "terminal"  # the saga closed other than COMPLETED
     COMPLETED = "completed"  # the saga completed (recorded only when configured)
     NEEDS_ATTENTION = "needs_attention"  # a compensation exhausted its retries; the saga parked
@@ -31,7 +34,7 @@ class AuditKind:
 class AuditCall(BaseModel):
     """One audit record to append; `dedupe_key` makes a retried write a no-op."""
 
-    kind: str
+    kind: AuditKind
     saga_id: str
     saga_type: str
     dedupe_key: str

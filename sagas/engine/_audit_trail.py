@@ -7,7 +7,13 @@ from typing import Any
 from pydantic import JsonValue
 from temporalio import workflow
 
-from sagas.engine._audit_call import AUDIT_ACTIVITY, AUDIT_RETRY, AUDIT_TIMEOUT, AuditCall
+from sagas.engine._audit_call import (
+    AUDIT_ACTIVITY,
+    AUDIT_RETRY,
+    AUDIT_TIMEOUT,
+    AuditCall,
+    AuditKind,
+)
 from sagas.engine._outcome import SagaOutcome
 from sagas.engine._snapshot import Snapshot
 from sagas.engine._workflow_util import uncancellable
@@ -48,7 +54,7 @@ def outcome_payload(
 
 
 async def write_audit_record(
-    kind: str, saga_id: str, saga_type: str, dedupe_key: str, payload: dict[str, JsonValue]
+    kind: AuditKind, saga_id: str, saga_type: str, dedupe_key: str, payload: dict[str, JsonValue]
 ) -> None:
     """Append one record, retrying until it is durable; a cancel cannot interrupt it."""
     call = AuditCall(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
+from enum import StrEnum
 from typing import Generic, TypeVar
 
 from pydantic import BaseModel, Field
@@ -30,6 +31,13 @@ class SagaRequest(BaseModel):
         return f"saga {self.idempotency_key}"
 
 
+class Phase(StrEnum):
+    """Which side of a step an activity runs; part of every effect key."""
+
+    ACTION = "action"  # the step's effect
+    COMPENSATION = "compensation"  # the undoing of that effect
+
+
 RequestT = TypeVar("RequestT", bound=SagaRequest)
 StateT = TypeVar("StateT", bound=BaseModel)
 
@@ -41,24 +49,20 @@ class StepCall(BaseModel, Generic[RequestT, StateT]):
     saga_type: str
     step_index: int
     step_name: str
-    phase: str
+    phase: Phase
     request: RequestT
     state: StateT
     snapshot: Snapshot | None = None
 
     def effect_key(self, suffix: str = "") -> str:
         """The idempotency key of this step's effect: (saga id, step, action or compensation)."""
-        base = f"{self.saga_id}:{self.step_name}:{self.phase}"
+        base = f"{self.saga_id}:{self.step_name}:{self.phase.value}"
         return f"{base}:{suffix}" if suffix else base
 
     def action_key(self, step_name: str | None = None, suffix: str = "") -> str:
         """The key an action used, so its compensation can find (or tombstone) the effect."""
-        base = f"{self.saga_id}:{step_name or self.step_name}:action"
+        base = f"{self.saga_id}:{step_name or self.step_name}:{Phase.ACTION.value}"
         return f"{base}:{suffix}" if suffix else base
-
-
-ACTION = "action"
-COMPENSATION = "compensation"
 
 
 @dataclass(frozen=True, kw_only=True)

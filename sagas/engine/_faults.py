@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
+from sagas.engine._definition import Phase
 from sagas.foundations import (
     AccountFrozenError,
     InvalidRequestError,
@@ -38,7 +39,7 @@ class FaultKind(StrEnum):
 @dataclass(frozen=True, slots=True)
 class FaultRule:
     step: str
-    phase: str
+    phase: Phase
     kind: FaultKind
     times: int | None
     account: str | None
@@ -100,7 +101,7 @@ def parse_faults(spec: str) -> FaultPlan:
         rules.append(
             FaultRule(
                 step=match.group("step"),
-                phase=match.group("phase") or "action",
+                phase=Phase(match.group("phase") or Phase.ACTION),
                 kind=FaultKind(match.group("kind")),
                 times=int(times) if times else None,
                 account=match.group("account"),

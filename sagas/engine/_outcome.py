@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
@@ -10,11 +11,35 @@ from sagas.engine._snapshot import CompensationEntry, Snapshot
 from sagas.engine._status import SagaStatus
 
 
+class FailureReason(StrEnum):
+    """Why the forward path stopped."""
+
+    BUSINESS_ERROR = "business_error"  # a step's action was refused for a business reason
+    RETRIES_EXHAUSTED = "retries_exhausted"  # a step's action failed on every attempt
+    CANCELLED = "cancelled"  # the saga was cancelled
+    DEADLINE = "deadline"  # the saga's deadline passed
+
+
+class CompensationResult(StrEnum):
+    """How one compensation attempt ended."""
+
+    COMPENSATED = "compensated"  # the step's effect is undone
+    FAILED = "failed"  # the compensation exhausted its retries; the saga parks
+    RESOLVED_BY_OPERATOR = "resolved_by_operator"  # an operator undid the effect by hand
+
+
+class OperatorDecision(StrEnum):
+    """What an operator decided for a parked saga."""
+
+    RETRY = "retry"  # run the parked compensation again
+    RESOLVE = "resolve"  # the effect was undone by hand: pop the compensation and go on
+
+
 class StepFailure(BaseModel):
     """Why the forward path stopped."""
 
     step_name: str | None
-    reason: str  # business_error, retries_exhausted, cancelled, deadline
+    reason: FailureReason
     error_type: str
     message: str
     attempts: int = 0
@@ -23,7 +48,7 @@ class StepFailure(BaseModel):
 class CompensationOutcome(BaseModel):
     step_name: str
     compensation: str
-    result: str  # compensated, failed, resolved_by_operator
+    result: CompensationResult
     message: str = ""
     at: datetime
 
@@ -33,8 +58,8 @@ class OperatorAction(BaseModel):
 
     operator: str = Field(min_length=1, max_length=200)
     note: str = Field(default="", max_length=4000)
-    decision: str | None = None
-    """Filled in by the saga: "retry" or "resolve"."""
+    decision: OperatorDecision | None = None
+    """Filled in by the saga."""
 
 
 class SagaView(BaseModel):

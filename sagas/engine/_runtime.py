@@ -1,4 +1,4 @@
-"""The engine loop: runs any SagaDefinition inside a Temporal workflow.
+"""The engine loop: runs any SagaDefinition inside a Temporal workflow, one step activity at a time.
 
 Deterministic orchestration only: time comes from workflow.now(), every effect is an activity.
 """
@@ -8,30 +8,41 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from datetime import timedelta
-from typing import Any, Generic, Literal
+from typing import Any, Generic
 
 from pydantic import JsonValue
 from temporalio import workflow
 from temporalio.common import SearchAttributeUpdate
-from temporalio.exceptions import ActivityError, ApplicationError
+from temporalio.exceptions import ActivityError, ApplicationError, RetryState
 
 from sagas.engine._audit_call import AuditKind
 from sagas.engine._audit_trail import audit_completed_sagas, outcome_payload, write_audit_record
-from sagas.engine._definition import ACTION, COMPENSATION, RequestT, SagaDefinition, StateT
+from sagas.engine._definition import (
+    Phase,
+    RequestT,
+    SagaDefinition,
+    StateT,
+    StepDefinition,
+)
 from sagas.engine._outcome import (
     CompensationOutcome,
+    CompensationResult,
+    FailureReason,
     OperatorAction,
+    OperatorDecision,
     SagaOutcome,
     SagaView,
     StepFailure,
 )
+from sagas.engine._retry import RetrySpec
 from sagas.engine._search_attributes import SAGA_STATUS, SAGA_TYPE
 from sagas.engine._snapshot import CompensationEntry, Snapshot
 from sagas.engine._status import SagaStatus
-from sagas.engine._step_exec import StepActivityError, run_step_activity
 from sagas.engine._workflow_util import uncancellable
+from sagas.foundations import is_business_error_type
 
-Decision = Literal["retry", "resolve"]
+CLOSING_RECORD = "terminal"
+"""Dedupe suffix of the one record a saga writes as it closes, whatever its kind."""
 
 
 class _ForwardStoppedError(Exception):
@@ -59,7 +70,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
         self.failure: StepFailure | None = None
         self.compensations: list[CompensationOutcome] = []
         self.operator_actions: list[OperatorAction] = []
-        self._decision: tuple[Decision, OperatorAction] | None = None
+        self._decision: tuple[OperatorDecision, OperatorAction] | None = None
         self.decisions_applied = 0
         self._parkings = 0
 
@@ -81,7 +92,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
     def parked(self) -> bool:
         return self.status is SagaStatus.NEEDS_ATTENTION and self._decision is None
 
-    def decide(self, decision: Decision, action: OperatorAction) -> int:
+    def decide(self, decision: OperatorDecision, action: OperatorAction) -> int:
         """Record an operator's decision; returns the count to wait for."""
         self._decision = (decision, action.model_copy(update={"decision": decision}))
         return self.decisions_applied + 1
@@ -94,11 +105,11 @@ class SagaRuntime(Generic[RequestT, StateT]):
             self.current_step = None
             self._set_status(SagaStatus.COMPLETED)
             if audit_completed_sagas():
-                await self._audit(AuditKind.COMPLETED, "terminal", self._outcome_payload())
+                await self._audit(AuditKind.COMPLETED, CLOSING_RECORD, self._outcome_payload())
             return self._outcome()
         await self._compensate()
         outcome = self._outcome()
-        await self._audit(AuditKind.TERMINAL, "terminal", self._outcome_payload())
+        await self._audit(AuditKind.TERMINAL, CLOSING_RECORD, self._outcome_payload())
         await uncancellable(workflow.wait_condition(workflow.all_handlers_finished))
         raise ApplicationError(
             f"saga {outcome.status.value}: {self.failure.reason} at step "
@@ -115,7 +126,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
             done = await self._wait_forward(forward)
         except asyncio.CancelledError:
             await self._stop(forward)
-            return self._stop_failure("cancelled", "the saga was cancelled")
+            return self._stop_failure(FailureReason.CANCELLED, "the saga was cancelled")
         if not done:
             await self._stop(forward)
             return self._deadline_failure()
@@ -146,7 +157,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
         return max(self._until_deadline(), timedelta(milliseconds=1))
 
     def _deadline_failure(self) -> StepFailure:
-        return self._stop_failure("deadline", "the saga's deadline passed")
+        return self._stop_failure(FailureReason.DEADLINE, "the saga's deadline passed")
 
     async def _stop(self, forward: asyncio.Task[None]) -> None:
         forward.cancel()
@@ -155,9 +166,9 @@ class SagaRuntime(Generic[RequestT, StateT]):
         ):
             await forward
 
-    def _stop_failure(self, reason: str, message: str) -> StepFailure:
+    def _stop_failure(self, reason: FailureReason, message: str) -> StepFailure:
         return StepFailure(
-            step_name=self.current_step, reason=reason, error_type=reason, message=message
+            step_name=self.current_step, reason=reason, error_type=reason.value, message=message
         )
 
     async def _run_steps(self) -> None:
@@ -179,7 +190,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
                 self.state = await run_step_activity(
                     step,
                     step.action,
-                    self._call(index, step.name, ACTION, snapshot),
+                    self._call(index, step.name, Phase.ACTION, snapshot),
                     retry=step.action_retry,
                     summary=step.describe_action(self.request),
                     result_type=self.definition.state_type,
@@ -194,7 +205,9 @@ class SagaRuntime(Generic[RequestT, StateT]):
             return self._deadline_failure()
         return StepFailure(
             step_name=step_name,
-            reason="business_error" if failed.business else "retries_exhausted",
+            reason=FailureReason.BUSINESS_ERROR
+            if failed.business
+            else FailureReason.RETRIES_EXHAUSTED,
             error_type=failed.error_type,
             message=failed.message,
             attempts=failed.attempts,
@@ -213,7 +226,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
             recorded_at=workflow.now(),
         )
 
-    def _call(self, index: int, step_name: str, phase: str, snapshot: Snapshot | None) -> Any:
+    def _call(self, index: int, step_name: str, phase: Phase, snapshot: Snapshot | None) -> Any:
         return self.definition.call_type(
             saga_id=self.saga_id,
             saga_type=self.definition.saga_type,
@@ -237,13 +250,13 @@ class SagaRuntime(Generic[RequestT, StateT]):
                 retrying = False
                 self.decisions_applied += 1
             if message is None:
-                self._record_compensation(entry, "compensated")
+                self._record_compensation(entry, CompensationResult.COMPENSATED)
                 self.stack.pop()
                 continue
-            self._record_compensation(entry, "failed", message)
-            if await self._park() == "resolve":
+            self._record_compensation(entry, CompensationResult.FAILED, message)
+            if await self._park() is OperatorDecision.RESOLVE:
                 resolved = True
-                self._record_compensation(entry, "resolved_by_operator")
+                self._record_compensation(entry, CompensationResult.RESOLVED_BY_OPERATOR)
                 self.stack.pop()
                 self.decisions_applied += 1
             else:
@@ -259,7 +272,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
             run_step_activity(
                 step,
                 entry.compensation,
-                self._call(entry.step_index, step.name, COMPENSATION, None),
+                self._call(entry.step_index, step.name, Phase.COMPENSATION, None),
                 retry=step.compensation_retry,
                 summary=step.describe_compensation(self.request),
             )
@@ -270,7 +283,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
             return failed.message
         return None
 
-    async def _park(self) -> Decision:
+    async def _park(self) -> OperatorDecision:
         self._set_status(SagaStatus.NEEDS_ATTENTION)
         self._parkings += 1
         await self._audit(
@@ -285,7 +298,11 @@ class SagaRuntime(Generic[RequestT, StateT]):
                 )
         decision, action = self._decision
         self.operator_actions.append(action)
-        kind = AuditKind.OPERATOR_RETRY if decision == "retry" else AuditKind.OPERATOR_RESOLVE
+        kind = (
+            AuditKind.OPERATOR_RETRY
+            if decision is OperatorDecision.RETRY
+            else AuditKind.OPERATOR_RESOLVE
+        )
         payload = self._outcome_payload() | {"operator_action": action.model_dump(mode="json")}
         await self._audit(kind, f"operator:{len(self.operator_actions)}", payload)
         self._decision = None
@@ -293,7 +310,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
         return decision
 
     def _record_compensation(
-        self, entry: CompensationEntry, result: str, message: str = ""
+        self, entry: CompensationEntry, result: CompensationResult, message: str = ""
     ) -> None:
         self.compensations.append(
             CompensationOutcome(
@@ -309,7 +326,9 @@ class SagaRuntime(Generic[RequestT, StateT]):
     def _outcome_payload(self) -> dict[str, JsonValue]:
         return outcome_payload(self._outcome(), self.request, self.snapshots)
 
-    async def _audit(self, kind: str, dedupe_suffix: str, payload: dict[str, JsonValue]) -> None:
+    async def _audit(
+        self, kind: AuditKind, dedupe_suffix: str, payload: dict[str, JsonValue]
+    ) -> None:
         await write_audit_record(
             kind,
             self.saga_id,
@@ -351,3 +370,115 @@ class SagaRuntime(Generic[RequestT, StateT]):
             compensations=list(self.compensations),
             operator_actions=list(self.operator_actions),
         )
+
+
+# ---- one step activity, regular or local, its failure read the same for both
+LOCAL_RETRY_THRESHOLD = timedelta(milliseconds=1)
+"""Every backoff between a local step's attempts is a durable timer in the history, never a
+sleep inside the worker: it survives a worker restart and shows in the Temporal UI. (Zero
+would mean the SDK's default, one minute of sleeping in the worker.)"""
+
+
+class StepActivityError(Exception):
+    """A step activity that failed for good, with what the saga's outcome reports of it."""
+
+    def __init__(
+        self, error_type: str, message: str, *, attempts: int, business: bool, deadline: bool
+    ) -> None:
+        super().__init__(message)
+        self.error_type = error_type
+        self.message = message
+        self.attempts = attempts
+        self.business = business
+        self.deadline = deadline
+        """The saga's deadline (the activity's schedule-to-close timeout) ended the retries."""
+
+
+async def run_step_activity(
+    step: StepDefinition[Any],
+    activity: str,
+    call: Any,
+    *,
+    retry: RetrySpec,
+    summary: str,
+    result_type: type | None = None,
+    deadline_in: timedelta | None = None,
+    wait_for_cancel: bool = False,
+) -> Any:
+    """Run `activity` with the step's timeout; raises StepActivityError when it fails for good.
+
+    `deadline_in` bounds the attempts and the backoffs between them (schedule-to-close).
+    Temporal does not enforce that bound across a local activity's retries: a saga with local
+    steps races its deadline against a timer instead.
+    """
+    cancellation = (
+        workflow.ActivityCancellationType.WAIT_CANCELLATION_COMPLETED
+        if wait_for_cancel
+        else workflow.ActivityCancellationType.TRY_CANCEL
+    )
+    try:
+        if step.local:
+            return await workflow.execute_local_activity(
+                activity,
+                call,
+                result_type=result_type,
+                start_to_close_timeout=step.timeout,
+                schedule_to_close_timeout=deadline_in,
+                retry_policy=retry.to_retry_policy(),
+                local_retry_threshold=LOCAL_RETRY_THRESHOLD,
+                cancellation_type=cancellation,
+                summary=summary,
+            )
+        return await workflow.execute_activity(
+            activity,
+            call,
+            result_type=result_type,
+            start_to_close_timeout=step.timeout,
+            schedule_to_close_timeout=deadline_in,
+            retry_policy=retry.to_retry_policy(),
+            cancellation_type=cancellation,
+            summary=summary,
+        )
+    except ActivityError as err:
+        raise _from_activity_error(err, retry.maximum_attempts) from err
+    except ApplicationError as err:
+        # A local activity's own failure arrives unwrapped, not as the cause of an ActivityError.
+        raise _from_application_error(err, retry.maximum_attempts) from err
+
+
+def _from_activity_error(err: ActivityError, max_attempts: int) -> StepActivityError:
+    cause = err.cause
+    non_retryable = err.retry_state is RetryState.NON_RETRYABLE_FAILURE
+    deadline = err.retry_state is RetryState.TIMEOUT
+    if isinstance(cause, ApplicationError):
+        return _from_application_error(
+            cause, max_attempts, non_retryable=non_retryable, deadline=deadline
+        )
+    return StepActivityError(
+        type(cause).__name__ if cause is not None else type(err).__name__,
+        str(cause if cause is not None else err),
+        attempts=max_attempts,
+        business=non_retryable,
+        deadline=deadline,
+    )
+
+
+def _from_application_error(
+    err: ApplicationError,
+    max_attempts: int,
+    *,
+    non_retryable: bool = False,
+    deadline: bool = False,
+) -> StepActivityError:
+    error_type = err.type or type(err).__name__
+    details = err.details[0] if err.details else None
+    attempts = max_attempts
+    if isinstance(details, dict) and isinstance(details.get("attempt"), int):
+        attempts = details["attempt"]
+    return StepActivityError(
+        error_type,
+        str(err),
+        attempts=attempts,
+        business=is_business_error_type(error_type) or non_retryable or err.non_retryable,
+        deadline=deadline,
+    )

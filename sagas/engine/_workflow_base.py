@@ -9,12 +9,12 @@ from temporalio.common import RawValue
 from temporalio.exceptions import ApplicationError
 
 from sagas.engine._definition import SagaDefinition
-from sagas.engine._outcome import OperatorAction, SagaOutcome, SagaView
-from sagas.engine._runtime import Decision, SagaRuntime
+from sagas.engine._outcome import OperatorAction, OperatorDecision, SagaOutcome, SagaView
+from sagas.engine._runtime import SagaRuntime
 from sagas.engine._status import SagaStatus
 from sagas.foundations import InvalidRequestError, NotParkedError, invalid_request_from
 
-STATE_QUERY = "saga_state"
+VIEW_QUERY = "saga_state"  # the wire name predates `view`; kept for `temporal workflow query`
 RETRY_UPDATE = "retry_compensation"
 RESOLVE_UPDATE = "resolve_compensation"
 
@@ -57,15 +57,15 @@ class SagaWorkflow:
             raise ApplicationError("the saga has not started", type="SagaNotStarted")
         return self._runtime
 
-    @workflow.query(name=STATE_QUERY)
-    def saga_state(self) -> SagaView:
+    @workflow.query(name=VIEW_QUERY)
+    def view(self) -> SagaView:
         """The saga's status, snapshots (one per step taken) and compensation stack."""
         return self._require_runtime().view()
 
     @workflow.update(name=RETRY_UPDATE)
     async def retry_compensation(self, action: OperatorAction) -> SagaStatus:
         """Retry the compensation the saga is parked on; returns the status after the attempt."""
-        return await self._apply("retry", action)
+        return await self._apply(OperatorDecision.RETRY, action)
 
     @retry_compensation.validator
     def _validate_retry(self, action: OperatorAction) -> None:
@@ -74,7 +74,7 @@ class SagaWorkflow:
     @workflow.update(name=RESOLVE_UPDATE)
     async def resolve_compensation(self, action: OperatorAction) -> SagaStatus:
         """Record that an operator undid the parked compensation by hand; the saga continues."""
-        return await self._apply("resolve", action)
+        return await self._apply(OperatorDecision.RESOLVE, action)
 
     @resolve_compensation.validator
     def _validate_resolve(self, action: OperatorAction) -> None:
@@ -89,7 +89,7 @@ class SagaWorkflow:
                 non_retryable=True,
             )
 
-    async def _apply(self, decision: Decision, action: OperatorAction) -> SagaStatus:
+    async def _apply(self, decision: OperatorDecision, action: OperatorAction) -> SagaStatus:
         runtime = self._require_runtime()
         target = runtime.decide(decision, action)
         await workflow.wait_condition(lambda: runtime.decisions_applied >= target)

@@ -8,10 +8,10 @@ import json
 from pydantic import JsonValue
 
 
-def canonical_json(value: JsonValue, *, ascii_only: bool = True) -> str:
-    """Sorted keys, no whitespace, no NaN; non-ASCII escaped unless `ascii_only` is False."""
+def canonical_json(value: JsonValue) -> str:
+    """Sorted keys, no whitespace, no NaN, non-ASCII kept as is (hashed as UTF-8)."""
     return json.dumps(
-        value, sort_keys=True, separators=(",", ":"), ensure_ascii=ascii_only, allow_nan=False
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
     )
 
 

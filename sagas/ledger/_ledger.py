@@ -19,8 +19,6 @@ from sagas.ledger import (
     _invariants,
     _journal,
     _lifecycle,
-    _reversal,
-    _settlement,
     _snapshots,
 )
 from sagas.ledger._accounts import find_account_row
@@ -111,7 +109,7 @@ class Ledger:
     def unfreeze(self, account_id: str) -> AccountView:
         return self._run(lambda s: _lifecycle.set_status(s, account_id, AccountStatus.ACTIVE))
 
-    def close(self, account_id: str) -> AccountView:
+    def close_account(self, account_id: str) -> AccountView:
         """Close the account; refused while its balance or held amount is not zero."""
         return self._run(lambda s: _lifecycle.set_status(s, account_id, AccountStatus.CLOSED))
 
@@ -151,11 +149,11 @@ class Ledger:
 
     def reverse(self, key: str, original_key: str, *, saga_id: str) -> EntryView | None:
         """Negate the entry under `original_key`; None when there was nothing to reverse."""
-        return self._run(lambda s: _reversal.reverse(s, key, original_key, saga_id=saga_id))
+        return self._run(lambda s: _journal.reverse(s, key, original_key, saga_id=saga_id))
 
     def settle(self, key: str, clearing_account_id: str, *, saga_id: str) -> EntryView:
         """Certify that the saga's clearing leg nets to zero, as a 'settlement' entry."""
-        return self._run(lambda s: _settlement.settle(s, key, clearing_account_id, saga_id=saga_id))
+        return self._run(lambda s: _journal.settle(s, key, clearing_account_id, saga_id=saga_id))
 
     def entry(self, key: str) -> EntryView | None:
         return self._run(lambda s: _optional(entry_view, _journal.find_entry(s, key)))

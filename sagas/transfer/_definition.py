@@ -53,7 +53,7 @@ TRANSFER_SAGA = SagaDefinition(
         _step(
             "settle",
             "settle {m} {r.source_account} → {r.destination_account}",
-            "unsettle {m} {r.source_account} → {r.destination_account}",
+            "take back the settlement of {m} {r.source_account} → {r.destination_account}",
         ),
     ),
 )

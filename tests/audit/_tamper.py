@@ -43,7 +43,7 @@ class Storage(Protocol[Data]):
         """A change of one byte (a file) or of one column value (a row), maybe its slot."""
         ...
 
-    def close(self) -> None: ...
+    def close_connections(self) -> None: ...
 
 
 class DirectoryStorage:
@@ -68,7 +68,7 @@ class DirectoryStorage:
     def garbage(self, data: bytes) -> bytes:
         return b"garbage\n"
 
-    def close(self) -> None:
+    def close_connections(self) -> None:
         pass
 
     def flip(self, data: bytes, slot: int, rng: Random) -> tuple[int, bytes]:
@@ -136,7 +136,7 @@ class TableStorage:
         values[column - 1] = _changed(values[column - 1], rng)
         return slot, tuple(values)
 
-    def close(self) -> None:
+    def close_connections(self) -> None:
         self.engine.dispose()
 
 

@@ -23,4 +23,4 @@ def store_spec(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 def store(store_spec: str) -> Iterator[AuditStore]:
     opened = open_audit_store(store_spec)
     yield opened
-    opened.close()
+    opened.close_connections()

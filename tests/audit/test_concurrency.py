@@ -50,7 +50,7 @@ def test_four_processes_of_four_threads_never_fork_the_chain(local_spec: str) ->
     try:
         assert_one_unbroken_chain(store, WRITERS * PER_WRITER)
     finally:
-        store.close()
+        store.close_connections()
 
 
 def _process_writer(spec: str, process: int) -> list[int]:
@@ -60,4 +60,4 @@ def _process_writer(spec: str, process: int) -> list[int]:
             batches = pool.map(lambda t: append_many(store, f"p{process}t{t}"), range(4))
             return [s for batch in batches for s in batch]
     finally:
-        store.close()
+        store.close_connections()

@@ -71,7 +71,7 @@ def test_the_audit_migration_downgrades_and_upgrades(database_url: str) -> None:
         fill(store, 3, Random(0))
         assert store.verify().ok
     finally:
-        store.close()
+        store.close_connections()
 
 
 @pytest.fixture
@@ -99,4 +99,4 @@ def test_a_downgrade_leaves_other_databases_writing(
         fill(store, 2, Random(0))
         assert store.verify().ok
     finally:
-        store.close()
+        store.close_connections()

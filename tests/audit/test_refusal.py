@@ -45,7 +45,7 @@ def rows(engine: Engine) -> list[tuple[object, ...]]:
 def sqlite_engine(sqlite_url: str) -> Iterator[Engine]:
     store = open_audit_store(sqlite_url)
     fill(store, 3, Random(0))
-    store.close()
+    store.close_connections()
     engine = make_engine(sqlite_url)
     yield engine
     engine.dispose()
@@ -55,7 +55,7 @@ def sqlite_engine(sqlite_url: str) -> Iterator[Engine]:
 def postgres_engine(postgres_url: str) -> Iterator[Engine]:
     store = open_audit_store(postgres_url)
     fill(store, 3, Random(0))
-    store.close()
+    store.close_connections()
     engine = create_engine(postgres_url, poolclass=NullPool)
     yield engine
     engine.dispose()
@@ -115,7 +115,7 @@ def test_the_postgres_store_writes_as_the_writer_role(postgres_url: str) -> None
         with pytest.raises(DBAPIError, match="permission denied"):
             delete_through_the_store()
     finally:
-        store.close()
+        store.close_connections()
 
 
 def test_record_files_are_read_only(tmp_path: Path) -> None:
@@ -161,7 +161,7 @@ def test_writers_that_skip_the_lock_still_never_fork_the_chain(
 def test_a_store_offers_no_way_to_change_a_record(store: AuditStore) -> None:
     public = {name for name in dir(store) if not name.startswith("_")}
 
-    assert public == {"append", "close", "find", "head", "records", "verify"}
+    assert public == {"append", "close_connections", "find", "head", "records", "verify"}
 
 
 class _no_lock:  # noqa: N801

@@ -51,13 +51,13 @@ def test_another_store_on_the_same_spec_sees_the_records(store_spec: str) -> Non
         assert reader.append(kind="k", saga_id="s", dedupe_key="d", payload={}).sequence == 4
         assert writer.head() == reader.head()
     finally:
-        writer.close()
-        reader.close()
+        writer.close_connections()
+        reader.close_connections()
 
 
 def test_a_closed_store_can_be_used_again(store: AuditStore) -> None:
     written = fill(store, 2, Random(3))
-    store.close()
+    store.close_connections()
 
     assert store.records() == written
     assert store.append(kind="k", saga_id="s", dedupe_key="d", payload={}).sequence == 3

@@ -6,7 +6,7 @@ import os
 import random
 from collections import Counter
 from collections.abc import Iterator
-from contextlib import closing
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +25,16 @@ def target(store_spec: str) -> Iterator[tuple[AuditStore, Storage[Any]]]:
     store = open_audit_store(store_spec)
     storage = storage_for(store_spec)
     yield store, storage
-    storage.close()
-    store.close()
+    storage.close_connections()
+    store.close_connections()
+
+
+@contextmanager
+def connections_closed(store: AuditStore) -> Iterator[AuditStore]:
+    try:
+        yield store
+    finally:
+        store.close_connections()
 
 
 def storage_for(spec: str) -> Storage[Any]:
@@ -81,7 +89,7 @@ def test_an_unreadable_record_is_left_out_and_named_by_verify(
     items = storage.read()
     storage.write(items | {2: storage.garbage(items[2])})
 
-    with closing(open_audit_store(store_spec)) as store:
+    with connections_closed(open_audit_store(store_spec)) as store:
         assert store.records() == [chain[0], chain[2]]
         assert store.find(chain[1].dedupe_key) is None
         result = store.verify()
@@ -98,7 +106,7 @@ def test_nothing_is_appended_after_an_unreadable_head(
     items = storage.read()
     storage.write(items | {3: storage.garbage(items[3])})
 
-    with closing(open_audit_store(store_spec)) as store:
+    with connections_closed(open_audit_store(store_spec)) as store:
         with pytest.raises(ValueError, match="record 3 cannot be read"):
             store.append(kind="k", saga_id="s", dedupe_key="d", payload={})
         with pytest.raises(ValueError, match="record 3 cannot be read"):

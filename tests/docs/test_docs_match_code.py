@@ -16,7 +16,7 @@ import pytest
 from sagas import (
     RESOLVE_UPDATE,
     RETRY_UPDATE,
-    STATE_QUERY,
+    VIEW_QUERY,
     OperatorAction,
     SagaStatus,
     Settings,
@@ -112,7 +112,7 @@ def test_documented_fingerprint_recipe_gives_the_fingerprint() -> None:
 
 
 def test_query_and_update_examples_use_the_real_names() -> None:
-    assert f"--name {STATE_QUERY}" in read_doc("transfer-input.md")
+    assert f"--name {VIEW_QUERY}" in read_doc("transfer-input.md")
     updates = list(shell_commands(read_doc("operations.md"), "temporal workflow update execute"))
     assert sorted(flags(words)["--name"][0] for words in updates) == sorted(
         [RETRY_UPDATE, RESOLVE_UPDATE]

@@ -152,7 +152,7 @@ def accounts(funded: Ledger) -> Ledger:
     funded.open_account("frozen", "EUR", opening_balance=parse_money("100.00", "EUR"))
     funded.freeze("frozen")
     funded.open_account("closed", "EUR")
-    funded.close("closed")
+    funded.close_account("closed")
     return funded
 
 

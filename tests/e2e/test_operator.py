@@ -48,7 +48,7 @@ async def park_one(client: FundsagaClient) -> str:
         }
     )
     for _ in range(100):
-        if (await client.state(key)).status is SagaStatus.NEEDS_ATTENTION:
+        if (await client.view(key)).status is SagaStatus.NEEDS_ATTENTION:
             return key
         await asyncio.sleep(0.1)
     raise AssertionError("the saga never parked")

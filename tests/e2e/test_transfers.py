@@ -40,7 +40,7 @@ async def test_happy_path_moves_the_money_once_with_a_snapshot_before_each_step(
     request = transfer()
     await client.start_transfer(request)
     outcome = await client.wait(request["idempotency_key"])
-    view = await client.state(request["idempotency_key"])
+    view = await client.view(request["idempotency_key"])
     stored = funded.snapshots(outcome.saga_id)
 
     assert outcome.status is SagaStatus.COMPLETED

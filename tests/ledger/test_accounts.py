@@ -111,11 +111,11 @@ def test_freeze_unfreeze_and_close(ledger: Ledger) -> None:
     assert ledger.freeze("alice").status is AccountStatus.FROZEN
     assert ledger.unfreeze("alice").status is AccountStatus.ACTIVE
     with pytest.raises(InvalidRequestError) as raised:
-        ledger.close("alice")
+        ledger.close_account("alice")
     assert raised.value.field == "account_id"
 
     ledger.open_account("empty", "EUR")
-    assert ledger.close("empty").status is AccountStatus.CLOSED
+    assert ledger.close_account("empty").status is AccountStatus.CLOSED
     with pytest.raises(AccountClosedError):
         ledger.unfreeze("empty")
 
@@ -125,10 +125,10 @@ def test_close_refuses_until_balance_and_held_are_zero(ledger: Ledger) -> None:
     ledger.place_hold("h", "bob", eur(10), saga_id="s")
 
     with pytest.raises(InvalidRequestError):
-        ledger.close("bob")
+        ledger.close_account("bob")
 
     ledger.capture_hold("c", "h", "@clearing:EUR", saga_id="s")
-    assert ledger.close("bob").status is AccountStatus.CLOSED
+    assert ledger.close_account("bob").status is AccountStatus.CLOSED
 
 
 def test_system_accounts_cannot_be_frozen(ledger: Ledger) -> None:

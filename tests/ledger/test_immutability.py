@@ -13,7 +13,7 @@ PUBLIC_METHODS = {
     "accounts",
     "capture_hold",
     "check_invariants",
-    "close",
+    "close_account",
     "close_connections",
     "engine",
     "entries",

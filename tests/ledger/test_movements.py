@@ -44,9 +44,9 @@ def test_hold_capture_transfer_and_reversals_restore_balances_exactly(funded: Le
     assert funded.check_invariants() == []
     assert funded.net_effect("s1") == {"alice": eur(-2_500), "bob": eur(2_500)}
 
-    undo_credit = funded.reverse("s1:credit:undo", "s1:credit", saga_id="s1")
+    compensate_credit = funded.reverse("s1:credit:undo", "s1:credit", saga_id="s1")
     assert funded.check_invariants() == []
-    undo_capture = funded.reverse("s1:capture:undo", "s1:capture", saga_id="s1")
+    compensate_capture = funded.reverse("s1:capture:undo", "s1:capture", saga_id="s1")
     after_void = funded.void_hold("s1:reserve", saga_id="s1")
 
     assert balances(funded) == {**before, CLEARING: 0}
@@ -55,10 +55,10 @@ def test_hold_capture_transfer_and_reversals_restore_balances_exactly(funded: Le
     assert funded.check_invariants() == []
     assert hold.status is HoldStatus.ACTIVE
     assert after_void.status is HoldStatus.POSTED
-    assert undo_credit is not None
-    assert undo_credit.reverses_entry_id == credit.entry_id
-    assert undo_capture is not None
-    assert undo_capture.reverses_entry_id == capture.entry_id
+    assert compensate_credit is not None
+    assert compensate_credit.reverses_entry_id == credit.entry_id
+    assert compensate_capture is not None
+    assert compensate_capture.reverses_entry_id == capture.entry_id
     assert [e.kind for e in funded.entries(saga_id="s1")] == [
         EntryKind.CAPTURE,
         EntryKind.TRANSFER,
@@ -108,7 +108,7 @@ def test_unknown_accounts_are_refused(funded: Ledger) -> None:
 def test_frozen_and_closed_accounts_take_no_new_movements(funded: Ledger) -> None:
     funded.freeze("bob")
     funded.open_account("carol", "EUR")
-    funded.close("carol")
+    funded.close_account("carol")
 
     with pytest.raises(AccountFrozenError):
         funded.place_hold("h1", "bob", eur(1), saga_id="s")

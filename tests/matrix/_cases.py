@@ -14,9 +14,8 @@ from enum import StrEnum
 from typing import Any
 
 from sagas import (
-    ACTION,
-    COMPENSATION,
     FundsagaError,
+    Phase,
     SagaDefinition,
     SagaStatus,
     SagaWorkflow,
@@ -101,8 +100,8 @@ def injected_error(fault: Fault) -> str:
     """The error class the fault plan raises for `fault`, as the saga reports it."""
     plan = parse_faults(f"probe={RULE[fault]}")
     try:
-        plan.before_effect("probe", ACTION, 1, frozenset())
-        plan.after_effect("probe", ACTION, 1, frozenset())
+        plan.before_effect("probe", Phase.ACTION, 1, frozenset())
+        plan.after_effect("probe", Phase.ACTION, 1, frozenset())
     except FundsagaError as err:
         return type(err).__name__
     raise AssertionError(f"{fault} injects no error")
@@ -138,7 +137,7 @@ def _action_case(saga: type[SagaWorkflow], index: int, fault: Fault) -> MatrixCa
     return MatrixCase(
         workflow=saga,
         step_index=index,
-        phase=ACTION,
+        phase=Phase.ACTION,
         fault=fault,
         decision=None,
         faults=f"{step.name}={RULE[fault]}",
@@ -191,10 +190,10 @@ def _compensation_case(
     return MatrixCase(
         workflow=saga,
         step_index=index,
-        phase=COMPENSATION,
+        phase=Phase.COMPENSATION,
         fault=fault,
         decision=decision,
-        faults=f"{last.name}={RULE[Fault.TIMEOUT_ALWAYS]};{step.name}.{COMPENSATION}={RULE[fault]}",
+        faults=f"{last.name}={RULE[Fault.TIMEOUT_ALWAYS]};{step.name}.{Phase.COMPENSATION}={RULE[fault]}",
         expected=expected,
     )
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from sagas import ACTION, COMPENSATION, SagaDefinition
+from sagas import Phase, SagaDefinition
 from sagas.audit import AuditStore
 from sagas.ledger import HoldStatus, Ledger, funding_account_id
 
@@ -21,7 +21,11 @@ def money_in_the_system(ledger: Ledger) -> dict[str, int]:
 
 def key_findings(ledger: Ledger, definition: SagaDefinition[Any, Any], saga_id: str) -> list[str]:
     """Each journal entry and hold has its own key, and the saga's keys are (saga, step, phase)."""
-    allowed = {f"{saga_id}:{s.name}:{p}" for s in definition.steps for p in (ACTION, COMPENSATION)}
+    allowed = {
+        f"{saga_id}:{s.name}:{p}"
+        for s in definition.steps
+        for p in (Phase.ACTION, Phase.COMPENSATION)
+    }
     findings: list[str] = []
     entries = [(e.idempotency_key, e.saga_id) for e in ledger.entries()]
     holds = [(h.hold_key, h.saga_id) for h in ledger.holds()]

@@ -38,7 +38,7 @@ def matrix_ledger(request: pytest.FixtureRequest) -> Iterator[Ledger]:
 def audit_store(tmp_path: Path) -> Iterator[AuditStore]:
     store = open_audit_store(f"dir:{tmp_path / 'audit'}")
     yield store
-    store.close()
+    store.close_connections()
 
 
 @pytest.fixture

@@ -13,12 +13,12 @@ from temporalio.testing import ActivityEnvironment, WorkflowEnvironment
 from temporalio.worker import Worker
 
 from sagas import (
-    COMPENSATION,
     RESOLVE_UPDATE,
     RETRY_UPDATE,
-    STATE_QUERY,
+    VIEW_QUERY,
     FaultPlan,
     OperatorAction,
+    Phase,
     SagaOutcome,
     SagaRequest,
     SagaStatus,
@@ -87,7 +87,7 @@ class MatrixRig:
             audit = tuple(r.kind for r in self.audit_store.records(saga_id=saga_id))
             faults.clear()
             if case.decision is Decision.RESOLVE:
-                undo_by_hand(worker, case, request, parked)
+                compensate_by_hand(worker, case, request, parked)
             update = RETRY_UPDATE if case.decision is Decision.RETRY else RESOLVE_UPDATE
             saw = await handle.execute_update(update, OPERATOR, result_type=SagaStatus)
             closed = await self._closed(handle)
@@ -112,14 +112,16 @@ class MatrixRig:
 
     async def _wait_parked(self, handle: WorkflowHandle[Any, Any]) -> SagaView:
         for _ in range(60):
-            view: SagaView = await handle.query(STATE_QUERY, result_type=SagaView)
+            view: SagaView = await handle.query(VIEW_QUERY, result_type=SagaView)
             if view.status is SagaStatus.NEEDS_ATTENTION:
                 return view
             await self.env.sleep(timedelta(minutes=1))
         raise AssertionError(f"saga {handle.id} never parked")
 
 
-def undo_by_hand(worker: Worker, case: MatrixCase, request: SagaRequest, parked: SagaView) -> None:
+def compensate_by_hand(
+    worker: Worker, case: MatrixCase, request: SagaRequest, parked: SagaView
+) -> None:
     """What an operator does before resolving: run the step's compensation once, healthy."""
     definition, step = case.definition, case.step
     (compensation,) = [
@@ -132,7 +134,7 @@ def undo_by_hand(worker: Worker, case: MatrixCase, request: SagaRequest, parked:
         saga_type=definition.saga_type,
         step_index=case.step_index,
         step_name=step.name,
-        phase=COMPENSATION,
+        phase=Phase.COMPENSATION,
         request=request,
         state=definition.state_type.model_validate(parked.snapshots[-1].data),
     )

@@ -4,7 +4,7 @@ import pytest
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
-from sagas import FAULTS_ENV_VAR, FaultKind, FaultRule, InvalidRequestError, parse_faults
+from sagas import FAULTS_ENV_VAR, FaultKind, FaultRule, InvalidRequestError, Phase, parse_faults
 from tests.unit._guard import RecordingSnapshotStore, at_attempt, run_guarded, transfer_call
 
 
@@ -42,19 +42,22 @@ def test_the_documented_example_parses() -> None:
     plan = parse_faults("credit=transient*3;settle.compensation=timeout@acc-b")
 
     assert plan.rules == (
-        FaultRule("credit", "action", FaultKind.TRANSIENT, 3, None),
-        FaultRule("settle", "compensation", FaultKind.TIMEOUT, None, "acc-b"),
+        FaultRule("credit", Phase.ACTION, FaultKind.TRANSIENT, 3, None),
+        FaultRule("settle", Phase.COMPENSATION, FaultKind.TIMEOUT, None, "acc-b"),
     )
 
 
 @pytest.mark.parametrize(
     ("spec", "rule"),
     [
-        ("reserve=business", FaultRule("reserve", "action", FaultKind.BUSINESS, None, None)),
-        (" credit.action=timeout*1 ; ", FaultRule("credit", "action", FaultKind.TIMEOUT, 1, None)),
+        ("reserve=business", FaultRule("reserve", Phase.ACTION, FaultKind.BUSINESS, None, None)),
+        (
+            " credit.action=timeout*1 ; ",
+            FaultRule("credit", Phase.ACTION, FaultKind.TIMEOUT, 1, None),
+        ),
         (
             "capture=transient@@clearing:EUR",
-            FaultRule("capture", "action", FaultKind.TRANSIENT, None, "@clearing:EUR"),
+            FaultRule("capture", Phase.ACTION, FaultKind.TRANSIENT, None, "@clearing:EUR"),
         ),
     ],
 )

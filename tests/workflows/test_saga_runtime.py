@@ -20,7 +20,7 @@ from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
 from sagas import (
-    STATE_QUERY,
+    VIEW_QUERY,
     OperatorAction,
     SagaOutcome,
     SagaStatus,
@@ -38,7 +38,7 @@ from tests.workflows._probe import (
 )
 from workflows import TransferWorkflow
 
-UNDO_ALL = ["transfer.credit.undo", "transfer.capture.undo", "transfer.reserve.undo"]
+ALL_COMPENSATIONS = ["transfer.credit.undo", "transfer.capture.undo", "transfer.reserve.undo"]
 
 
 def request(**overrides: Any) -> TransferRequest:
@@ -89,7 +89,7 @@ async def outcome_of(handle: WorkflowHandle[Any, Any]) -> SagaOutcome:
 
 
 async def status_of(handle: WorkflowHandle[Any, Any]) -> SagaView:
-    view: SagaView = await handle.query(STATE_QUERY, result_type=SagaView)
+    view: SagaView = await handle.query(VIEW_QUERY, result_type=SagaView)
     return view
 
 
@@ -143,7 +143,7 @@ async def test_transient_failure_backs_off_f_m_c_then_compensates_in_reverse(
     expected = [round(PROBE_RETRY.delay_before_retry(n).total_seconds()) for n in range(1, 11)]
     assert expected[:5] == [10, 20, 40, 80, 160]
     assert gaps == expected
-    assert steps.types()[-3:] == UNDO_ALL
+    assert steps.types()[-3:] == ALL_COMPENSATIONS
     assert outcome.status is SagaStatus.COMPENSATED
     assert outcome.failure is not None
     assert outcome.failure.reason == "retries_exhausted"
@@ -170,7 +170,7 @@ async def test_local_step_backoffs_are_durable_timers_f_m_c(
     expected = [round(PROBE_RETRY.delay_before_retry(n).total_seconds()) for n in range(1, 11)]
     assert [a.attempt for a in steps.of("transfer.credit")] == list(range(1, 12))
     assert timers[1:] == expected  # the first timer is the saga's deadline
-    assert steps.types()[-3:] == UNDO_ALL
+    assert steps.types()[-3:] == ALL_COMPENSATIONS
     assert outcome.status is SagaStatus.COMPENSATED
     assert outcome.failure is not None
     assert outcome.failure.reason == "retries_exhausted"
@@ -271,7 +271,7 @@ async def test_exhausted_compensation_parks_and_operator_retry_completes_it(
         description = await handle.describe()
         assert description.typed_search_attributes.get(SAGA_STATUS) == "NEEDS_ATTENTION"
         assert [e.step_name for e in view.compensation_stack] == ["reserve", "capture"]
-        undo_attempts = len(steps.of("transfer.capture.undo"))
+        compensation_attempts = len(steps.of("transfer.capture.undo"))
 
         broken[0] = False
         status = await handle.execute_update(
@@ -279,7 +279,7 @@ async def test_exhausted_compensation_parks_and_operator_retry_completes_it(
         )
         outcome = await outcome_of(handle)
 
-    assert undo_attempts == 11
+    assert compensation_attempts == 11
     assert status == SagaStatus.COMPENSATING.value or status == SagaStatus.COMPENSATED.value
     assert steps.types()[-2:] == ["transfer.capture.undo", "transfer.reserve.undo"]
     assert outcome.status is SagaStatus.COMPENSATED

@@ -95,19 +95,19 @@ class NaiveActivities:
             )
 
     @activity.defn(name="naive.reserve.undo")
-    def release(self, call: NaiveCall) -> None:
+    def compensate_reserve(self, call: NaiveCall) -> None:
         self.ledger.void_hold(call.key("reserve"), saga_id=call.saga_id)
 
     @activity.defn(name="naive.capture.undo")
-    def uncapture(self, call: NaiveCall) -> None:
+    def compensate_capture(self, call: NaiveCall) -> None:
         self._reverse(call, "capture")
 
     @activity.defn(name="naive.credit.undo")
-    def debit_back(self, call: NaiveCall) -> None:
+    def compensate_credit(self, call: NaiveCall) -> None:
         self._reverse(call, "credit")
 
     @activity.defn(name="naive.settle.undo")
-    def unsettle(self, call: NaiveCall) -> None:
+    def compensate_settle(self, call: NaiveCall) -> None:
         self._reverse(call, "settle")
 
     def _reverse(self, call: NaiveCall, step: str) -> None:
@@ -119,8 +119,8 @@ class NaiveActivities:
             self.capture,
             self.credit,
             self.settle,
-            self.release,
-            self.uncapture,
-            self.debit_back,
-            self.unsettle,
+            self.compensate_reserve,
+            self.compensate_capture,
+            self.compensate_credit,
+            self.compensate_settle,
         ]

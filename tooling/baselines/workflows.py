@@ -47,13 +47,13 @@ class NaiveTransferWorkflow:
         call = NaiveCall(saga_id=workflow.info().workflow_id, request=request)
         compensations: list[_Activity] = []
         try:
-            compensations.append(NaiveActivities.release)
+            compensations.append(NaiveActivities.compensate_reserve)
             await self._do(NaiveActivities.reserve, call)
-            compensations.append(NaiveActivities.uncapture)
+            compensations.append(NaiveActivities.compensate_capture)
             await self._do(NaiveActivities.capture, call)
-            compensations.append(NaiveActivities.debit_back)
+            compensations.append(NaiveActivities.compensate_credit)
             await self._do(NaiveActivities.credit, call)
-            compensations.append(NaiveActivities.unsettle)
+            compensations.append(NaiveActivities.compensate_settle)
             await self._do(NaiveActivities.settle, call)
         except ActivityError as err:
             for compensation in reversed(compensations):

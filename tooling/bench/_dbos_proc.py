@@ -26,7 +26,7 @@ from tooling.bench._results import ScenarioResult
 from tooling.bench._setup import bench_ledger, prepare_ledger, requests
 
 STEPS = ("reserve", "capture", "credit", "settle")
-UNDO = {"reserve": "release", "capture": "uncapture", "credit": "debit_back", "settle": "unsettle"}
+COMPENSATION = {step: f"compensate_{step}" for step in STEPS}
 
 
 def _register(dbos: Any, activities: NaiveActivities) -> Callable[[str, str], str]:
@@ -45,7 +45,7 @@ def _register(dbos: Any, activities: NaiveActivities) -> Callable[[str, str], st
         )(run)
 
     actions = {s: step(s, ACTION_RETRY) for s in STEPS}
-    undos = {s: step(UNDO[s], COMPENSATION_RETRY) for s in STEPS}
+    compensations = {s: step(COMPENSATION[s], COMPENSATION_RETRY) for s in STEPS}
 
     def transfer(saga_id: str, request_json: str) -> str:
         call_json = NaiveCall.model_validate(
@@ -58,7 +58,7 @@ def _register(dbos: Any, activities: NaiveActivities) -> Callable[[str, str], st
                 actions[name](call_json)
         except Exception:
             for name in reversed(taken):
-                undos[name](call_json)
+                compensations[name](call_json)
             raise
         return "completed"
 

@@ -102,4 +102,4 @@ async def running_workers(spec: WorkerSpec) -> AsyncIterator[None]:
         for worker in workers:
             await stack.enter_async_context(worker)
         yield
-    audit.close()
+    audit.close_connections()

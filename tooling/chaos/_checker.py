@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from sqlalchemy import text
 
 from sagas.audit import AuditStore
-from sagas.engine import SagaStatus
+from sagas.engine import AuditKind, SagaStatus
 from sagas.ledger import HoldStatus, Ledger
 
 SETTLED = {
@@ -77,9 +77,9 @@ def _audit(store: AuditStore, statuses: Mapping[str, str]) -> Check:
     terminal: dict[str, int] = {}
     parked: set[str] = set()
     for record in store.records():
-        if record.kind == "terminal":
+        if record.kind == AuditKind.TERMINAL:
             terminal[record.saga_id] = terminal.get(record.saga_id, 0) + 1
-        elif record.kind == "needs_attention":
+        elif record.kind == AuditKind.NEEDS_ATTENTION:
             parked.add(record.saga_id)
     wrong = []
     for saga, status in statuses.items():

@@ -114,7 +114,7 @@ class ChaosRun:
             self.server.stop()
         store = open_audit_store(self.audit_spec)
         checks = check_run(ledger, store, self.statuses, funded, len(self.plan.transfers))
-        store.close()
+        store.close_connections()
         ledger.close_connections()
         return ChaosReport(
             plan=self.plan,
@@ -190,7 +190,7 @@ class ChaosRun:
                 return outcome.status.value
             except (TimeoutError, RPCError, RuntimeError, QueryFailed):
                 with contextlib.suppress(TimeoutError, RPCError, RuntimeError, QueryFailed):
-                    view = await asyncio.wait_for(client.state(key), timeout=15)
+                    view = await asyncio.wait_for(client.view(key), timeout=15)
                     if view.status is SagaStatus.NEEDS_ATTENTION:
                         return view.status.value
         return SagaStatus.RUNNING.value

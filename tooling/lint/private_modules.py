@@ -12,13 +12,17 @@ import grimp
 from importlinter import Contract, ContractCheck, fields, output
 
 
+def _first_private_part(module: str) -> int | None:
+    for index, part in enumerate(module.split(".")):
+        if part.startswith("_") and not part.startswith("__"):
+            return index
+    return None
+
+
 def private_owner(module: str) -> str | None:
     """The package that owns the first private part of `module`, or None if it has none."""
-    parts = module.split(".")
-    for index, part in enumerate(parts):
-        if part.startswith("_") and not part.startswith("__"):
-            return ".".join(parts[:index])
-    return None
+    index = _first_private_part(module)
+    return None if index is None else ".".join(module.split(".")[:index])
 
 
 def home_package(module: str) -> str:
@@ -30,12 +34,13 @@ def home_package(module: str) -> str:
 
 
 def may_import(importer: str, imported: str) -> bool:
-    owner = private_owner(imported)
-    if owner is None:
+    index = _first_private_part(imported)
+    if index is None:
         return True
-    private_root = ".".join(imported.split(".")[: owner.count(".") + 2 if owner else 1])
-    inside_private = importer == private_root or importer.startswith(private_root + ".")
-    return inside_private or home_package(importer) == owner
+    parts = imported.split(".")
+    private_module = ".".join(parts[: index + 1])
+    inside_it = importer == private_module or importer.startswith(private_module + ".")
+    return inside_it or home_package(importer) == ".".join(parts[:index])
 
 
 class PrivateModulesContract(Contract):
