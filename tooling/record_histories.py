@@ -65,7 +65,7 @@ async def record(scenario: Scenario, client: FundsagaClient, faults: ClearableFa
     if scenario.operator is not None:
         await scenario.operator(client, key)
     if scenario.outcome != "needs-attention":
-        await client.wait(key)
+        await client.outcome(key)
     history = await handle.fetch_history()
     path = HISTORIES / f"{transfer_workflow_id(key)}.json"
     path.write_text(history.to_json() + "\n")

@@ -42,7 +42,10 @@ def _print_outcome(outcome: SagaOutcome, output: str) -> None:
         return
     print(f"{outcome.saga_id}: {outcome.status.value}")
     if outcome.failure is not None:
-        print(f"  failed at {outcome.failure.step_name}: {outcome.failure.message}")
+        print(
+            f"  {outcome.failure.reason.value} at {outcome.failure.step_name or '-'}: "
+            f"{outcome.failure.message}"
+        )
     for comp in outcome.compensations:
         print(f"  {comp.at.isoformat()} {comp.compensation}: {comp.result} {comp.message}")
 
@@ -53,9 +56,8 @@ def _print_view(view: SagaView, output: str) -> None:
         return
     print(f"{view.saga_id}: {view.status.value} (step: {view.current_step or '-'})")
     if view.failure is not None:
-        print(
-            f"  failure: {view.failure.reason} at {view.failure.step_name}: {view.failure.message}"
-        )
+        failure = view.failure
+        print(f"  failure: {failure.reason.value} at {failure.step_name or '-'}: {failure.message}")
     print_table(
         ["#", "step", "status", "attempt", "recorded_at", "compensation stack"],
         [
@@ -118,6 +120,6 @@ async def _start(client: FundsagaClient, args: argparse.Namespace, output: str) 
         else:
             print(f"started {handle.id}: {request.summary()}")
         return 0
-    outcome = await client.wait(request.idempotency_key)
+    outcome = await client.outcome(request.idempotency_key)
     _print_outcome(outcome, output)
     return 0 if outcome.status is SagaStatus.COMPLETED else 1

@@ -8,7 +8,6 @@ from typing import Any
 from temporalio.client import (
     Client,
     WorkflowExecutionStatus,
-    WorkflowFailureError,
     WorkflowHandle,
     WorkflowUpdateFailedError,
 )
@@ -29,10 +28,12 @@ from sagas.engine import (
     SAGA_STATUS,
     SAGA_TYPE,
     VIEW_QUERY,
+    FailureReason,
     OperatorAction,
     SagaOutcome,
     SagaStatus,
     SagaView,
+    completed_or_raise,
 )
 from sagas.foundations import (
     IdempotencyConflictError,
@@ -112,30 +113,40 @@ class FundsagaClient:
         if not isinstance(request, TransferRequest):
             request = TransferRequest.parse(dict(request))
         self._check_accounts(request)
-        workflow_id = transfer_workflow_id(request.idempotency_key)
-        fingerprint = request.fingerprint()
         try:
-            handle: WorkflowHandle[Any, SagaOutcome] = await self.temporal.start_workflow(
-                self.workflow_type,
-                request,
-                id=workflow_id,
-                task_queue=self.task_queue,
-                result_type=SagaOutcome,
-                id_conflict_policy=WorkflowIDConflictPolicy.FAIL,
-                id_reuse_policy=ReusePolicy.REJECT_DUPLICATE,
-                memo={FINGERPRINT_MEMO: fingerprint, AUDIT_COMPLETED_MEMO: self.audit_completed},
-                search_attributes=TypedSearchAttributes(
-                    [
-                        SearchAttributePair(SAGA_TYPE, "transfer"),
-                        SearchAttributePair(SAGA_STATUS, SagaStatus.RUNNING.value),
-                    ]
-                ),
-                static_summary=request.summary(),
-            )
+            return await self._start(request, ReusePolicy.REJECT_DUPLICATE)
         except WorkflowAlreadyStartedError:
             # Only a second start pays for the describe that tells a retry from a conflict.
+            workflow_id = transfer_workflow_id(request.idempotency_key)
             handle = self.temporal.get_workflow_handle(workflow_id, result_type=SagaOutcome)
-            await self._check_same_request(handle, fingerprint)
+            if await _rejected_input(handle):
+                return await self._start(request, ReusePolicy.ALLOW_DUPLICATE)
+            await self._check_same_request(handle, request.fingerprint())
+        return handle
+
+    async def _start(
+        self, request: TransferRequest, reuse: ReusePolicy
+    ) -> WorkflowHandle[Any, SagaOutcome]:
+        handle: WorkflowHandle[Any, SagaOutcome] = await self.temporal.start_workflow(
+            self.workflow_type,
+            request,
+            id=transfer_workflow_id(request.idempotency_key),
+            task_queue=self.task_queue,
+            result_type=SagaOutcome,
+            id_conflict_policy=WorkflowIDConflictPolicy.FAIL,
+            id_reuse_policy=reuse,
+            memo={
+                FINGERPRINT_MEMO: request.fingerprint(),
+                AUDIT_COMPLETED_MEMO: self.audit_completed,
+            },
+            search_attributes=TypedSearchAttributes(
+                [
+                    SearchAttributePair(SAGA_TYPE, "transfer"),
+                    SearchAttributePair(SAGA_STATUS, SagaStatus.RUNNING.value),
+                ]
+            ),
+            static_summary=request.summary(),
+        )
         return handle
 
     def _check_accounts(self, request: TransferRequest) -> None:
@@ -171,14 +182,20 @@ class FundsagaClient:
         return view
 
     async def wait(self, idempotency_key: str) -> SagaOutcome:
-        """Wait for the saga to close; its outcome whatever the final status."""
-        try:
-            return await self.handle(idempotency_key).result()
-        except WorkflowFailureError as err:
-            cause = err.cause
-            if isinstance(cause, ApplicationError) and cause.details:
-                return SagaOutcome.model_validate(cause.details[0])
-            raise
+        """Wait for the saga to close: its outcome if COMPLETED.
+
+        Raises the SagaNotCompletedError subclass of its status (carrying the outcome) for every
+        other end, and WorkflowFailureError for an engine fault.
+        """
+        return completed_or_raise(await self.outcome(idempotency_key))
+
+    async def outcome(self, idempotency_key: str) -> SagaOutcome:
+        """Wait for the saga to close: its outcome whatever the status, for reports and tools.
+
+        A service that acts on the result uses `wait()`, which only returns for COMPLETED.
+        """
+        outcome: SagaOutcome = await self.handle(idempotency_key).result()
+        return outcome
 
     async def cancel(self, idempotency_key: str) -> None:
         """Ask the saga to stop; it compensates what it did."""
@@ -223,3 +240,13 @@ class FundsagaClient:
         async for execution in self.temporal.list_workflows(query):
             found.append((execution.id, execution.typed_search_attributes.get(SAGA_STATUS) or ""))
         return found
+
+
+async def _rejected_input(handle: WorkflowHandle[Any, SagaOutcome]) -> bool:
+    """Whether the saga under this id ended REJECTED for its input: it took no effect, so the
+    key may carry a corrected request."""
+    description = await handle.describe()
+    if description.typed_search_attributes.get(SAGA_STATUS) != SagaStatus.REJECTED.value:
+        return False
+    failure = (await handle.result()).failure
+    return failure is not None and failure.reason is FailureReason.INVALID_INPUT

@@ -49,7 +49,7 @@ async def run_demo(client: FundsagaClient, ui_url: str) -> list[SagaOutcome]:
     ]
     for request in requests:
         await client.start_transfer(request)
-    outcomes = await asyncio.gather(*(client.wait(r.idempotency_key) for r in requests))
+    outcomes = await asyncio.gather(*(client.outcome(r.idempotency_key) for r in requests))
     for outcome in outcomes:
         link = f"{ui_url}/namespaces/default/workflows/{outcome.saga_id}"
         print(f"  {outcome.status.value:<12} {link}")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import JsonValue
 from temporalio import workflow
 
@@ -28,7 +26,7 @@ def snapshot_hash(snapshot: Snapshot) -> str:
 
 
 def outcome_payload(
-    outcome: SagaOutcome, request: Any, snapshots: list[Snapshot]
+    outcome: SagaOutcome, request: JsonValue, snapshots: list[Snapshot]
 ) -> dict[str, JsonValue]:
     """Everything an auditor needs to judge how the saga ended."""
     failure = outcome.failure
@@ -38,7 +36,7 @@ def outcome_payload(
         "saga_id": outcome.saga_id,
         "saga_type": outcome.saga_type,
         "status": outcome.status.value,
-        "input": request.model_dump(mode="json"),
+        "input": request,
         "failed_step": failure.step_name if failure else None,
         "reason": failure.reason if failure else None,
         "error_class": failure.error_type if failure else None,

@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from sagas.engine._snapshot import CompensationEntry, Snapshot
 from sagas.engine._status import SagaStatus
+from sagas.foundations import FundsagaError
 
 
 class FailureReason(StrEnum):
@@ -18,6 +19,8 @@ class FailureReason(StrEnum):
     RETRIES_EXHAUSTED = "retries_exhausted"  # a step's action failed on every attempt
     CANCELLED = "cancelled"  # the saga was cancelled
     DEADLINE = "deadline"  # the saga's deadline passed
+    INVALID_INPUT = "invalid_input"  # the input was refused before any step: REJECTED
+    SAGA_ID_REUSED = "saga_id_reused"  # another run chain already took effects under this id
 
 
 class CompensationResult(StrEnum):
@@ -43,6 +46,8 @@ class StepFailure(BaseModel):
     error_type: str
     message: str
     attempts: int = 0
+    field: str | None = None
+    """The refused input field, when the reason is invalid_input."""
 
 
 class CompensationOutcome(BaseModel):
@@ -77,7 +82,11 @@ class SagaView(BaseModel):
 
 
 class SagaOutcome(BaseModel):
-    """The final result: returned when COMPLETED, attached to the failure otherwise."""
+    """How the saga ended: the result of its workflow whatever the status (engine faults aside).
+
+    Only COMPLETED is success: the client's `wait()` raises a SagaNotCompletedError carrying
+    this outcome for every other status.
+    """
 
     saga_id: str
     saga_type: str
@@ -85,3 +94,39 @@ class SagaOutcome(BaseModel):
     failure: StepFailure | None = None
     compensations: list[CompensationOutcome] = []
     operator_actions: list[OperatorAction] = []
+
+
+class SagaNotCompletedError(FundsagaError):
+    """The saga ended other than COMPLETED: nothing it was asked to do is done. See `outcome`."""
+
+    def __init__(self, outcome: SagaOutcome) -> None:
+        failure = outcome.failure
+        why = f": {failure.reason.value}: {failure.message}" if failure is not None else ""
+        super().__init__(f"saga {outcome.saga_id} ended {outcome.status.value}{why}")
+        self.outcome = outcome
+
+
+class SagaCompensatedError(SagaNotCompletedError):
+    """Every step taken was undone: no net effect remains."""
+
+
+class SagaResolvedError(SagaNotCompletedError):
+    """An operator resolved the saga by hand after a compensation could not run."""
+
+
+class SagaRejectedError(SagaNotCompletedError):
+    """The saga took no effect: its input was refused, or its id was already used."""
+
+
+_ERROR_BY_STATUS: dict[SagaStatus, type[SagaNotCompletedError]] = {
+    SagaStatus.COMPENSATED: SagaCompensatedError,
+    SagaStatus.RESOLVED: SagaResolvedError,
+    SagaStatus.REJECTED: SagaRejectedError,
+}
+
+
+def completed_or_raise(outcome: SagaOutcome) -> SagaOutcome:
+    """The outcome of a COMPLETED saga; the typed SagaNotCompletedError for any other end."""
+    if outcome.status is SagaStatus.COMPLETED:
+        return outcome
+    raise _ERROR_BY_STATUS.get(outcome.status, SagaNotCompletedError)(outcome)

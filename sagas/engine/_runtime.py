@@ -39,7 +39,7 @@ from sagas.engine._search_attributes import SAGA_STATUS, SAGA_TYPE
 from sagas.engine._snapshot import CompensationEntry, Snapshot
 from sagas.engine._status import SagaStatus
 from sagas.engine._workflow_util import uncancellable
-from sagas.foundations import is_business_error_type
+from sagas.foundations import SagaIdReusedError, is_business_error_type
 
 CLOSING_RECORD = "terminal"
 """Dedupe suffix of the one record a saga writes as it closes, whatever its kind."""
@@ -57,8 +57,9 @@ class SagaRuntime(Generic[RequestT, StateT]):
     def __init__(
         self,
         definition: SagaDefinition[RequestT, StateT],
-        request: RequestT,
+        request: RequestT | None,
     ) -> None:
+        """`request` is None for a saga whose input was refused: it can only `reject()`."""
         self.definition = definition
         self.request = request
         self.saga_id = workflow.info().workflow_id
@@ -89,6 +90,12 @@ class SagaRuntime(Generic[RequestT, StateT]):
         )
 
     @property
+    def _request(self) -> RequestT:
+        if self.request is None:
+            raise RuntimeError(f"saga {self.saga_id} was rejected: it has no request")
+        return self.request
+
+    @property
     def parked(self) -> bool:
         return self.status is SagaStatus.NEEDS_ATTENTION and self._decision is None
 
@@ -98,6 +105,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
         return self.decisions_applied + 1
 
     async def run(self) -> SagaOutcome:
+        """Run the saga to its end; every business end completes the workflow with its outcome."""
         self._upsert([SAGA_TYPE.value_set(self.definition.saga_type)])
         self._set_status(SagaStatus.RUNNING)
         self.failure = await self._run_forward()
@@ -106,18 +114,32 @@ class SagaRuntime(Generic[RequestT, StateT]):
             self._set_status(SagaStatus.COMPLETED)
             if audit_completed_sagas():
                 await self._audit(AuditKind.COMPLETED, CLOSING_RECORD, self._outcome_payload())
-            return self._outcome()
-        await self._compensate()
-        outcome = self._outcome()
-        await self._audit(AuditKind.TERMINAL, CLOSING_RECORD, self._outcome_payload())
+        elif self.failure.reason is FailureReason.SAGA_ID_REUSED:
+            self._close_rejected()
+            await self._audit(AuditKind.TERMINAL, CLOSING_RECORD, self._outcome_payload())
+        else:
+            await self._compensate()
+            await self._audit(AuditKind.TERMINAL, CLOSING_RECORD, self._outcome_payload())
+        return await self._closed()
+
+    async def reject(self, failure: StepFailure, raw_input: JsonValue) -> SagaOutcome:
+        """End REJECTED before any step: the input was refused. Nothing was written."""
+        self.failure = failure
+        self._upsert([SAGA_TYPE.value_set(self.definition.saga_type)])
+        self._close_rejected()
+        payload = outcome_payload(self._outcome(), raw_input, [])
+        await self._audit(AuditKind.TERMINAL, CLOSING_RECORD, payload)
+        return await self._closed()
+
+    def _close_rejected(self) -> None:
+        """No step took effect in this run, so nothing is compensated: the stack is dropped."""
+        self.stack.clear()
+        self.current_step = None
+        self._set_status(SagaStatus.REJECTED)
+
+    async def _closed(self) -> SagaOutcome:
         await uncancellable(workflow.wait_condition(workflow.all_handlers_finished))
-        raise ApplicationError(
-            f"saga {outcome.status.value}: {self.failure.reason} at step "
-            f"{self.failure.step_name or '-'}: {self.failure.message}",
-            outcome.model_dump(mode="json"),
-            type=f"Saga{outcome.status.value.title().replace('_', '')}",
-            non_retryable=True,
-        )
+        return self._outcome()
 
     # ---- forward path
     async def _run_forward(self) -> StepFailure | None:
@@ -150,7 +172,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
         return forward.done()
 
     def _until_deadline(self) -> timedelta:
-        deadline = workflow.info().start_time + timedelta(seconds=self.request.deadline_seconds)
+        deadline = workflow.info().start_time + timedelta(seconds=self._request.deadline_seconds)
         return deadline - workflow.now()
 
     def _time_left(self) -> timedelta:
@@ -192,7 +214,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
                     step.action,
                     self._call(index, step.name, Phase.ACTION, snapshot),
                     retry=step.action_retry,
-                    summary=step.describe_action(self.request),
+                    summary=step.describe_action(self._request),
                     result_type=self.definition.state_type,
                     deadline_in=deadline_in,
                     wait_for_cancel=True,
@@ -203,6 +225,13 @@ class SagaRuntime(Generic[RequestT, StateT]):
     def _step_failure(self, step_name: str, failed: StepActivityError) -> StepFailure:
         if failed.deadline:
             return self._deadline_failure()
+        if failed.error_type == SagaIdReusedError.__name__:
+            return StepFailure(
+                step_name=None,
+                reason=FailureReason.SAGA_ID_REUSED,
+                error_type=failed.error_type,
+                message=failed.message,
+            )
         return StepFailure(
             step_name=step_name,
             reason=FailureReason.BUSINESS_ERROR
@@ -233,7 +262,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
             step_index=index,
             step_name=step_name,
             phase=phase,
-            request=self.request,
+            request=self._request,
             state=self.state,
             snapshot=snapshot,
         )
@@ -274,7 +303,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
                 entry.compensation,
                 self._call(entry.step_index, step.name, Phase.COMPENSATION, None),
                 retry=step.compensation_retry,
-                summary=step.describe_compensation(self.request),
+                summary=step.describe_compensation(self._request),
             )
         )
         try:
@@ -324,7 +353,8 @@ class SagaRuntime(Generic[RequestT, StateT]):
 
     # ---- audit trail
     def _outcome_payload(self) -> dict[str, JsonValue]:
-        return outcome_payload(self._outcome(), self.request, self.snapshots)
+        request_json: JsonValue = self._request.model_dump(mode="json")
+        return outcome_payload(self._outcome(), request_json, self.snapshots)
 
     async def _audit(
         self, kind: AuditKind, dedupe_suffix: str, payload: dict[str, JsonValue]

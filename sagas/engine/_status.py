@@ -14,10 +14,13 @@ class SagaStatus(StrEnum):
         "NEEDS_ATTENTION"  # a compensation exhausted its retries; waiting for an operator
     )
     RESOLVED = "RESOLVED"  # an operator resolved the parked saga by hand
+    REJECTED = "REJECTED"  # took no effect: its input was refused or its id was already used
 
     @property
     def is_terminal(self) -> bool:
         return self in _TERMINAL
 
 
-_TERMINAL = frozenset({SagaStatus.COMPLETED, SagaStatus.COMPENSATED, SagaStatus.RESOLVED})
+_TERMINAL = frozenset(
+    {SagaStatus.COMPLETED, SagaStatus.COMPENSATED, SagaStatus.RESOLVED, SagaStatus.REJECTED}
+)

@@ -12,7 +12,7 @@ from temporalio.exceptions import ApplicationError
 from sagas.engine._definition import StepCall
 from sagas.engine._faults import FaultPlan
 from sagas.engine._snapshot import Snapshot
-from sagas.foundations import BusinessError, FundsagaError, InvalidRequestError
+from sagas.foundations import FundsagaError, is_non_retryable
 
 
 class SnapshotStore(Protocol):
@@ -33,7 +33,7 @@ def _touched(call: StepCall[Any, Any]) -> frozenset[str]:
 
 def to_application_error(err: FundsagaError, attempt: int) -> ApplicationError:
     """An error as it crosses into Temporal: typed by class name, non-retryable if business."""
-    non_retryable = isinstance(err, BusinessError | InvalidRequestError)
+    non_retryable = is_non_retryable(err)
     return ApplicationError(
         str(err), {"attempt": attempt}, type=type(err).__name__, non_retryable=non_retryable
     )

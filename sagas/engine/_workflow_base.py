@@ -1,15 +1,24 @@
-"""The workflow side every saga type shares: input decoding, the state query, operator updates."""
+"""The workflow side every saga type shares: input decoding, the view query, operator updates."""
 
 from __future__ import annotations
 
+import json
 from typing import Any, ClassVar
 
+from pydantic import JsonValue
 from temporalio import workflow
 from temporalio.common import RawValue
 from temporalio.exceptions import ApplicationError
 
 from sagas.engine._definition import SagaDefinition
-from sagas.engine._outcome import OperatorAction, OperatorDecision, SagaOutcome, SagaView
+from sagas.engine._outcome import (
+    FailureReason,
+    OperatorAction,
+    OperatorDecision,
+    SagaOutcome,
+    SagaView,
+    StepFailure,
+)
 from sagas.engine._runtime import SagaRuntime
 from sagas.engine._status import SagaStatus
 from sagas.foundations import InvalidRequestError, NotParkedError, invalid_request_from
@@ -26,6 +35,16 @@ def _payload_of(value: Any) -> Any:
     return workflow.payload_converter().to_payloads([value])[0]
 
 
+def _json_of(value: Any) -> JsonValue:
+    """The input as the auditor should see it: its JSON if it is JSON, else its size."""
+    data = _payload_of(value).data
+    try:
+        decoded: JsonValue = json.loads(data)
+    except ValueError:
+        return {"undecodable_bytes": len(data)}
+    return decoded
+
+
 class SagaWorkflow:
     """Base of every saga workflow class; subclasses set `definition` and define `run`."""
 
@@ -33,24 +52,29 @@ class SagaWorkflow:
     _runtime: SagaRuntime[Any, Any] | None = None
 
     async def run_saga(self, *inputs: RawValue) -> SagaOutcome:
-        """Decode the one input and run; anything else fails the saga at once, no retries."""
+        """Decode the one input and run; a refused input ends the saga REJECTED at once."""
         if len(inputs) != 1:
-            raise ApplicationError(
-                f"request: expected one input, got {len(inputs)}",
-                type=InvalidRequestError.__name__,
-                non_retryable=True,
-            )
+            invalid = InvalidRequestError("request", f"expected one input, got {len(inputs)}")
+            return await self._reject(invalid, [_json_of(value) for value in inputs])
         try:
             request = workflow.payload_converter().from_payload(
                 _payload_of(inputs[0]), self.definition.request_type
             )
         except Exception as err:
-            invalid = invalid_request_from(err)
-            raise ApplicationError(
-                str(invalid), type=InvalidRequestError.__name__, non_retryable=True
-            ) from None
+            return await self._reject(invalid_request_from(err), _json_of(inputs[0]))
         self._runtime = SagaRuntime(self.definition, request)
         return await self._runtime.run()
+
+    async def _reject(self, invalid: InvalidRequestError, raw_input: JsonValue) -> SagaOutcome:
+        self._runtime = SagaRuntime(self.definition, None)
+        failure = StepFailure(
+            step_name=None,
+            reason=FailureReason.INVALID_INPUT,
+            error_type=InvalidRequestError.__name__,
+            message=str(invalid),
+            field=invalid.field,
+        )
+        return await self._runtime.reject(failure, raw_input)
 
     def _require_runtime(self) -> SagaRuntime[Any, Any]:
         if self._runtime is None:

@@ -5,6 +5,8 @@
     ├── IdempotencyConflictError   same idempotency key, different request
     ├── SagaNotFoundError          no saga for that key
     ├── NotParkedError             an operator action on a saga that is not waiting for one
+    ├── SagaIdReusedError          non-retryable: another run chain took effects under this id
+    ├── EffectCompensatedError     non-retryable: an action found its own effect compensated
     ├── BusinessError              non-retryable: the saga compensates at once
     │   ├── InsufficientFundsError
     │   ├── AccountFrozenError
@@ -50,6 +52,15 @@ class SagaNotFoundError(FundsagaError):
 
 class NotParkedError(FundsagaError):
     """An operator action was sent to a saga that is not in NEEDS_ATTENTION."""
+
+
+class SagaIdReusedError(FundsagaError):
+    """Another run chain already took effects under this saga id: this run must take none."""
+
+
+class EffectCompensatedError(FundsagaError):
+    """An action found its own effect key already compensated (voided, reversed, tombstoned):
+    returning the old result would report an undone effect as done."""
 
 
 class BusinessError(FundsagaError):
@@ -126,6 +137,8 @@ ALL_ERRORS: tuple[type[FundsagaError], ...] = (
     IdempotencyConflictError,
     SagaNotFoundError,
     NotParkedError,
+    SagaIdReusedError,
+    EffectCompensatedError,
     BusinessError,
     TransientError,
     *BUSINESS_ERRORS,
@@ -135,6 +148,8 @@ _NON_RETRYABLE: tuple[type[FundsagaError], ...] = (
     BusinessError,
     *BUSINESS_ERRORS,
     InvalidRequestError,
+    SagaIdReusedError,
+    EffectCompensatedError,
 )
 NON_RETRYABLE_ERROR_TYPES: tuple[str, ...] = tuple(cls.__name__ for cls in _NON_RETRYABLE)
 
@@ -144,6 +159,11 @@ def error_class_by_name(name: str) -> type[FundsagaError] | None:
     return next((cls for cls in ALL_ERRORS if cls.__name__ == name), None)
 
 
+def is_non_retryable(error: FundsagaError) -> bool:
+    return isinstance(error, _NON_RETRYABLE)
+
+
 def is_business_error_type(name: str) -> bool:
+    """Whether a failure of this type stops the saga at once instead of being retried."""
     cls = error_class_by_name(name)
-    return cls is not None and issubclass(cls, BusinessError | InvalidRequestError)
+    return cls is not None and issubclass(cls, _NON_RETRYABLE)

@@ -26,13 +26,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from temporalio.api.common.v1 import Payload
-from temporalio.client import WorkflowFailureError
 from temporalio.contrib.pydantic import pydantic_data_converter
-from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError, RPCStatusCode
 from temporalio.testing import WorkflowEnvironment
 
-from sagas import InvalidRequestError, SagaStatus, parse_money
+from sagas import (
+    FailureReason,
+    InvalidRequestError,
+    SagaRejectedError,
+    SagaStatus,
+    parse_money,
+)
 from sagas.app import FundsagaClient, run_cli, transfer_workflow_id
 from sagas.audit import AuditStore
 from sagas.foundations import invalid_request_from
@@ -309,6 +313,23 @@ async def test_the_python_client_refuses_bad_input_naming_the_field(
 
 
 @SQLITE_ONLY
+async def test_a_rejected_key_reused_with_a_corrected_request_completes(
+    temporal: TemporalCli, client: FundsagaClient, accounts: Ledger
+) -> None:
+    corrected = transfer()
+    key = corrected["idempotency_key"]
+    refused = await start_json(temporal, client, key, hand_written(corrected, amount='"0"'))
+    assert refused.returncode == 0, refused.stderr
+    await assert_rejected_at_once(temporal, client, key, "amount")
+
+    await client.start_transfer(corrected)
+    outcome = await client.wait(key)
+
+    assert outcome.status is SagaStatus.COMPLETED
+    assert (await client.view(key)).status is SagaStatus.COMPLETED
+
+
+@SQLITE_ONLY
 @pytest.mark.parametrize("number", JSON_NUMBERS)
 async def test_the_python_client_refuses_an_amount_given_as_a_number(
     client: FundsagaClient, accounts: Ledger, number: str
@@ -345,33 +366,37 @@ async def test_the_cli_exits_2_naming_the_field(
     assert_untouched(accounts, before, request["idempotency_key"])
 
 
-# ---- JSON from a non-Python client: the workflow fails at once
+# ---- JSON from a non-Python client: the saga is REJECTED at once
 
 
-async def assert_failed_at_once(
+async def assert_rejected_at_once(
     temporal: TemporalCli, client: FundsagaClient, key: str, field: str
 ) -> None:
-    """Failed with InvalidRequestError naming `field`, as Python and the temporal CLI see it."""
-    handle = client.handle(key)
-    with pytest.raises(WorkflowFailureError) as failed:
-        await asyncio.wait_for(handle.result(), AT_ONCE_S)
-    history = await handle.fetch_history()
+    """REJECTED naming `field`, no step run, as Python and the temporal CLI see it."""
+    with pytest.raises(SagaRejectedError) as rejected:
+        await asyncio.wait_for(client.wait(key), AT_ONCE_S)
+    history = await client.handle(key).fetch_history()
     described = await describe_json(temporal, key)
+    view = await client.view(key)
 
-    cause = failed.value.cause
-    assert isinstance(cause, ApplicationError)
-    assert (cause.type, cause.non_retryable) == ("InvalidRequestError", True)
-    assert cause.message.startswith(f"{field}: ")
-    failure = described["closeEvent"]["workflowExecutionFailedEventAttributes"]["failure"]
-    assert described["workflowExecutionInfo"]["status"] == "WORKFLOW_EXECUTION_STATUS_FAILED"
-    assert failure["applicationFailureInfo"]["type"] == "InvalidRequestError"
-    assert failure["message"] == cause.message
-    assert not any(e.HasField("activity_task_scheduled_event_attributes") for e in history.events)
+    failure = rejected.value.outcome.failure
+    assert failure is not None
+    assert (failure.reason, failure.field) == (FailureReason.INVALID_INPUT, field)
+    assert failure.message.startswith(f"{field}: ")
+    assert described["workflowExecutionInfo"]["status"] == "WORKFLOW_EXECUTION_STATUS_COMPLETED"
+    assert view.status is SagaStatus.REJECTED
+    assert view.snapshots == []
+    scheduled = {
+        e.activity_task_scheduled_event_attributes.activity_type.name
+        for e in history.events
+        if e.HasField("activity_task_scheduled_event_attributes")
+    }
+    assert scheduled == {"audit.record"}
 
 
 @SQLITE_ONLY
 @pytest.mark.parametrize(("changes", "field"), REFUSED)
-async def test_hand_written_json_fails_the_workflow_at_once_naming_the_field(
+async def test_hand_written_json_is_rejected_at_once_naming_the_field(
     temporal: TemporalCli,
     client: FundsagaClient,
     accounts: Ledger,
@@ -385,13 +410,13 @@ async def test_hand_written_json_fails_the_workflow_at_once_naming_the_field(
     started = await start_json(temporal, client, key, hand_written(request))
 
     assert started.returncode == 0, started.stderr
-    await assert_failed_at_once(temporal, client, key, field)
+    await assert_rejected_at_once(temporal, client, key, field)
     assert_untouched(accounts, before, key)
 
 
 @SQLITE_ONLY
 @pytest.mark.parametrize("number", JSON_NUMBERS)
-async def test_an_amount_written_as_a_json_number_fails_the_workflow_at_once(
+async def test_an_amount_written_as_a_json_number_is_rejected_at_once(
     temporal: TemporalCli, client: FundsagaClient, accounts: Ledger, number: str
 ) -> None:
     request = transfer()
@@ -401,7 +426,7 @@ async def test_an_amount_written_as_a_json_number_fails_the_workflow_at_once(
     started = await start_json(temporal, client, key, hand_written(request, amount=number))
 
     assert started.returncode == 0, started.stderr
-    await assert_failed_at_once(temporal, client, key, "amount")
+    await assert_rejected_at_once(temporal, client, key, "amount")
     assert_untouched(accounts, before, key)
 
 
@@ -423,7 +448,7 @@ async def test_json_that_is_not_json_is_refused_by_the_temporal_cli(
 
 @SQLITE_ONLY
 @pytest.mark.parametrize("count", [0, 2], ids=["no-input", "two-inputs"])
-async def test_a_json_launch_without_exactly_one_input_fails_at_once(
+async def test_a_json_launch_without_exactly_one_input_is_rejected_at_once(
     temporal: TemporalCli, client: FundsagaClient, accounts: Ledger, count: int
 ) -> None:
     request = transfer()
@@ -433,7 +458,7 @@ async def test_a_json_launch_without_exactly_one_input_fails_at_once(
     started = await start_json(temporal, client, key, *[hand_written(request)] * count)
     try:
         assert started.returncode == 0, started.stderr
-        await assert_failed_at_once(temporal, client, key, "request")
+        await assert_rejected_at_once(temporal, client, key, "request")
     finally:
         if not await client.is_closed(key):
             await client.handle(key).terminate("stuck on bad input")
@@ -509,7 +534,7 @@ async def test_frozen_or_closed_accounts_compensate_from_every_entry_point(
     before = LedgerState.of(accounts)
 
     exit_code = await launch(entry, request, client, fundsaga, temporal)
-    outcome = await client.wait(key)
+    outcome = await client.outcome(key)
 
     assert outcome.status is SagaStatus.COMPENSATED
     assert outcome.failure is not None
@@ -535,7 +560,7 @@ async def test_unknown_accounts_in_json_compensate_at_the_first_step(
     before = LedgerState.of(accounts)
 
     started = await start_json(temporal, client, key, hand_written(request))
-    outcome = await client.wait(key)
+    outcome = await client.outcome(key)
 
     assert started.returncode == 0, started.stderr
     assert outcome.status is SagaStatus.COMPENSATED
@@ -566,7 +591,7 @@ async def test_three_decimals_in_bhd_are_valid_at_every_entry_point(
     )
 
     exit_code = await launch(entry, request, client, fundsaga, temporal)
-    outcome = await client.wait(request["idempotency_key"])
+    outcome = await client.outcome(request["idempotency_key"])
 
     assert outcome.status is SagaStatus.COMPLETED
     assert exit_code == (0 if entry is Entry.CLI else None)

@@ -40,7 +40,7 @@ async def run_transfers(
                 }
             )
             keys.append(key)
-        outcomes = [await client.wait(k) for k in keys]
+        outcomes = [await client.outcome(k) for k in keys]
     assert [o.status for o in outcomes] == [
         SagaStatus.COMPLETED,
         SagaStatus.COMPENSATED,
@@ -130,7 +130,7 @@ async def test_a_saga_without_its_audit_record_is_a_finding(
                 "currency": "EUR",
             }
         )
-        lost = (await client.wait(key)).saga_id
+        lost = (await client.outcome(key)).saga_id
     for _ in range(50):
         code = await fundsaga("audit", "compensations")
         out = capsys.readouterr().out

@@ -28,7 +28,7 @@ async def test_a_step_that_exhausts_its_retries_is_compensated(
 ) -> None:
     sent = request()
     await faulty_client.start_transfer(sent)
-    outcome = await faulty_client.wait(sent["idempotency_key"])
+    outcome = await faulty_client.outcome(sent["idempotency_key"])
 
     assert outcome.status is SagaStatus.COMPENSATED
     assert outcome.failure is not None
@@ -52,7 +52,7 @@ async def test_a_timeout_after_commit_is_retried_without_a_second_posting(
 ) -> None:
     sent = request()
     await faulty_client.start_transfer(sent)
-    outcome = await faulty_client.wait(sent["idempotency_key"])
+    outcome = await faulty_client.outcome(sent["idempotency_key"])
     entries = funded.entries(saga_id=outcome.saga_id)
 
     assert outcome.status is SagaStatus.COMPLETED

@@ -131,7 +131,7 @@ async def test_concurrent_starts_with_one_key_and_two_amounts_launch_only_one_of
     assert len(refused) == CALLERS // 2
     assert all(isinstance(error, IdempotencyConflictError) for error in refused)
     async with worker_for_idle():
-        outcome = await idle_client.wait(key)
+        outcome = await idle_client.outcome(key)
     assert outcome.status is SagaStatus.COMPLETED
     assert await runs_of(idle_client, outcome.saga_id) == 1
     assert funded.account("alice").balance == eur("1000.00") - eur(winner)
@@ -150,7 +150,7 @@ async def test_the_same_key_with_another_amount_is_a_conflict_with_no_effect(
     first = await idle_client.start_transfer(transfer(key, "100.00"))
     if first_saga == "closed":
         async with worker_for_idle():
-            await idle_client.wait(key)
+            await idle_client.outcome(key)
     before = balances(funded)
     entries_before = funded.entries()
 

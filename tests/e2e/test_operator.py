@@ -74,7 +74,7 @@ async def test_operator_retry_after_the_fix_completes_the_compensation(
             await fundsaga("attention", "retry", key, "--operator", "ana", "--note", "fixed") == 0
         )
         done = capsys.readouterr().out
-        outcome = await client.wait(key)
+        outcome = await client.outcome(key)
 
     assert [p["key"] for p in parked] == [key]
     assert parked[0]["parked_on"] == "credit"
@@ -114,7 +114,7 @@ async def test_operator_resolve_ends_resolved_and_refuses_sagas_not_parked(
             )
             == 0
         )
-        outcome = await client.wait(key)
+        outcome = await client.outcome(key)
         capsys.readouterr()
         refused = await fundsaga("attention", "retry", key, "--operator", "bo")
         error = capsys.readouterr().err

@@ -12,6 +12,7 @@ from temporalio.service import RPCError
 from sagas import (
     IdempotencyConflictError,
     InvalidRequestError,
+    SagaCompensatedError,
     SagaStatus,
 )
 from sagas.app import FundsagaClient
@@ -63,7 +64,9 @@ async def test_frozen_destination_compensates_and_restores_every_balance(
     before = balances(funded)
     request = transfer()
     await client.start_transfer(request)
-    outcome = await client.wait(request["idempotency_key"])
+    with pytest.raises(SagaCompensatedError) as compensated:
+        await client.wait(request["idempotency_key"])
+    outcome = compensated.value.outcome
 
     assert outcome.status is SagaStatus.COMPENSATED
     assert outcome.failure is not None
@@ -91,7 +94,9 @@ async def test_business_errors_at_the_first_step_leave_no_trace(
     before = balances(funded)
     request = transfer(**overrides)
     await client.start_transfer(request)
-    outcome = await client.wait(request["idempotency_key"])
+    with pytest.raises(SagaCompensatedError) as compensated:
+        await client.wait(request["idempotency_key"])
+    outcome = compensated.value.outcome
 
     assert outcome.status is SagaStatus.COMPENSATED
     assert outcome.failure is not None

@@ -7,8 +7,7 @@ from datetime import timedelta
 from typing import Any
 
 from temporalio import activity
-from temporalio.client import WorkflowExecutionStatus, WorkflowFailureError, WorkflowHandle
-from temporalio.exceptions import ApplicationError
+from temporalio.client import WorkflowExecutionStatus, WorkflowHandle
 from temporalio.testing import ActivityEnvironment, WorkflowEnvironment
 from temporalio.worker import Worker
 
@@ -101,13 +100,7 @@ class MatrixRig:
         )
 
     async def _closed(self, handle: WorkflowHandle[Any, Any]) -> CaseRun:
-        try:
-            outcome = SagaOutcome.model_validate(await handle.result())
-        except WorkflowFailureError as err:
-            cause = err.cause
-            if not isinstance(cause, ApplicationError) or not cause.details:
-                raise
-            outcome = SagaOutcome.model_validate(cause.details[0])
+        outcome = SagaOutcome.model_validate(await handle.result())
         return CaseRun(outcome=outcome, closed_as=(await handle.describe()).status)
 
     async def _wait_parked(self, handle: WorkflowHandle[Any, Any]) -> SagaView:

@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 from temporalio.client import (
     WorkflowExecutionStatus,
-    WorkflowFailureError,
     WorkflowHandle,
     WorkflowUpdateFailedError,
 )
@@ -79,13 +78,7 @@ class Saga:
 
 
 async def outcome_of(handle: WorkflowHandle[Any, Any]) -> SagaOutcome:
-    try:
-        return SagaOutcome.model_validate(await handle.result())
-    except WorkflowFailureError as err:
-        cause = err.cause
-        if not isinstance(cause, ApplicationError):
-            raise
-        return SagaOutcome.model_validate(cause.details[0])
+    return SagaOutcome.model_validate(await handle.result())
 
 
 async def status_of(handle: WorkflowHandle[Any, Any]) -> SagaView:

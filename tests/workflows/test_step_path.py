@@ -107,7 +107,7 @@ async def test_a_step_reaches_its_ledger_effect_through_five_files_at_most(
     async with worker:
         client = FundsagaClient(time_skipping_env.client, queue, ledger)
         await client.start_transfer(request)
-        outcome = await client.wait(request["idempotency_key"])
+        outcome = await client.outcome(request["idempotency_key"])
     store.close_connections()
 
     assert outcome.status is SagaStatus.COMPENSATED

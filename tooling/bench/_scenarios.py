@@ -58,7 +58,7 @@ def _saga(client: FundsagaClient, expected: SagaStatus, prefix: str) -> RunOne:
     async def run_one() -> Done:
         request = next(source)
         handle = await client.start_transfer(request)
-        outcome = await client.wait(request.idempotency_key)
+        outcome = await client.outcome(request.idempotency_key)
         return Done(workflow_id=handle.id, ok=outcome.status is expected)
 
     return run_one

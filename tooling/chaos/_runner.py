@@ -186,7 +186,7 @@ class ChaosRun:
         deadline = time.monotonic() + SAGA_TIMEOUT_S
         while time.monotonic() < deadline:
             try:
-                outcome: SagaOutcome = await asyncio.wait_for(client.wait(key), timeout=15)
+                outcome: SagaOutcome = await asyncio.wait_for(client.outcome(key), timeout=15)
                 return outcome.status.value
             except (TimeoutError, RPCError, RuntimeError, QueryFailed):
                 with contextlib.suppress(TimeoutError, RPCError, RuntimeError, QueryFailed):
