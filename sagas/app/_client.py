@@ -171,15 +171,21 @@ class FundsagaClient:
         )
 
     async def view(self, idempotency_key: str) -> SagaView:
-        """Status, snapshots and compensation stack, from the saga's query."""
+        """Status, snapshots and compensation stack, from the saga's query.
+
+        When the latest run was refused by the launch fence, the view is that of the run that
+        took effects, while Temporal still holds its history.
+        """
         handle = self.handle(idempotency_key)
+        view = await _query_view(handle)
+        claimed_by = view.failure.claimed_by if view.failure is not None else None
+        if claimed_by is None:
+            return view
+        effects = self.temporal.get_workflow_handle(handle.id, run_id=claimed_by)
         try:
-            view: SagaView = await handle.query(VIEW_QUERY, result_type=SagaView)
-        except RPCError as err:
-            if err.status is RPCStatusCode.NOT_FOUND:
-                raise SagaNotFoundError(f"no saga {handle.id}") from err
-            raise
-        return view
+            return await _query_view(effects)
+        except SagaNotFoundError:
+            return view
 
     async def wait(self, idempotency_key: str) -> SagaOutcome:
         """Wait for the saga to close: its outcome if COMPLETED.
@@ -250,3 +256,13 @@ async def _rejected_input(handle: WorkflowHandle[Any, SagaOutcome]) -> bool:
         return False
     failure = (await handle.result()).failure
     return failure is not None and failure.reason is FailureReason.INVALID_INPUT
+
+
+async def _query_view(handle: WorkflowHandle[Any, Any]) -> SagaView:
+    try:
+        view: SagaView = await handle.query(VIEW_QUERY, result_type=SagaView)
+    except RPCError as err:
+        if err.status is RPCStatusCode.NOT_FOUND:
+            raise SagaNotFoundError(f"no saga {handle.id}") from err
+        raise
+    return view

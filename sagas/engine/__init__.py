@@ -29,7 +29,7 @@ from sagas.engine._outcome import (
 from sagas.engine._retry import MAX_WAIT, RetrySpec, retry_spec
 from sagas.engine._search_attributes import ALL_KEYS as SEARCH_ATTRIBUTE_KEYS
 from sagas.engine._search_attributes import SAGA_STATUS, SAGA_TYPE
-from sagas.engine._snapshot import CompensationEntry, Snapshot
+from sagas.engine._snapshot import CompensationEntry, RunClaim, Snapshot
 from sagas.engine._status import SagaStatus
 from sagas.engine._step_guard import SnapshotStore, step_guard, to_application_error
 from sagas.engine._workflow_base import RESOLVE_UPDATE, RETRY_UPDATE, VIEW_QUERY, SagaWorkflow
@@ -58,6 +58,7 @@ __all__ = [
     "OperatorDecision",
     "Phase",
     "RetrySpec",
+    "RunClaim",
     "SagaCompensatedError",
     "SagaDefinition",
     "SagaNotCompletedError",

@@ -11,7 +11,7 @@ from typing import Generic, TypeVar
 from pydantic import BaseModel, Field
 
 from sagas.engine._retry import RetrySpec
-from sagas.engine._snapshot import Snapshot
+from sagas.engine._snapshot import RunClaim, Snapshot
 
 
 class SagaRequest(BaseModel):
@@ -50,9 +50,14 @@ class StepCall(BaseModel, Generic[RequestT, StateT]):
     step_index: int
     step_name: str
     phase: Phase
+    run_chain: str
+    """The workflow's first execution run id: the chain whose claim the step's effect needs."""
     request: RequestT
     state: StateT
     snapshot: Snapshot | None = None
+
+    def claim(self) -> RunClaim:
+        return RunClaim(saga_id=self.saga_id, saga_type=self.saga_type, run_chain=self.run_chain)
 
     def effect_key(self, suffix: str = "") -> str:
         """The idempotency key of this step's effect: (saga id, step, action or compensation)."""

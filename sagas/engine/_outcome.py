@@ -48,6 +48,8 @@ class StepFailure(BaseModel):
     attempts: int = 0
     field: str | None = None
     """The refused input field, when the reason is invalid_input."""
+    claimed_by: str | None = None
+    """The run chain that holds the saga id, when the reason is saga_id_reused."""
 
 
 class CompensationOutcome(BaseModel):

@@ -226,12 +226,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
         if failed.deadline:
             return self._deadline_failure()
         if failed.error_type == SagaIdReusedError.__name__:
-            return StepFailure(
-                step_name=None,
-                reason=FailureReason.SAGA_ID_REUSED,
-                error_type=failed.error_type,
-                message=failed.message,
-            )
+            return _id_reused(failed)
         return StepFailure(
             step_name=step_name,
             reason=FailureReason.BUSINESS_ERROR
@@ -262,6 +257,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
             step_index=index,
             step_name=step_name,
             phase=phase,
+            run_chain=workflow.info().first_execution_run_id,
             request=self._request,
             state=self.state,
             snapshot=snapshot,
@@ -274,15 +270,20 @@ class SagaRuntime(Generic[RequestT, StateT]):
         retrying = False
         while self.stack:
             entry = self.stack[-1]
-            message = await self._try_compensation(entry)
+            failed = await self._try_compensation(entry)
             if retrying:
                 retrying = False
                 self.decisions_applied += 1
-            if message is None:
+            if failed is None:
                 self._record_compensation(entry, CompensationResult.COMPENSATED)
                 self.stack.pop()
                 continue
-            self._record_compensation(entry, CompensationResult.FAILED, message)
+            if failed.error_type == SagaIdReusedError.__name__:
+                # The claim was never this chain's: it took no effect, and must not undo another's.
+                self.failure = _id_reused(failed)
+                self._close_rejected()
+                return
+            self._record_compensation(entry, CompensationResult.FAILED, failed.message)
             if await self._park() is OperatorDecision.RESOLVE:
                 resolved = True
                 self._record_compensation(entry, CompensationResult.RESOLVED_BY_OPERATOR)
@@ -293,7 +294,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
         self.current_step = None
         self._set_status(SagaStatus.RESOLVED if resolved else SagaStatus.COMPENSATED)
 
-    async def _try_compensation(self, entry: CompensationEntry) -> str | None:
+    async def _try_compensation(self, entry: CompensationEntry) -> StepActivityError | None:
         step = self.definition.steps[entry.step_index]
         self.current_step = step.name
         self._show_details()
@@ -309,7 +310,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
         try:
             await uncancellable(attempt)
         except StepActivityError as failed:
-            return failed.message
+            return failed
         return None
 
     async def _park(self) -> OperatorDecision:
@@ -413,9 +414,17 @@ class StepActivityError(Exception):
     """A step activity that failed for good, with what the saga's outcome reports of it."""
 
     def __init__(
-        self, error_type: str, message: str, *, attempts: int, business: bool, deadline: bool
+        self,
+        error_type: str,
+        message: str,
+        *,
+        attempts: int,
+        business: bool,
+        deadline: bool,
+        claimed_by: str | None = None,
     ) -> None:
         super().__init__(message)
+        self.claimed_by = claimed_by
         self.error_type = error_type
         self.message = message
         self.attempts = attempts
@@ -503,12 +512,26 @@ def _from_application_error(
     error_type = err.type or type(err).__name__
     details = err.details[0] if err.details else None
     attempts = max_attempts
-    if isinstance(details, dict) and isinstance(details.get("attempt"), int):
+    if not isinstance(details, dict):
+        details = {}
+    if isinstance(details.get("attempt"), int):
         attempts = details["attempt"]
+    claimed_by = details.get("claimed_by")
     return StepActivityError(
         error_type,
         str(err),
         attempts=attempts,
         business=is_business_error_type(error_type) or non_retryable or err.non_retryable,
         deadline=deadline,
+        claimed_by=claimed_by if isinstance(claimed_by, str) else None,
+    )
+
+
+def _id_reused(failed: StepActivityError) -> StepFailure:
+    return StepFailure(
+        step_name=None,
+        reason=FailureReason.SAGA_ID_REUSED,
+        error_type=failed.error_type,
+        message=failed.message,
+        claimed_by=failed.claimed_by,
     )

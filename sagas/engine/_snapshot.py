@@ -19,6 +19,20 @@ class CompensationEntry(BaseModel):
     compensation: str
 
 
+class RunClaim(BaseModel):
+    """The launch fence: a run chain claims its saga id before its first effect or snapshot.
+
+    The chain is the workflow's first execution run id, shared by every run of it (retries,
+    continue-as-new, a reset). A run of another chain finds the id claimed and takes no effect.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    saga_id: str
+    saga_type: str
+    run_chain: str
+
+
 class Snapshot(BaseModel):
     """The saga as it stood just before step `step_index` ran its action."""
 

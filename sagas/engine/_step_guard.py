@@ -11,18 +11,26 @@ from temporalio.exceptions import ApplicationError
 
 from sagas.engine._definition import StepCall
 from sagas.engine._faults import FaultPlan
-from sagas.engine._snapshot import Snapshot
-from sagas.foundations import FundsagaError, is_non_retryable
+from sagas.engine._snapshot import RunClaim, Snapshot
+from sagas.foundations import FundsagaError, SagaIdReusedError, is_non_retryable
 
 
 class SnapshotStore(Protocol):
-    def record_snapshot(self, snapshot: Snapshot) -> None:
-        """Commit `snapshot` now, in a transaction of its own."""
+    """Where a step begins: the launch fence's claim and the step's snapshot.
+
+    Both methods claim the saga id for the run chain (a claim is written once and never
+    changes) and raise SagaIdReusedError, writing nothing, when another chain holds it.
+    """
+
+    def begin_step(self, claim: RunClaim, snapshot: Snapshot | None) -> None:
+        """Claim, and record `snapshot` if any, committed now in a transaction of its own."""
         ...
 
-    def snapshot_first(self, snapshot: Snapshot) -> AbstractContextManager[None]:
-        """Insert `snapshot` first in the block's first transaction of this store, or commit it
-        alone as the block ends if none committed."""
+    def begin_step_in_effect(
+        self, claim: RunClaim, snapshot: Snapshot | None
+    ) -> AbstractContextManager[None]:
+        """Claim and record first in the block's first transaction of this store, or commit
+        them alone as the block ends if none committed."""
         ...
 
 
@@ -33,9 +41,11 @@ def _touched(call: StepCall[Any, Any]) -> frozenset[str]:
 
 def to_application_error(err: FundsagaError, attempt: int) -> ApplicationError:
     """An error as it crosses into Temporal: typed by class name, non-retryable if business."""
-    non_retryable = is_non_retryable(err)
+    details: dict[str, object] = {"attempt": attempt}
+    if isinstance(err, SagaIdReusedError):
+        details["claimed_by"] = err.claimed_by
     return ApplicationError(
-        str(err), {"attempt": attempt}, type=type(err).__name__, non_retryable=non_retryable
+        str(err), details, type=type(err).__name__, non_retryable=is_non_retryable(err)
     )
 
 
@@ -47,18 +57,19 @@ def step_guard(
     *,
     same_transaction: bool = False,
 ) -> Iterator[None]:
-    """Wrap a step activity's effect, recording the step's snapshot without a workflow round trip.
+    """Wrap a step activity's effect: the launch fence's claim and the step's snapshot first,
+    without a workflow round trip.
 
-    By default the snapshot commits in its own transaction before the effect starts. With
-    `same_transaction`, for an effect made only of transactions on `store` (a ledger step), it
-    is inserted first in the effect's own transaction instead: one commit fewer, and still no
-    effect can be durable without its snapshot. A step with any other effect (an external
-    API) must keep the default.
+    By default claim and snapshot commit in their own transaction before the effect starts, so
+    no request goes out for a run that may not take effects. With `same_transaction`, for an
+    effect made only of transactions on `store` (a ledger step), they are inserted first in the
+    effect's own transaction instead: one commit fewer, and still no effect can be durable
+    without them. A step with any other effect (an external API) must keep the default.
     """
     attempt = activity.info().attempt if activity.in_activity() else 1
     accounts = _touched(call)
     try:
-        with _recording(store, call.snapshot, attempt, same_transaction=same_transaction):
+        with _beginning(store, call, attempt, same_transaction=same_transaction):
             faults.before_effect(call.step_name, call.phase, attempt, accounts)
             yield
             faults.after_effect(call.step_name, call.phase, attempt, accounts)
@@ -66,13 +77,13 @@ def step_guard(
         raise to_application_error(err, attempt) from err
 
 
-def _recording(
-    store: SnapshotStore, snapshot: Snapshot | None, attempt: int, *, same_transaction: bool
+def _beginning(
+    store: SnapshotStore, call: StepCall[Any, Any], attempt: int, *, same_transaction: bool
 ) -> AbstractContextManager[None]:
-    if snapshot is None:
-        return nullcontext()
-    snapshot = snapshot.model_copy(update={"attempt": attempt})
+    snapshot = call.snapshot
+    if snapshot is not None:
+        snapshot = snapshot.model_copy(update={"attempt": attempt})
     if same_transaction:
-        return store.snapshot_first(snapshot)
-    store.record_snapshot(snapshot)
+        return store.begin_step_in_effect(call.claim(), snapshot)
+    store.begin_step(call.claim(), snapshot)
     return nullcontext()

@@ -57,6 +57,12 @@ class NotParkedError(FundsagaError):
 class SagaIdReusedError(FundsagaError):
     """Another run chain already took effects under this saga id: this run must take none."""
 
+    def __init__(self, saga_id: str, claimed_by: str) -> None:
+        super().__init__(
+            f"saga id {saga_id} is claimed by the run chain {claimed_by}: this run takes no effect"
+        )
+        self.claimed_by = claimed_by
+
 
 class EffectCompensatedError(FundsagaError):
     """An action found its own effect key already compensated (voided, reversed, tombstoned):

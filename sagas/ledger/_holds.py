@@ -5,7 +5,12 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from sagas.foundations import InvalidRequestError, Money, UnknownAccountError
+from sagas.foundations import (
+    EffectCompensatedError,
+    InvalidRequestError,
+    Money,
+    UnknownAccountError,
+)
 from sagas.ledger._accounts import (
     check_active,
     check_can_take,
@@ -35,7 +40,11 @@ def place_hold(
     saga_id: str,
     payee: str | None = None,
 ) -> HoldView:
-    """Reserve `amount` on the account; a known key (even a tombstone) returns its hold."""
+    """Reserve `amount` on the account; a known key returns its hold.
+
+    A key whose hold was voided (by its compensation, or as a tombstone before it arrived)
+    raises EffectCompensatedError: the undone reservation is not reported as made.
+    """
     check_key(key)
     check_amount(amount)
     existing = find_hold(session, key)
@@ -90,11 +99,11 @@ def capture_hold(
     check_key(hold_key, "hold_key")
     existing = find_entry(session, key)
     if existing is not None:
-        return replay(existing, EntryKind.CAPTURE)
+        return replay(session, existing, EntryKind.CAPTURE)
     locked = find_hold(session, hold_key, lock=True)
     existing = find_entry(session, key)
     if existing is not None:
-        return replay(existing, EntryKind.CAPTURE)
+        return replay(session, existing, EntryKind.CAPTURE)
     hold, account_id, cur = _capturable(locked, hold_key)
     if account_id == to_account_id:
         raise InvalidRequestError("to_account_id", "must differ from the held account")
@@ -126,6 +135,10 @@ def _check_payee(session: Session, payee: str, amount: Money) -> None:
 
 def _replay_hold(existing: Hold, account_id: str, amount: Money) -> HoldView:
     view = hold_view(existing)
+    if view.status is HoldStatus.VOIDED:
+        raise EffectCompensatedError(
+            f"hold {existing.hold_key!r} was voided by its compensation: it is not placed again"
+        )
     if not view.is_tombstone and (view.account_id, view.amount) != (account_id, amount):
         raise InvalidRequestError(
             "key", f"{existing.hold_key!r} was already used for a different hold"

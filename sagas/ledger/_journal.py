@@ -13,7 +13,7 @@ from typing import cast
 from sqlalchemy import Table, insert, select
 from sqlalchemy.orm import Session
 
-from sagas.foundations import KEY_LENGTH, InvalidRequestError, Money
+from sagas.foundations import KEY_LENGTH, EffectCompensatedError, InvalidRequestError, Money
 from sagas.ledger._accounts import (
     check_active,
     check_can_take,
@@ -52,21 +52,39 @@ def find_entry(session: Session, key: str) -> JournalEntry | None:
 
 
 def replay(
-    existing: JournalEntry, kind: EntryKind, legs: Sequence[tuple[str, int]] | None = None
+    session: Session,
+    existing: JournalEntry,
+    kind: EntryKind,
+    legs: Sequence[tuple[str, int]] | None = None,
 ) -> EntryView:
     """The entry already written under a key, if it is the one this request would write.
 
-    A void marker stands in for whatever the key would have written: the request is a no-op.
+    An entry compensated since (reversed, or a void marker that took its key first) raises
+    EffectCompensatedError: an undone effect is never reported as done.
     """
-    if existing.kind != EntryKind.VOID_MARKER:
-        written = sorted((p.account_id, p.amount) for p in existing.postings)
-        if existing.kind != kind or (legs is not None and written != sorted(legs)):
-            raise InvalidRequestError(
-                "key",
-                f"{existing.idempotency_key!r} was already used by a different "
-                f"{existing.kind} entry",
-            )
+    if existing.kind == EntryKind.VOID_MARKER:
+        raise EffectCompensatedError(
+            f"{existing.idempotency_key!r} was compensated before it was written: not written now"
+        )
+    written = sorted((p.account_id, p.amount) for p in existing.postings)
+    if existing.kind != kind or (legs is not None and written != sorted(legs)):
+        raise InvalidRequestError(
+            "key",
+            f"{existing.idempotency_key!r} was already used by a different {existing.kind} entry",
+        )
+    reversal = _reversal_of(session, existing)
+    if reversal is not None:
+        raise EffectCompensatedError(
+            f"{existing.idempotency_key!r} was reversed by {reversal.idempotency_key!r}"
+        )
     return entry_view(existing)
+
+
+def _reversal_of(session: Session, original: JournalEntry) -> JournalEntry | None:
+    reversal: JournalEntry | None = session.scalars(
+        select(JournalEntry).where(JournalEntry.reverses_entry_id == original.entry_id)
+    ).one_or_none()
+    return reversal
 
 
 def post_entry(
@@ -146,11 +164,11 @@ def transfer(
     legs = [(source_id, -amount.minor), (dest_id, amount.minor)]
     existing = find_entry(session, key)
     if existing is not None:
-        return replay(existing, kind, legs)
+        return replay(session, existing, kind, legs)
     accounts = lock_accounts(session, source_id, dest_id)
     existing = find_entry(session, key)
     if existing is not None:
-        return replay(existing, kind, legs)
+        return replay(session, existing, kind, legs)
     source, dest = accounts[source_id], accounts[dest_id]
     for account in (source, dest):
         check_currency(account, amount)
@@ -215,9 +233,7 @@ def _replay_reversal(
 
 
 def _check_not_reversed(session: Session, original: JournalEntry) -> None:
-    earlier = session.scalars(
-        select(JournalEntry).where(JournalEntry.reverses_entry_id == original.entry_id)
-    ).one_or_none()
+    earlier = _reversal_of(session, original)
     if earlier is not None:
         raise InvalidRequestError(
             "original_key",
@@ -231,7 +247,7 @@ def settle(session: Session, key: str, clearing_account_id: str, *, saga_id: str
     check_key(key)
     existing = find_entry(session, key)
     if existing is not None:
-        return replay(existing, EntryKind.SETTLEMENT)
+        return replay(session, existing, EntryKind.SETTLEMENT)
     in_clearing = net_effect(session, saga_id).get(clearing_account_id)
     if in_clearing is not None:
         raise InvalidRequestError(

@@ -12,9 +12,16 @@ from sqlalchemy import Engine, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from sagas.engine import Snapshot
-from sagas.foundations import Money, UnknownAccountError, make_engine, translate_db_errors
+from sagas.engine import RunClaim, Snapshot
+from sagas.foundations import (
+    Money,
+    SagaIdReusedError,
+    UnknownAccountError,
+    make_engine,
+    translate_db_errors,
+)
 from sagas.ledger import (
+    _claims,
     _holds,
     _invariants,
     _journal,
@@ -38,14 +45,15 @@ R = TypeVar("R")
 
 
 @dataclass
-class _PendingSnapshot:
-    snapshot: Snapshot
-    committed: bool = False
+class _PendingStep:
+    claim: RunClaim
+    snapshot: Snapshot | None
+    settled: bool = False
+    """Committed with the first transaction of the block, or refused by the fence."""
 
 
-_pending_snapshot: ContextVar[_PendingSnapshot | None] = ContextVar(
-    "fundsaga_pending_snapshot", default=None
-)
+_pending_step: ContextVar[_PendingStep | None] = ContextVar("fundsaga_pending_step", default=None)
+_REMEMBERED_CLAIMS = 10_000
 
 
 class Ledger:
@@ -57,6 +65,8 @@ class Ledger:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
+        self._claims: dict[str, str] = {}
+        """Claims this process saw committed: a claim never changes, so one check per saga."""
 
     @classmethod
     def from_url(cls, url: str) -> Ledger:
@@ -178,22 +188,47 @@ class Ledger:
         """Store the snapshot; for a known (saga, step) only `attempt` rises to the max seen."""
         self._run(lambda s: _snapshots.record_snapshot(s, snapshot))
 
-    @contextmanager
-    def snapshot_first(self, snapshot: Snapshot) -> Iterator[None]:
-        """Record `snapshot` inside the first transaction the block runs, before its writes.
+    def begin_step(self, claim: RunClaim, snapshot: Snapshot | None) -> None:
+        """Claim the saga id for the run chain and record `snapshot`, in one transaction.
 
-        The snapshot commits with the step's effect, one transaction instead of two; when no
-        transaction commits in the block (the effect was refused, failed or wrote nothing), it
-        is recorded on its own as the block ends, so a failed step still has its snapshot.
+        Raises SagaIdReusedError, writing nothing, when another run chain holds the claim.
         """
-        pending = _PendingSnapshot(snapshot)
-        token = _pending_snapshot.set(pending)
+        if snapshot is None and self._claims.get(claim.saga_id) == claim.run_chain:
+            return
+        self._run(lambda s: self._begin(s, claim, snapshot))
+        self._remember(claim)
+
+    @contextmanager
+    def begin_step_in_effect(self, claim: RunClaim, snapshot: Snapshot | None) -> Iterator[None]:
+        """Claim and record inside the first transaction the block runs, before its writes.
+
+        They commit with the step's effect, one transaction instead of two; when no transaction
+        commits in the block (the effect was refused, failed or wrote nothing), they are
+        recorded on their own as the block ends, so a failed step still has its snapshot.
+        """
+        pending = _PendingStep(claim, snapshot)
+        token = _pending_step.set(pending)
         try:
             yield
         finally:
-            _pending_snapshot.reset(token)
-            if not pending.committed:
-                self.record_snapshot(snapshot)
+            _pending_step.reset(token)
+            if not pending.settled:
+                self.begin_step(claim, snapshot)
+
+    def claim_of(self, saga_id: str) -> str | None:
+        """The run chain that holds the saga id (the launch fence), if any."""
+        return self._run(lambda s: _claims.claim_of(s, saga_id))
+
+    def _begin(self, session: Session, claim: RunClaim, snapshot: Snapshot | None) -> None:
+        if self._claims.get(claim.saga_id) != claim.run_chain:
+            _claims.claim(session, claim)
+        if snapshot is not None:
+            _snapshots.record_snapshot(session, snapshot)
+
+    def _remember(self, claim: RunClaim) -> None:
+        if len(self._claims) >= _REMEMBERED_CLAIMS:
+            self._claims.clear()
+        self._claims[claim.saga_id] = claim.run_chain
 
     def snapshots(self, saga_id: str) -> list[Snapshot]:
         """The saga's snapshots ordered by step index."""
@@ -210,17 +245,25 @@ class Ledger:
             return self._once(work)
 
     def _once(self, work: Callable[[Session], T]) -> T:
-        pending = _pending_snapshot.get()
-        if pending is not None and pending.committed:
+        pending = _pending_step.get()
+        if pending is not None and pending.settled:
             pending = None
         with translate_db_errors(), Session(self.engine, expire_on_commit=False) as session:
             with session.begin():
                 if pending is not None:
-                    _snapshots.record_snapshot(session, pending.snapshot)
+                    self._begin_pending(session, pending)
                 result = work(session)
             if pending is not None:
-                pending.committed = True
+                pending.settled = True
+                self._remember(pending.claim)
             return result
+
+    def _begin_pending(self, session: Session, pending: _PendingStep) -> None:
+        try:
+            self._begin(session, pending.claim, pending.snapshot)
+        except SagaIdReusedError:
+            pending.settled = True
+            raise
 
 
 def _optional(view: Callable[[R], T], row: R | None) -> T | None:

@@ -120,4 +120,15 @@ class SagaSnapshot(Base):
     recorded_at: Mapped[datetime]
 
 
+class SagaClaim(Base):
+    """The launch fence: the run chain (first execution run id) that may take effects."""
+
+    __tablename__ = "saga_claim"
+
+    saga_id: Mapped[str] = mapped_column(String(KEY_LENGTH), primary_key=True)
+    run_chain: Mapped[str] = mapped_column(String(KEY_LENGTH))
+    saga_type: Mapped[str] = mapped_column(String(KEY_LENGTH))
+    claimed_at: Mapped[datetime]
+
+
 metadata = Base.metadata

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -73,6 +75,27 @@ def cli_task_queue(
     monkeypatch.setenv("FUNDSAGA_DATABASE_URL", database_url)
     monkeypatch.setenv("FUNDSAGA_AUDIT_STORE", f"dir:{tmp_path / 'audit'}")
     return queue
+
+
+TEMPORAL = Path(sys.executable).parent / "temporal"
+TemporalCli = Callable[..., Awaitable["subprocess.CompletedProcess[str]"]]
+
+
+@pytest.fixture
+def temporal(dev_env: WorkflowEnvironment) -> TemporalCli:
+    """The `temporal` CLI binary against the session's dev server."""
+    address = dev_env.client.service_client.config.target_host
+
+    async def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return await asyncio.to_thread(
+            subprocess.run,
+            [str(TEMPORAL), *args, "--address", address],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    return run
 
 
 async def fundsaga(*argv: str) -> int:

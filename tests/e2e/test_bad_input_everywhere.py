@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import json
 import subprocess
-import sys
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -42,8 +41,8 @@ from sagas.audit import AuditStore
 from sagas.foundations import invalid_request_from
 from sagas.ledger import HoldStatus, Ledger
 from sagas.transfer import TransferRequest
+from tests.e2e.conftest import TemporalCli
 
-TEMPORAL = Path(sys.executable).parent / "temporal"
 OVERSIZED = 3 * 1024 * 1024
 """A reference of 3 MB: over Temporal's 2 MB payload limit and any sane request."""
 
@@ -204,26 +203,6 @@ def cli_args(request: dict[str, Any]) -> list[str]:
         "reference": "--reference",
     }
     return ["transfer", "start", "--wait", *(p for k, v in request.items() for p in (flags[k], v))]
-
-
-TemporalCli = Callable[..., Awaitable["subprocess.CompletedProcess[str]"]]
-
-
-@pytest.fixture
-def temporal(dev_env: WorkflowEnvironment) -> TemporalCli:
-    """The `temporal` CLI binary against the session's dev server."""
-    address = dev_env.client.service_client.config.target_host
-
-    async def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return await asyncio.to_thread(
-            subprocess.run,
-            [str(TEMPORAL), *args, "--address", address],
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-
-    return run
 
 
 async def start_json(

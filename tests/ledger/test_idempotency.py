@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from sagas import InvalidRequestError
+from sagas import EffectCompensatedError, InvalidRequestError
 from sagas.ledger import EntryKind, HoldStatus, Ledger, clearing_account_id
 from tests.ledger._money import eur
 
@@ -77,25 +77,47 @@ def test_a_retried_void_and_reversal_apply_once(funded: Ledger) -> None:
     assert funded.check_invariants() == []
 
 
-def test_void_before_place_leaves_a_tombstone_that_makes_the_late_hold_a_no_op(
+def test_void_before_place_leaves_a_tombstone_that_refuses_the_late_hold(
     funded: Ledger,
 ) -> None:
     tombstone = funded.void_hold("late", saga_id="s")
-    late = funded.place_hold("late", "alice", eur(100), saga_id="s")
+    with pytest.raises(EffectCompensatedError):
+        funded.place_hold("late", "alice", eur(100), saga_id="s")
 
     assert tombstone.status is HoldStatus.VOIDED
     assert tombstone.is_tombstone
-    assert late == tombstone
     assert funded.account("alice").held == eur(0)
     with pytest.raises(InvalidRequestError):
         funded.capture_hold("c", "late", CLEARING, saga_id="s")
     assert funded.check_invariants() == []
 
 
-def test_a_tombstone_is_returned_even_for_an_unknown_account(funded: Ledger) -> None:
-    tombstone = funded.void_hold("late", saga_id="s")
+def test_a_tombstone_refuses_the_late_hold_even_for_an_unknown_account(funded: Ledger) -> None:
+    funded.void_hold("late", saga_id="s")
 
-    assert funded.place_hold("late", "nobody", eur(1), saga_id="s") == tombstone
+    with pytest.raises(EffectCompensatedError):
+        funded.place_hold("late", "nobody", eur(1), saga_id="s")
+
+
+def test_a_hold_placed_again_after_its_void_is_refused_not_reported_as_placed(
+    funded: Ledger,
+) -> None:
+    funded.place_hold("h", "alice", eur(100), saga_id="s")
+    funded.void_hold("h", saga_id="s")
+
+    with pytest.raises(EffectCompensatedError):
+        funded.place_hold("h", "alice", eur(100), saga_id="s")
+    assert funded.account("alice").held == eur(0)
+
+
+def test_an_entry_written_again_after_its_reversal_is_refused(funded: Ledger) -> None:
+    funded.transfer("t", "alice", "bob", eur(300), saga_id="s")
+    funded.reverse("t:undo", "t", saga_id="s")
+
+    with pytest.raises(EffectCompensatedError):
+        funded.transfer("t", "alice", "bob", eur(300), saga_id="s")
+    assert funded.account("alice").balance == eur(1_000)
+    assert funded.net_effect("s") == {}
 
 
 def test_reverse_before_original_marks_the_key_so_the_late_original_moves_nothing(
@@ -104,24 +126,24 @@ def test_reverse_before_original_marks_the_key_so_the_late_original_moves_nothin
     assert funded.reverse("t:undo", "t", saga_id="s") is None
     assert funded.reverse("t:undo", "t", saga_id="s") is None
 
-    late = funded.transfer("t", "alice", "bob", eur(300), saga_id="s")
+    with pytest.raises(EffectCompensatedError):
+        funded.transfer("t", "alice", "bob", eur(300), saga_id="s")
 
-    assert late.kind is EntryKind.VOID_MARKER
-    assert late.postings == ()
+    assert [e.kind for e in funded.entries(saga_id="s")] == [EntryKind.VOID_MARKER]
     assert funded.account("alice").balance == eur(1_000)
     assert funded.account("bob").balance == eur(0)
     assert funded.net_effect("s") == {}
     assert funded.check_invariants() == []
 
 
-def test_reverse_before_capture_makes_the_late_capture_a_no_op(funded: Ledger) -> None:
+def test_reverse_before_capture_refuses_the_late_capture(funded: Ledger) -> None:
     funded.place_hold("h", "alice", eur(100), saga_id="s")
     assert funded.reverse("c:undo", "c", saga_id="s") is None
 
-    late = funded.capture_hold("c", "h", CLEARING, saga_id="s")
+    with pytest.raises(EffectCompensatedError):
+        funded.capture_hold("c", "h", CLEARING, saga_id="s")
     funded.void_hold("h", saga_id="s")
 
-    assert late.kind is EntryKind.VOID_MARKER
     assert funded.account("alice").balance == eur(1_000)
     assert funded.account("alice").held == eur(0)
     assert funded.check_invariants() == []

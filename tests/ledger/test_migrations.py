@@ -15,7 +15,15 @@ from sagas.foundations import alembic_config, make_engine
 from sagas.ledger import Ledger, metadata
 from tests.ledger._money import eur
 
-LEDGER_TABLES = {"account", "journal_entry", "posting", "hold", "saga_snapshot", "audit_record"}
+LEDGER_TABLES = {
+    "account",
+    "journal_entry",
+    "posting",
+    "hold",
+    "saga_snapshot",
+    "saga_claim",
+    "audit_record",
+}
 REPO = Path(__file__).resolve().parents[2]
 
 

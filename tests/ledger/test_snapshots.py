@@ -15,10 +15,14 @@ from sagas import (
     Snapshot,
     TransientError,
 )
+from sagas.engine import RunClaim
 from sagas.ledger import Ledger
 from tests.ledger._money import eur
 
 RECORDED = datetime(2026, 11, 21, 12, 30, 15, 123456, tzinfo=UTC)
+
+
+CLAIM = RunClaim(saga_id="transfer-abc", saga_type="transfer", run_chain="chain-1")
 
 
 def snapshot(step_index: int, *, attempt: int = 1, **changes: object) -> Snapshot:
@@ -91,7 +95,7 @@ def commits_counted(ledger: Ledger) -> Iterator[list[int]]:
 def test_a_step_snapshot_commits_in_the_effects_own_transaction(ledger: Ledger) -> None:
     ledger.open_account("alice", "EUR", opening_balance=eur(1_000))
 
-    with commits_counted(ledger) as commits, ledger.snapshot_first(snapshot(0)):
+    with commits_counted(ledger) as commits, ledger.begin_step_in_effect(CLAIM, snapshot(0)):
         ledger.place_hold("transfer-abc:reserve:action", "alice", eur(100), saga_id="transfer-abc")
 
     assert commits == [1]
@@ -102,7 +106,7 @@ def test_a_step_snapshot_commits_in_the_effects_own_transaction(ledger: Ledger) 
 def test_a_refused_effect_still_leaves_its_snapshot_and_nothing_else(ledger: Ledger) -> None:
     ledger.open_account("alice", "EUR", opening_balance=eur(50))
 
-    with pytest.raises(InsufficientFundsError), ledger.snapshot_first(snapshot(0)):
+    with pytest.raises(InsufficientFundsError), ledger.begin_step_in_effect(CLAIM, snapshot(0)):
         ledger.place_hold("transfer-abc:reserve:action", "alice", eur(100), saga_id="transfer-abc")
 
     assert ledger.snapshots("transfer-abc") == [snapshot(0)]
@@ -110,7 +114,7 @@ def test_a_refused_effect_still_leaves_its_snapshot_and_nothing_else(ledger: Led
 
 
 def test_a_step_that_fails_before_writing_still_leaves_its_snapshot(ledger: Ledger) -> None:
-    with pytest.raises(TransientError), ledger.snapshot_first(snapshot(1, attempt=2)):
+    with pytest.raises(TransientError), ledger.begin_step_in_effect(CLAIM, snapshot(1, attempt=2)):
         raise TransientError("the bank timed out")
 
     assert ledger.snapshots("transfer-abc") == [snapshot(1, attempt=2)]
@@ -119,7 +123,7 @@ def test_a_step_that_fails_before_writing_still_leaves_its_snapshot(ledger: Ledg
 def test_only_the_first_transaction_of_the_step_carries_the_snapshot(ledger: Ledger) -> None:
     ledger.open_account("alice", "EUR", opening_balance=eur(1_000))
 
-    with commits_counted(ledger) as commits, ledger.snapshot_first(snapshot(0)):
+    with commits_counted(ledger) as commits, ledger.begin_step_in_effect(CLAIM, snapshot(0)):
         ledger.account("alice")
         ledger.place_hold("transfer-abc:reserve:action", "alice", eur(100), saga_id="transfer-abc")
     ledger.place_hold("transfer-abc:other:action", "alice", eur(1), saga_id="transfer-abc")

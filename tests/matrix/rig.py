@@ -86,7 +86,7 @@ class MatrixRig:
             audit = tuple(r.kind for r in self.audit_store.records(saga_id=saga_id))
             faults.clear()
             if case.decision is Decision.RESOLVE:
-                compensate_by_hand(worker, case, request, parked)
+                compensate_by_hand(worker, case, request, parked, run_chain(handle))
             update = RETRY_UPDATE if case.decision is Decision.RETRY else RESOLVE_UPDATE
             saw = await handle.execute_update(update, OPERATOR, result_type=SagaStatus)
             closed = await self._closed(handle)
@@ -112,8 +112,16 @@ class MatrixRig:
         raise AssertionError(f"saga {handle.id} never parked")
 
 
+def run_chain(handle: WorkflowHandle[Any, Any]) -> str:
+    """The run chain a started saga claims its id for: its first execution's run id."""
+    chain = handle.first_execution_run_id
+    if chain is None:
+        raise AssertionError(f"{handle.id} has no first execution run id")
+    return chain
+
+
 def compensate_by_hand(
-    worker: Worker, case: MatrixCase, request: SagaRequest, parked: SagaView
+    worker: Worker, case: MatrixCase, request: SagaRequest, parked: SagaView, chain: str
 ) -> None:
     """What an operator does before resolving: run the step's compensation once, healthy."""
     definition, step = case.definition, case.step
@@ -128,6 +136,7 @@ def compensate_by_hand(
         step_index=case.step_index,
         step_name=step.name,
         phase=Phase.COMPENSATION,
+        run_chain=chain,
         request=request,
         state=definition.state_type.model_validate(parked.snapshots[-1].data),
     )

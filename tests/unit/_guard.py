@@ -10,26 +10,34 @@ from datetime import UTC, datetime
 from temporalio.testing import ActivityEnvironment
 
 from sagas import FaultPlan, SagaStatus, Snapshot, step_guard
+from sagas.engine import RunClaim
 from sagas.transfer import TRANSFER_SAGA, TransferCall, TransferRequest, TransferState
+
+RUN_CHAIN = "run-chain-1"
 
 
 class RecordingSnapshotStore:
     """A SnapshotStore that keeps what it was given, in order."""
 
     def __init__(self) -> None:
+        self.claims: list[RunClaim] = []
         self.snapshots: list[Snapshot] = []
         self.pending: list[Snapshot] = []
         """Handed over to ride in the effect's transaction, not yet committed."""
 
-    def record_snapshot(self, snapshot: Snapshot) -> None:
-        self.snapshots.append(snapshot)
+    def begin_step(self, claim: RunClaim, snapshot: Snapshot | None) -> None:
+        self.claims.append(claim)
+        if snapshot is not None:
+            self.snapshots.append(snapshot)
 
     @contextmanager
-    def snapshot_first(self, snapshot: Snapshot) -> Iterator[None]:
-        self.pending.append(snapshot)
+    def begin_step_in_effect(self, claim: RunClaim, snapshot: Snapshot | None) -> Iterator[None]:
+        if snapshot is not None:
+            self.pending.append(snapshot)
         yield
-        self.pending.remove(snapshot)
-        self.snapshots.append(snapshot)
+        if snapshot is not None:
+            self.pending.remove(snapshot)
+        self.begin_step(claim, snapshot)
 
 
 def transfer_call(
@@ -65,6 +73,7 @@ def transfer_call(
         step_index=step_index,
         step_name=step_name,
         phase=phase,
+        run_chain=RUN_CHAIN,
         request=request,
         state=TransferState(),
         snapshot=snapshot,

@@ -104,6 +104,7 @@ PUBLIC = {
         "RESOLVE_UPDATE",
         "RETRY_UPDATE",
         "RetrySpec",
+        "RunClaim",
         "SAGA_STATUS",
         "SAGA_TYPE",
         "SEARCH_ATTRIBUTE_KEYS",

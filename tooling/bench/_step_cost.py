@@ -15,7 +15,7 @@ from pathlib import Path
 from sqlalchemy import event
 
 from activities.transfer import TransferActivities
-from sagas.engine import CompensationEntry, SagaStatus, Snapshot
+from sagas.engine import CompensationEntry, Phase, SagaStatus, Snapshot
 from sagas.transfer import TRANSFER_SAGA, TransferCall, TransferRequest, TransferState
 from tooling.bench._setup import bench_ledger, prepare_ledger, requests
 
@@ -95,7 +95,8 @@ def _one_transfer(request: TransferRequest, actions: Sequence[Action]) -> None:
             saga_type=TRANSFER_SAGA.saga_type,
             step_index=index,
             step_name=step.name,
-            phase="action",
+            phase=Phase.ACTION,
+            run_chain=f"step-cost-{saga_id}",
             request=request,
             state=state,
             snapshot=snapshot,

@@ -1,0 +1,51 @@
+"""The launch fence: one claim per saga id, naming the run chain that may take its effects."""
+
+from __future__ import annotations
+
+from typing import cast
+
+from sqlalchemy import Table, select
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.orm import Session
+
+from sagas.engine import RunClaim
+from sagas.foundations import SagaIdReusedError
+from sagas.ledger._models import SagaClaim, utc_now
+
+_TABLE = cast(Table, SagaClaim.__table__)
+_INSERT_BY_DIALECT = {
+    "sqlite": sqlite_insert(_TABLE).on_conflict_do_nothing(index_elements=[_TABLE.c.saga_id]),
+    "postgresql": postgresql_insert(_TABLE).on_conflict_do_nothing(
+        index_elements=[_TABLE.c.saga_id]
+    ),
+}
+
+
+def claim(session: Session, wanted: RunClaim) -> None:
+    """Claim the saga id for the run chain, or find it claimed by the same chain.
+
+    Raises SagaIdReusedError when another chain holds it; the caller's transaction then rolls
+    back, so the refused run writes nothing.
+    """
+    connection = session.connection()
+    connection.execute(
+        _INSERT_BY_DIALECT[connection.dialect.name],
+        {
+            "saga_id": wanted.saga_id,
+            "run_chain": wanted.run_chain,
+            "saga_type": wanted.saga_type,
+            "claimed_at": utc_now(),
+        },
+    )
+    holder = claim_of(session, wanted.saga_id)
+    if holder != wanted.run_chain:
+        raise SagaIdReusedError(wanted.saga_id, holder or "unknown")
+
+
+def claim_of(session: Session, saga_id: str) -> str | None:
+    """The run chain holding the saga id, if any."""
+    holder: str | None = session.scalar(
+        select(SagaClaim.run_chain).where(SagaClaim.saga_id == saga_id)
+    )
+    return holder
