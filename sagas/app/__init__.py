@@ -10,6 +10,15 @@ from sagas.app._client import (
     transfer_workflow_id,
 )
 from sagas.app._devserver import start_dev_server, temporal_cli_path
+from sagas.app._registry import (
+    ENTRY_POINT_GROUP,
+    SagaRegistry,
+    SagaType,
+    WorkerContext,
+    built_in_registry,
+    load_registry,
+)
+from sagas.app._saga_handle import SagaHandle, saga_id
 from sagas.app._worker import build_worker, saga_workflow_runner
 
 
@@ -18,12 +27,20 @@ def main() -> None:
 
 
 __all__ = [
+    "ENTRY_POINT_GROUP",
     "TRANSFER_WORKFLOW_BY_STEP_MODE",
     "FundsagaClient",
+    "SagaHandle",
+    "SagaRegistry",
+    "SagaType",
+    "WorkerContext",
     "build_worker",
+    "built_in_registry",
     "connect_temporal",
+    "load_registry",
     "main",
     "run_cli",
+    "saga_id",
     "saga_workflow_runner",
     "start_dev_server",
     "temporal_cli_path",

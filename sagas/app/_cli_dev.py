@@ -6,22 +6,29 @@ import argparse
 import asyncio
 import logging
 import signal
+from contextlib import AsyncExitStack
 from typing import Any
 
 from sagas.app._client import FundsagaClient, connect_temporal
 from sagas.app._demo import DEMO_FAULTS, run_demo
 from sagas.app._devserver import start_dev_server
 from sagas.app._migrate import databases_to_migrate
+from sagas.app._registry import load_registry
 from sagas.app._worker import build_worker
 from sagas.audit import open_audit_store
 from sagas.engine import parse_faults
-from sagas.foundations import DEFAULT_HOME, Settings, upgrade_database
+from sagas.foundations import DEFAULT_HOME, InvalidRequestError, Settings, upgrade_database
 from sagas.ledger import Ledger
 
 
 def add_parsers(commands: Any) -> None:
     dev = commands.add_parser("dev", help="dev server with UI + migrated SQLite + worker")
     dev.add_argument("--demo", action="store_true", help="run three demo transfers")
+    dev.add_argument(
+        "--no-worker",
+        action="store_true",
+        help="no built-in worker: run your own (`fundsaga worker` or build_worker) against it",
+    )
     dev.add_argument("--port", type=int, default=7233)
     dev.add_argument("--ui-port", type=int, default=8233)
     commands.add_parser("worker", help="run a worker against TEMPORAL_ADDRESS")
@@ -37,19 +44,27 @@ async def run_dev(args: argparse.Namespace, settings: Settings) -> int:
     env = await start_dev_server(
         port=args.port, ui_port=args.ui_port, database_file=DEFAULT_HOME / "temporal.db"
     )
-    async with (
-        env,
-        build_worker(
-            env.client,
-            settings.task_queue,
-            ledger,
-            open_audit_store(settings.audit_store),
-            parse_faults(faults_spec),
-        ),
-    ):
-        print(
-            f"worker running on task queue {settings.task_queue!r}; ledger {settings.database_url}"
-        )
+    if args.no_worker and args.demo:
+        raise InvalidRequestError("--demo", "needs the built-in worker: drop --no-worker")
+    registry = load_registry(settings.saga_module_names)
+    async with env, AsyncExitStack() as stack:
+        if args.no_worker:
+            print(f"no worker started; start one on task queue {settings.task_queue!r}")
+        else:
+            await stack.enter_async_context(
+                build_worker(
+                    env.client,
+                    settings.task_queue,
+                    ledger,
+                    open_audit_store(settings.audit_store),
+                    parse_faults(faults_spec),
+                    registry=registry,
+                )
+            )
+            print(
+                f"worker running saga types {', '.join(registry.names())} on task queue "
+                f"{settings.task_queue!r}; ledger {settings.database_url}"
+            )
         if args.demo:
             # The demo's failures are on purpose; their stack traces would bury the summary.
             logging.getLogger("temporalio.activity").setLevel(logging.ERROR)
@@ -65,8 +80,12 @@ async def run_worker(settings: Settings) -> int:
     ledger = Ledger.from_url(settings.database_url)
     store = open_audit_store(settings.audit_store)
     faults = parse_faults(settings.faults)
-    async with build_worker(client, settings.task_queue, ledger, store, faults):
-        print(f"worker running on {settings.temporal_address}, task queue {settings.task_queue!r}")
+    registry = load_registry(settings.saga_module_names)
+    async with build_worker(client, settings.task_queue, ledger, store, faults, registry=registry):
+        print(
+            f"worker running saga types {', '.join(registry.names())} on "
+            f"{settings.temporal_address}, task queue {settings.task_queue!r}"
+        )
         await until_stopped()
     return 0
 

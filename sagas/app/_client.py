@@ -1,16 +1,16 @@
-"""The Python client services use: start transfers idempotently, read, wait, cancel, operate."""
+"""The Python client services use: start any registered saga idempotently, read, wait, operate.
+
+Sagas are addressed by (saga type, idempotency key); the transfer methods are typed
+conveniences over the same calls.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-from temporalio.client import (
-    Client,
-    WorkflowExecutionStatus,
-    WorkflowHandle,
-    WorkflowUpdateFailedError,
-)
+from pydantic import ValidationError
+from temporalio.client import Client, WorkflowHandle
 from temporalio.common import (
     SearchAttributePair,
     TypedSearchAttributes,
@@ -18,33 +18,31 @@ from temporalio.common import (
 )
 from temporalio.common import WorkflowIDReusePolicy as ReusePolicy
 from temporalio.contrib.pydantic import pydantic_data_converter
-from temporalio.exceptions import ApplicationError, WorkflowAlreadyStartedError
-from temporalio.service import RPCError, RPCStatusCode
+from temporalio.exceptions import WorkflowAlreadyStartedError
 
+from sagas.app._registry import SagaRegistry, built_in_registry, load_registry
+from sagas.app._saga_handle import SagaHandle, saga_id
 from sagas.engine import (
     AUDIT_COMPLETED_MEMO,
-    RESOLVE_UPDATE,
-    RETRY_UPDATE,
     SAGA_STATUS,
     SAGA_TYPE,
-    VIEW_QUERY,
     FailureReason,
     OperatorAction,
     SagaOutcome,
+    SagaRequest,
     SagaStatus,
     SagaView,
-    completed_or_raise,
 )
 from sagas.foundations import (
     IdempotencyConflictError,
     InvalidRequestError,
-    NotParkedError,
-    SagaNotFoundError,
     Settings,
+    invalid_request_from,
 )
 from sagas.ledger import Ledger
-from sagas.transfer import TransferRequest
+from sagas.transfer import TRANSFER_SAGA, TransferRequest
 
+TRANSFER = TRANSFER_SAGA.saga_type
 TRANSFER_WORKFLOW = "TransferWorkflow"
 TRANSFER_WORKFLOW_BY_STEP_MODE = {
     "activity": TRANSFER_WORKFLOW,
@@ -55,8 +53,8 @@ FINGERPRINT_MEMO = "request_fingerprint"
 
 
 def transfer_workflow_id(idempotency_key: str) -> str:
-    """The saga id: a stable function of the caller's idempotency key."""
-    return f"transfer-{idempotency_key}"
+    """The saga id of a transfer: a stable function of the caller's idempotency key."""
+    return saga_id(TRANSFER, idempotency_key)
 
 
 async def connect_temporal(settings: Settings) -> Client:
@@ -68,9 +66,10 @@ async def connect_temporal(settings: Settings) -> Client:
 
 
 class FundsagaClient:
-    """Launch and follow transfer sagas.
+    """Launch and follow sagas of every registered type.
 
-    With a ledger, requests are checked against it (unknown accounts) before anything starts.
+    With a ledger, a request's accounts (`touched_accounts()`) are checked to exist before
+    anything starts.
     """
 
     def __init__(
@@ -79,14 +78,19 @@ class FundsagaClient:
         task_queue: str,
         ledger: Ledger | None = None,
         *,
+        registry: SagaRegistry | None = None,
         audit_completed: bool = False,
-        workflow_type: str = TRANSFER_WORKFLOW,
+        step_mode: str = "activity",
+        workflow_type: str | None = None,
     ) -> None:
+        """`workflow_type` replaces the workflow type transfers start as (tests, benchmarks)."""
         self.temporal = temporal
         self.task_queue = task_queue
         self.ledger = ledger
+        self.registry = registry or built_in_registry()
         self.audit_completed = audit_completed
-        self.workflow_type = workflow_type
+        self.step_mode = step_mode
+        self.workflow_type = workflow_type or self.registry.get(TRANSFER).workflow_type(step_mode)
 
     @classmethod
     async def connect(cls, settings: Settings, *, with_ledger: bool = True) -> FundsagaClient:
@@ -97,40 +101,93 @@ class FundsagaClient:
     def configured(
         cls, temporal: Client, settings: Settings, ledger: Ledger | None
     ) -> FundsagaClient:
-        """A client on `temporal` with the task queue, audit and step mode of `settings`."""
+        """A client on `temporal` with the task queue, saga types, audit and step mode of
+        `settings`."""
         return cls(
             temporal,
             settings.task_queue,
             ledger,
+            registry=load_registry(settings.saga_module_names),
             audit_completed=settings.audit_completed,
-            workflow_type=TRANSFER_WORKFLOW_BY_STEP_MODE[settings.step_mode],
+            step_mode=settings.step_mode,
         )
 
-    async def start_transfer(
-        self, request: TransferRequest | Mapping[str, Any]
+    # ---- any saga type
+    async def start(
+        self, saga_type: str, request: SagaRequest | Mapping[str, Any]
     ) -> WorkflowHandle[Any, SagaOutcome]:
-        """Start the transfer, or return the saga already started with this key and request."""
-        if not isinstance(request, TransferRequest):
-            request = TransferRequest.parse(dict(request))
-        self._check_accounts(request)
+        """Start the saga, or return the one already started with this key and request.
+
+        The same key with a different request raises IdempotencyConflictError; bad input raises
+        InvalidRequestError naming the field, before anything starts. A key whose saga was
+        REJECTED for its input (it took no effect) may carry a corrected request.
+        """
+        parsed = self._parse(saga_type, request)
+        self._check_accounts(parsed)
         try:
-            return await self._start(request, ReusePolicy.REJECT_DUPLICATE)
+            return await self._start(saga_type, parsed, ReusePolicy.REJECT_DUPLICATE)
         except WorkflowAlreadyStartedError:
             # Only a second start pays for the describe that tells a retry from a conflict.
-            workflow_id = transfer_workflow_id(request.idempotency_key)
-            handle = self.temporal.get_workflow_handle(workflow_id, result_type=SagaOutcome)
-            if await _rejected_input(handle):
-                return await self._start(request, ReusePolicy.ALLOW_DUPLICATE)
-            await self._check_same_request(handle, request.fingerprint())
-        return handle
+            existing = self.saga(saga_type, parsed.idempotency_key).workflow
+            if await _rejected_input(existing):
+                return await self._start(saga_type, parsed, ReusePolicy.ALLOW_DUPLICATE)
+            await _check_same_request(existing, parsed.fingerprint())
+        return existing
+
+    def saga(self, saga_type: str, idempotency_key: str) -> SagaHandle:
+        """The saga of this type and key, to view, wait for, cancel or operate (no RPC)."""
+        return SagaHandle(self.temporal, self.registry.get(saga_type).name, idempotency_key)
+
+    async def list_sagas(
+        self, saga_type: str | None = None, status: SagaStatus | None = None
+    ) -> list[tuple[str, str, str]]:
+        """(saga id, saga type, status) of every saga, newest first, optionally filtered."""
+        clauses = [f"{SAGA_TYPE.name} IS NOT NULL"]
+        if saga_type is not None:
+            clauses.append(f"{SAGA_TYPE.name} = '{self.registry.get(saga_type).name}'")
+        if status is not None:
+            clauses.append(f"{SAGA_STATUS.name} = '{SagaStatus(status).value}'")
+        found: list[tuple[str, str, str]] = []
+        async for execution in self.temporal.list_workflows(" AND ".join(clauses)):
+            attributes = execution.typed_search_attributes
+            found.append(
+                (execution.id, attributes.get(SAGA_TYPE) or "", attributes.get(SAGA_STATUS) or "")
+            )
+        return found
+
+    def _parse(self, saga_type: str, request: SagaRequest | Mapping[str, Any]) -> SagaRequest:
+        request_type: type[SagaRequest] = self.registry.get(saga_type).definition.request_type
+        if isinstance(request, request_type):
+            return request
+        if isinstance(request, SagaRequest):
+            raise InvalidRequestError(
+                "request", f"is a {type(request).__name__}, not a {request_type.__name__}"
+            )
+        try:
+            parsed: SagaRequest = request_type.model_validate(dict(request))
+        except ValidationError as err:
+            raise invalid_request_from(err) from None
+        return parsed
+
+    def _check_accounts(self, request: SagaRequest) -> None:
+        if self.ledger is None:
+            return
+        for field, account_id in sorted(request.account_fields().items()):
+            if self.ledger.find_account(account_id) is None:
+                raise InvalidRequestError(field, f"unknown account {account_id!r}")
 
     async def _start(
-        self, request: TransferRequest, reuse: ReusePolicy
+        self, saga_type: str, request: SagaRequest, reuse: ReusePolicy
     ) -> WorkflowHandle[Any, SagaOutcome]:
+        workflow_type = (
+            self.workflow_type
+            if saga_type == TRANSFER
+            else self.registry.get(saga_type).workflow_type(self.step_mode)
+        )
         handle: WorkflowHandle[Any, SagaOutcome] = await self.temporal.start_workflow(
-            self.workflow_type,
+            workflow_type,
             request,
-            id=transfer_workflow_id(request.idempotency_key),
+            id=saga_id(saga_type, request.idempotency_key),
             task_queue=self.task_queue,
             result_type=SagaOutcome,
             id_conflict_policy=WorkflowIDConflictPolicy.FAIL,
@@ -141,7 +198,7 @@ class FundsagaClient:
             },
             search_attributes=TypedSearchAttributes(
                 [
-                    SearchAttributePair(SAGA_TYPE, "transfer"),
+                    SearchAttributePair(SAGA_TYPE, saga_type),
                     SearchAttributePair(SAGA_STATUS, SagaStatus.RUNNING.value),
                 ]
             ),
@@ -149,103 +206,52 @@ class FundsagaClient:
         )
         return handle
 
-    def _check_accounts(self, request: TransferRequest) -> None:
-        if self.ledger is None:
-            return
-        for field in ("source_account", "destination_account"):
-            account_id = getattr(request, field)
-            if self.ledger.find_account(account_id) is None:
-                raise InvalidRequestError(field, f"unknown account {account_id!r}")
-
-    async def _check_same_request(self, handle: WorkflowHandle[Any, Any], fingerprint: str) -> None:
-        description = await handle.describe()
-        existing = (await description.memo()).get(FINGERPRINT_MEMO)
-        if existing != fingerprint:
-            raise IdempotencyConflictError(
-                f"idempotency key of saga {handle.id} is already used by a different request"
-            )
+    # ---- transfer conveniences
+    async def start_transfer(
+        self, request: TransferRequest | Mapping[str, Any]
+    ) -> WorkflowHandle[Any, SagaOutcome]:
+        """Start the transfer, or return the saga already started with this key and request."""
+        return await self.start(TRANSFER, request)
 
     def handle(self, idempotency_key: str) -> WorkflowHandle[Any, SagaOutcome]:
-        return self.temporal.get_workflow_handle(
-            transfer_workflow_id(idempotency_key), result_type=SagaOutcome
-        )
+        return self.saga(TRANSFER, idempotency_key).workflow
 
     async def view(self, idempotency_key: str) -> SagaView:
-        """Status, snapshots and compensation stack, from the saga's query.
-
-        When the latest run was refused by the launch fence, the view is that of the run that
-        took effects, while Temporal still holds its history.
-        """
-        handle = self.handle(idempotency_key)
-        view = await _query_view(handle)
-        claimed_by = view.failure.claimed_by if view.failure is not None else None
-        if claimed_by is None:
-            return view
-        effects = self.temporal.get_workflow_handle(handle.id, run_id=claimed_by)
-        try:
-            return await _query_view(effects)
-        except SagaNotFoundError:
-            return view
+        """The transfer's view (see SagaHandle.view)."""
+        return await self.saga(TRANSFER, idempotency_key).view()
 
     async def wait(self, idempotency_key: str) -> SagaOutcome:
-        """Wait for the saga to close: its outcome if COMPLETED.
-
-        Raises the SagaNotCompletedError subclass of its status (carrying the outcome) for every
-        other end, and WorkflowFailureError for an engine fault.
-        """
-        return completed_or_raise(await self.outcome(idempotency_key))
+        """The transfer's outcome if COMPLETED; a SagaNotCompletedError otherwise."""
+        return await self.saga(TRANSFER, idempotency_key).wait()
 
     async def outcome(self, idempotency_key: str) -> SagaOutcome:
-        """Wait for the saga to close: its outcome whatever the status, for reports and tools.
-
-        A service that acts on the result uses `wait()`, which only returns for COMPLETED.
-        """
-        outcome: SagaOutcome = await self.handle(idempotency_key).result()
-        return outcome
+        """The transfer's outcome whatever the status, for reports and tools."""
+        return await self.saga(TRANSFER, idempotency_key).outcome()
 
     async def cancel(self, idempotency_key: str) -> None:
-        """Ask the saga to stop; it compensates what it did."""
-        await self.handle(idempotency_key).cancel()
+        await self.saga(TRANSFER, idempotency_key).cancel()
 
     async def is_closed(self, idempotency_key: str) -> bool:
-        description = await self.handle(idempotency_key).describe()
-        return description.status is not WorkflowExecutionStatus.RUNNING
+        return await self.saga(TRANSFER, idempotency_key).is_closed()
 
     async def retry_compensation(self, idempotency_key: str, action: OperatorAction) -> SagaStatus:
-        return await self._operator_update(idempotency_key, RETRY_UPDATE, action)
+        return await self.saga(TRANSFER, idempotency_key).retry_compensation(action)
 
     async def resolve(self, idempotency_key: str, action: OperatorAction) -> SagaStatus:
-        return await self._operator_update(idempotency_key, RESOLVE_UPDATE, action)
-
-    async def _operator_update(
-        self, idempotency_key: str, update: str, action: OperatorAction
-    ) -> SagaStatus:
-        try:
-            status: SagaStatus = await self.handle(idempotency_key).execute_update(
-                update, action, result_type=SagaStatus
-            )
-        except WorkflowUpdateFailedError as err:
-            cause = err.cause
-            if isinstance(cause, ApplicationError) and cause.type == NotParkedError.__name__:
-                raise NotParkedError(cause.message) from err
-            raise
-        except RPCError as err:
-            if err.status is RPCStatusCode.NOT_FOUND:
-                raise NotParkedError(
-                    f"saga {transfer_workflow_id(idempotency_key)} is closed or unknown"
-                ) from err
-            raise
-        return status
+        return await self.saga(TRANSFER, idempotency_key).resolve(action)
 
     async def list_transfers(self, status: SagaStatus | None = None) -> list[tuple[str, str]]:
         """(saga id, SagaStatus) of every transfer, newest first, optionally of one status."""
-        query = f"{SAGA_TYPE.name} = 'transfer'"
-        if status is not None:
-            query += f" AND {SAGA_STATUS.name} = '{status.value}'"
-        found: list[tuple[str, str]] = []
-        async for execution in self.temporal.list_workflows(query):
-            found.append((execution.id, execution.typed_search_attributes.get(SAGA_STATUS) or ""))
-        return found
+        return [(sid, found) for sid, _, found in await self.list_sagas(TRANSFER, status)]
+
+
+async def _check_same_request(handle: WorkflowHandle[Any, Any], fingerprint: str) -> None:
+    description = await handle.describe()
+    existing = (await description.memo()).get(FINGERPRINT_MEMO)
+    if existing != fingerprint:
+        raise IdempotencyConflictError(
+            f"idempotency key of saga {handle.id} is already used by a different request"
+        )
 
 
 async def _rejected_input(handle: WorkflowHandle[Any, SagaOutcome]) -> bool:
@@ -256,13 +262,3 @@ async def _rejected_input(handle: WorkflowHandle[Any, SagaOutcome]) -> bool:
         return False
     failure = (await handle.result()).failure
     return failure is not None and failure.reason is FailureReason.INVALID_INPUT
-
-
-async def _query_view(handle: WorkflowHandle[Any, Any]) -> SagaView:
-    try:
-        view: SagaView = await handle.query(VIEW_QUERY, result_type=SagaView)
-    except RPCError as err:
-        if err.status is RPCStatusCode.NOT_FOUND:
-            raise SagaNotFoundError(f"no saga {handle.id}") from err
-        raise
-    return view

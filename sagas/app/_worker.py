@@ -11,11 +11,10 @@ from temporalio.worker import Worker, WorkflowRunner
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
 from activities.audit import AuditActivities
-from activities.transfer import TransferActivities
+from sagas.app._registry import SagaRegistry, WorkerContext, built_in_registry
 from sagas.audit import AuditStore
 from sagas.engine import FAULTS_ENV_VAR, FaultPlan
 from sagas.ledger import Ledger
-from workflows import ALL_WORKFLOWS
 
 log = logging.getLogger("fundsaga.worker")
 
@@ -41,18 +40,23 @@ def build_worker(
     audit_store: AuditStore,
     faults: FaultPlan | None = None,
     *,
-    workflows: Sequence[type] = ALL_WORKFLOWS,
+    registry: SagaRegistry | None = None,
+    workflows: Sequence[type] | None = None,
     max_concurrent_activities: int = 32,
     max_concurrent_workflow_tasks: int | None = None,
     max_cached_workflows: int = 1000,
     workflow_runner: WorkflowRunner | None = None,
 ) -> Worker:
-    """A worker for every saga workflow type and the activities of their steps and audit.
+    """A worker for every registered saga type (the built-in ones by default): its workflows,
+    the activities of its steps, and the audit activity.
 
+    Refuses to build (RegistrationError) when a step names an activity nothing registers.
+    `workflows` replaces the registry's workflow classes (tests register altered copies).
     `max_concurrent_activities` is also the size of the thread pool the sync step activities
     run on; None for the workflow task slots keeps the SDK's default, None for the runner is
-    `saga_workflow_runner()`.
+    `saga_workflow_runner()` with the registry's workflow modules passed through.
     """
+    registry = registry or built_in_registry()
     faults = faults or FaultPlan()
     if faults:
         log.warning(
@@ -63,15 +67,18 @@ def build_worker(
                 for r in faults.rules
             ),
         )
-    activities = [*TransferActivities(ledger, faults).all(), AuditActivities(audit_store).record]
+    chosen = list(workflows) if workflows is not None else registry.workflows()
+    modules = sorted({cls.__module__ for cls in chosen})
+    context = WorkerContext(ledger=ledger, faults=faults)
+    activities = [*registry.activities(context), AuditActivities(audit_store).record]
     return Worker(
         client,
         task_queue=task_queue,
-        workflows=workflows,
+        workflows=chosen,
         activities=activities,
         activity_executor=ThreadPoolExecutor(max_workers=max_concurrent_activities),
         max_concurrent_activities=max_concurrent_activities,
         max_concurrent_workflow_tasks=max_concurrent_workflow_tasks,
         max_cached_workflows=max_cached_workflows,
-        workflow_runner=workflow_runner or saga_workflow_runner(),
+        workflow_runner=workflow_runner or saga_workflow_runner(*modules),
     )

@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 
 from sagas.engine._retry import RetrySpec
 from sagas.engine._snapshot import RunClaim, Snapshot
+from sagas.foundations import canonical_json, sha256_hex
 
 
 class SagaRequest(BaseModel):
@@ -22,9 +23,20 @@ class SagaRequest(BaseModel):
         default=24 * 3600, description="Compensate if not completed this long after the start."
     )
 
+    def account_fields(self) -> dict[str, str]:
+        """Field name → ledger account id, for every account the saga moves money on.
+
+        The client checks each exists before starting; fault rules can be limited to one.
+        """
+        return {}
+
     def touched_accounts(self) -> frozenset[str]:
-        """Accounts the saga moves money on (fault rules can be limited to one)."""
-        return frozenset()
+        """Accounts the saga moves money on."""
+        return frozenset(self.account_fields().values())
+
+    def fingerprint(self) -> str:
+        """A stable hash of what was asked, to tell a retry from a conflicting reuse of the key."""
+        return sha256_hex(canonical_json(self.model_dump(mode="json")))
 
     def summary(self) -> str:
         """One line for the Temporal UI."""

@@ -5,6 +5,7 @@
     ├── IdempotencyConflictError   same idempotency key, different request
     ├── SagaNotFoundError          no saga for that key
     ├── NotParkedError             an operator action on a saga that is not waiting for one
+    ├── RegistrationError          a saga type is declared inconsistently; the worker refuses it
     ├── SagaIdReusedError          non-retryable: another run chain took effects under this id
     ├── EffectCompensatedError     non-retryable: an action found its own effect compensated
     ├── BusinessError              non-retryable: the saga compensates at once
@@ -52,6 +53,10 @@ class SagaNotFoundError(FundsagaError):
 
 class NotParkedError(FundsagaError):
     """An operator action was sent to a saga that is not in NEEDS_ATTENTION."""
+
+
+class RegistrationError(FundsagaError):
+    """A saga type is declared inconsistently (an unknown activity, a duplicate name)."""
 
 
 class SagaIdReusedError(FundsagaError):
@@ -143,6 +148,7 @@ ALL_ERRORS: tuple[type[FundsagaError], ...] = (
     IdempotencyConflictError,
     SagaNotFoundError,
     NotParkedError,
+    RegistrationError,
     SagaIdReusedError,
     EffectCompensatedError,
     BusinessError,

@@ -27,6 +27,12 @@ class Settings(BaseSettings):
     faults: str = Field("", alias="FUNDSAGA_FAULTS")
     step_mode: Literal["activity", "local"] = Field("activity", alias="FUNDSAGA_STEP_MODE")
     """How transfers this client starts run their steps: regular or local activities."""
+    saga_modules: str = Field("", alias="FUNDSAGA_SAGA_MODULES")
+    """Comma-separated modules whose `SAGA_TYPES` workers and clients register."""
+
+    @property
+    def saga_module_names(self) -> list[str]:
+        return [name.strip() for name in self.saga_modules.split(",") if name.strip()]
 
 
 def load_settings() -> Settings:

@@ -90,8 +90,11 @@ class TransferRequest(SagaRequest):
     def money(self) -> Money:
         return parse_money(self.amount, self.currency)
 
-    def touched_accounts(self) -> frozenset[str]:
-        return frozenset({self.source_account, self.destination_account})
+    def account_fields(self) -> dict[str, str]:
+        return {
+            "source_account": self.source_account,
+            "destination_account": self.destination_account,
+        }
 
     def summary(self) -> str:
         return f"Transfer {self.money} {self.source_account} → {self.destination_account}"

@@ -1,0 +1,168 @@
+"""The saga registry: every saga type a worker runs and a client starts, declared once.
+
+A saga type is its definition, its workflow class per step mode and the factory of its
+activities. The built-in transfer is registered here; teams add theirs from their own modules
+(`FUNDSAGA_SAGA_MODULES`) or an entry-point group (`fundsaga.saga_types`), each a module-level
+`SAGA_TYPES` sequence or a `SagaType`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from typing import Any
+
+from temporalio import activity, workflow
+
+from activities.transfer import TransferActivities
+from sagas.engine import FaultPlan, SagaDefinition
+from sagas.foundations import InvalidRequestError, RegistrationError
+from sagas.ledger import Ledger
+from sagas.transfer import TRANSFER_SAGA
+from workflows import TransferLocalStepsWorkflow, TransferWorkflow
+
+ENTRY_POINT_GROUP = "fundsaga.saga_types"
+STEP_MODES = ("activity", "local")
+
+
+@dataclass(frozen=True)
+class WorkerContext:
+    """What a saga type's activities are built from, in one worker process."""
+
+    ledger: Ledger
+    faults: FaultPlan = field(default_factory=FaultPlan)
+
+
+ActivityFactory = Callable[[WorkerContext], Sequence[Callable[..., Any]]]
+
+
+@dataclass(frozen=True, kw_only=True)
+class SagaType:
+    """One registered saga type."""
+
+    definition: SagaDefinition[Any, Any]
+    workflows: Mapping[str, type]
+    """The workflow class of each step mode it offers; "activity" is required."""
+    activities: ActivityFactory
+    """Builds the activities of every step, bound to the worker's ledger and fault plan."""
+
+    def __post_init__(self) -> None:
+        unknown = set(self.workflows) - set(STEP_MODES)
+        if "activity" not in self.workflows or unknown:
+            raise RegistrationError(
+                f"saga type {self.name}: workflows must map 'activity' (and optionally "
+                f"'local') to workflow classes, got {sorted(self.workflows)}"
+            )
+
+    @property
+    def name(self) -> str:
+        return self.definition.saga_type
+
+    def workflow_type(self, step_mode: str = "activity") -> str:
+        """The workflow type a saga starts as; that of `activity` if the mode is not offered."""
+        chosen = self.workflows.get(step_mode, self.workflows["activity"])
+        return _workflow_name(chosen)
+
+
+class SagaRegistry:
+    """The saga types of one worker or client, by name."""
+
+    def __init__(self, saga_types: Iterable[SagaType] = ()) -> None:
+        self._types: dict[str, SagaType] = {}
+        for saga_type in saga_types:
+            self.register(saga_type)
+
+    def register(self, saga_type: SagaType) -> None:
+        if saga_type.name in self._types:
+            raise RegistrationError(f"saga type {saga_type.name!r} is registered twice")
+        self._types[saga_type.name] = saga_type
+
+    def get(self, name: str) -> SagaType:
+        found = self._types.get(name)
+        if found is None:
+            raise InvalidRequestError(
+                "saga_type", f"unknown saga type {name!r}; registered: {', '.join(self.names())}"
+            )
+        return found
+
+    def names(self) -> list[str]:
+        return sorted(self._types)
+
+    def __iter__(self) -> Iterator[SagaType]:
+        return iter(self._types.values())
+
+    def workflows(self) -> list[type]:
+        return [cls for saga_type in self for cls in saga_type.workflows.values()]
+
+    def activities(self, context: WorkerContext) -> list[Callable[..., Any]]:
+        """Every step activity of every type, checked against the steps that name them."""
+        built = [fn for saga_type in self for fn in saga_type.activities(context)]
+        names = {activity_name(fn) for fn in built}
+        for saga_type in self:
+            for step in saga_type.definition.steps:
+                for name in (step.action, step.compensation):
+                    if name is not None and name not in names:
+                        raise RegistrationError(
+                            f"saga type {saga_type.name}: step {step.name!r} names the "
+                            f"activity {name!r}, which no registered activity provides"
+                        )
+        return built
+
+
+def activity_name(fn: Callable[..., Any]) -> str:
+    name = activity._Definition.must_from_callable(fn).name
+    return name or fn.__name__
+
+
+def _workflow_name(workflow_class: type) -> str:
+    name = workflow._Definition.must_from_class(workflow_class).name
+    if name is None:
+        raise RegistrationError(f"{workflow_class.__name__} is a dynamic workflow: give it a name")
+    return name
+
+
+TRANSFER = SagaType(
+    definition=TRANSFER_SAGA,
+    workflows={"activity": TransferWorkflow, "local": TransferLocalStepsWorkflow},
+    activities=lambda context: TransferActivities(context.ledger, context.faults).all(),
+)
+BUILT_IN: tuple[SagaType, ...] = (TRANSFER,)
+
+
+def built_in_registry() -> SagaRegistry:
+    return SagaRegistry(BUILT_IN)
+
+
+def load_registry(modules: Sequence[str] = ()) -> SagaRegistry:
+    """The built-in saga types, those of `modules` and those of the entry-point group."""
+    registry = built_in_registry()
+    for saga_type in [t for name in modules for t in _from_module(name)] + _from_entry_points():
+        registry.register(saga_type)
+    return registry
+
+
+def _from_module(name: str) -> list[SagaType]:
+    try:
+        module = importlib.import_module(name)
+    except ImportError as err:
+        raise RegistrationError(f"saga module {name!r} cannot be imported: {err}") from err
+    return _saga_types(getattr(module, "SAGA_TYPES", None), f"module {name}")
+
+
+def _from_entry_points() -> list[SagaType]:
+    found: list[SagaType] = []
+    for point in entry_points(group=ENTRY_POINT_GROUP):
+        found += _saga_types(point.load(), f"entry point {point.name}")
+    return found
+
+
+def _saga_types(value: object, where: str) -> list[SagaType]:
+    if isinstance(value, SagaType):
+        return [value]
+    if isinstance(value, list | tuple):
+        types = [v for v in value if isinstance(v, SagaType)]
+        if len(types) == len(value):
+            return types
+    raise RegistrationError(f"{where}: expected SAGA_TYPES, a sequence of SagaType")

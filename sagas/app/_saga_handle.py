@@ -1,0 +1,121 @@
+"""One saga of any type, by id: view, wait, cancel and the operator's actions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from temporalio.client import (
+    Client,
+    WorkflowExecutionStatus,
+    WorkflowHandle,
+    WorkflowUpdateFailedError,
+)
+from temporalio.exceptions import ApplicationError
+from temporalio.service import RPCError, RPCStatusCode
+
+from sagas.engine import (
+    RESOLVE_UPDATE,
+    RETRY_UPDATE,
+    VIEW_QUERY,
+    OperatorAction,
+    SagaOutcome,
+    SagaStatus,
+    SagaView,
+    completed_or_raise,
+)
+from sagas.foundations import NotParkedError, SagaNotFoundError
+
+
+def saga_id(saga_type: str, idempotency_key: str) -> str:
+    """The workflow id: `<saga type>-<caller's key>`."""
+    return f"{saga_type}-{idempotency_key}"
+
+
+@dataclass(frozen=True)
+class SagaHandle:
+    """A saga of any registered type; every call is one or two Temporal RPCs."""
+
+    temporal: Client
+    saga_type: str
+    idempotency_key: str
+
+    @property
+    def saga_id(self) -> str:
+        return saga_id(self.saga_type, self.idempotency_key)
+
+    @property
+    def workflow(self) -> WorkflowHandle[Any, SagaOutcome]:
+        return self.temporal.get_workflow_handle(self.saga_id, result_type=SagaOutcome)
+
+    async def view(self) -> SagaView:
+        """Status, snapshots and compensation stack, from the saga's query.
+
+        When the latest run was refused by the launch fence, the view is that of the run that
+        took effects, while Temporal still holds its history.
+        """
+        view = await _query_view(self.workflow)
+        claimed_by = view.failure.claimed_by if view.failure is not None else None
+        if claimed_by is None:
+            return view
+        effects = self.temporal.get_workflow_handle(self.saga_id, run_id=claimed_by)
+        try:
+            return await _query_view(effects)
+        except SagaNotFoundError:
+            return view
+
+    async def wait(self) -> SagaOutcome:
+        """Wait for the saga to close: its outcome if COMPLETED.
+
+        Raises the SagaNotCompletedError subclass of its status (carrying the outcome) for every
+        other end, and WorkflowFailureError for an engine fault.
+        """
+        return completed_or_raise(await self.outcome())
+
+    async def outcome(self) -> SagaOutcome:
+        """Wait for the saga to close: its outcome whatever the status, for reports and tools.
+
+        A service that acts on the result uses `wait()`, which only returns for COMPLETED.
+        """
+        outcome: SagaOutcome = await self.workflow.result()
+        return outcome
+
+    async def cancel(self) -> None:
+        """Ask the saga to stop; it compensates what it did."""
+        await self.workflow.cancel()
+
+    async def is_closed(self) -> bool:
+        description = await self.workflow.describe()
+        return description.status is not WorkflowExecutionStatus.RUNNING
+
+    async def retry_compensation(self, action: OperatorAction) -> SagaStatus:
+        return await self._operator_update(RETRY_UPDATE, action)
+
+    async def resolve(self, action: OperatorAction) -> SagaStatus:
+        return await self._operator_update(RESOLVE_UPDATE, action)
+
+    async def _operator_update(self, update: str, action: OperatorAction) -> SagaStatus:
+        try:
+            status: SagaStatus = await self.workflow.execute_update(
+                update, action, result_type=SagaStatus
+            )
+        except WorkflowUpdateFailedError as err:
+            cause = err.cause
+            if isinstance(cause, ApplicationError) and cause.type == NotParkedError.__name__:
+                raise NotParkedError(cause.message) from err
+            raise
+        except RPCError as err:
+            if err.status is RPCStatusCode.NOT_FOUND:
+                raise NotParkedError(f"saga {self.saga_id} is closed or unknown") from err
+            raise
+        return status
+
+
+async def _query_view(handle: WorkflowHandle[Any, Any]) -> SagaView:
+    try:
+        view: SagaView = await handle.query(VIEW_QUERY, result_type=SagaView)
+    except RPCError as err:
+        if err.status is RPCStatusCode.NOT_FOUND:
+            raise SagaNotFoundError(f"no saga {handle.id}") from err
+        raise
+    return view
