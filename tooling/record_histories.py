@@ -16,7 +16,7 @@ from pathlib import Path
 
 from sagas import SagaStatus, parse_faults, parse_money
 from sagas.app import FundsagaClient, build_worker, start_dev_server, transfer_workflow_id
-from sagas.audit import open_audit_store
+from sagas.audit import AuditKeys, SigningKey, open_audit_store
 from sagas.foundations import upgrade_database
 from sagas.ledger import Ledger
 from tests.fixtures_temporal import workflow_name
@@ -77,7 +77,9 @@ async def main() -> None:
     env = await start_dev_server(port=None, ui_port=None)
     with tempfile.TemporaryDirectory() as scratch:
         ledger = open_ledger(Path(scratch))
-        store = open_audit_store(f"dir:{Path(scratch) / 'audit'}")
+        store = open_audit_store(
+            f"dir:{Path(scratch) / 'audit'}", AuditKeys.for_writer(SigningKey.generate())
+        )
         async with env:
             for number, (saga, scenario) in enumerate(itertools.product(ALL_WORKFLOWS, SCENARIOS)):
                 faults = ClearableFaults(parse_faults(scenario.faults).rules)

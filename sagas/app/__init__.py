@@ -2,6 +2,7 @@
 
 import sys
 
+from sagas.app._audit_keys import verifier_keys, writer_keys
 from sagas.app._cli import run_cli
 from sagas.app._client import (
     TRANSFER_WORKFLOW_BY_STEP_MODE,
@@ -45,4 +46,6 @@ __all__ = [
     "start_dev_server",
     "temporal_cli_path",
     "transfer_workflow_id",
+    "verifier_keys",
+    "writer_keys",
 ]

@@ -7,10 +7,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from sagas.app._audit_keys import verifier_keys
 from sagas.app._client import connect_temporal
 from sagas.app._compensation_audit import run_compensation_audit
 from sagas.app._report_formats import FORMATS
-from sagas.audit import Checkpoint, open_audit_store, take_checkpoint
+from sagas.audit import Checkpoint, SigningKey, open_audit_store, take_checkpoint
 from sagas.engine import SAGA_STATUS, SAGA_TYPE, SagaStatus
 from sagas.foundations import InvalidRequestError, Settings
 from sagas.ledger import Ledger
@@ -19,7 +20,13 @@ from sagas.ledger import Ledger
 def add_parser(commands: Any) -> None:
     audit = commands.add_parser("audit", help="the WORM audit trail and compensation audits")
     sub = audit.add_subparsers(dest="action", required=True)
-    verify = sub.add_parser("verify", help="recompute the hash chain; exit 1 if broken")
+    keygen = sub.add_parser("keygen", help="make an Ed25519 signing key for the worker")
+    keygen.add_argument(
+        "--out", type=Path, help="private key file (default FUNDSAGA_AUDIT_SIGNING_KEY)"
+    )
+    verify = sub.add_parser(
+        "verify", help="recompute the chain and its signatures; exit 1 if broken"
+    )
     verify.add_argument("--checkpoint", type=Path, help="a file written by `audit checkpoint`")
     checkpoint = sub.add_parser("checkpoint", help="export the chain head, to keep elsewhere")
     checkpoint.add_argument("-o", "--output-file", type=Path, help="default: stdout")
@@ -49,7 +56,9 @@ def _emit(text: str, target: Path | None) -> None:
 
 
 async def run(args: argparse.Namespace, settings: Settings) -> int:
-    store = open_audit_store(settings.audit_store)
+    if args.action == "keygen":
+        return _keygen(args.out or Path(settings.audit_signing_key))
+    store = open_audit_store(settings.audit_store, verifier_keys(settings))
     try:
         if args.action == "verify":
             return _verify(store, args.checkpoint)
@@ -59,6 +68,16 @@ async def run(args: argparse.Namespace, settings: Settings) -> int:
         return await _compensations(args, settings, store)
     finally:
         store.close_connections()
+
+
+def _keygen(path: Path) -> int:
+    try:
+        key = SigningKey.generate()
+        public = key.write(path)
+    except FileExistsError:
+        raise InvalidRequestError("--out", f"{path} exists: a key is never overwritten") from None
+    print(f"signing key {key.key_id}: private {path} (owner only), public {public}")
+    return 0
 
 
 def _verify(store: Any, checkpoint_file: Path | None) -> int:

@@ -9,6 +9,7 @@ import signal
 from contextlib import AsyncExitStack
 from typing import Any
 
+from sagas.app._audit_keys import writer_keys
 from sagas.app._client import FundsagaClient, connect_temporal
 from sagas.app._demo import DEMO_FAULTS, run_demo
 from sagas.app._devserver import start_dev_server
@@ -56,7 +57,9 @@ async def run_dev(args: argparse.Namespace, settings: Settings) -> int:
                     env.client,
                     settings.task_queue,
                     ledger,
-                    open_audit_store(settings.audit_store),
+                    open_audit_store(
+                        settings.audit_store, writer_keys(settings, make_dev_key=True)
+                    ),
                     parse_faults(faults_spec),
                     registry=registry,
                 )
@@ -78,7 +81,7 @@ async def run_dev(args: argparse.Namespace, settings: Settings) -> int:
 async def run_worker(settings: Settings) -> int:
     client = await connect_temporal(settings)
     ledger = Ledger.from_url(settings.database_url)
-    store = open_audit_store(settings.audit_store)
+    store = open_audit_store(settings.audit_store, writer_keys(settings))
     faults = parse_faults(settings.faults)
     registry = load_registry(settings.saga_module_names)
     async with build_worker(client, settings.task_queue, ledger, store, faults, registry=registry):

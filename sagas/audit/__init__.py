@@ -7,6 +7,14 @@ exports the head so that a truncated tail is detected too.
 
 from sagas.audit._checkpoint import Checkpoint, take_checkpoint
 from sagas.audit._factory import open_audit_store
+from sagas.audit._keys import (
+    PUBLIC_KEYS_SETTING,
+    SIGNING_KEY_SETTING,
+    AuditKeys,
+    Keyring,
+    SigningKey,
+    public_pem,
+)
 from sagas.audit._record import GENESIS_HASH, AuditRecord
 from sagas.audit._store import AuditStore
 from sagas.audit._table_model import metadata
@@ -14,11 +22,17 @@ from sagas.audit._verify import VerifyResult
 
 __all__ = [
     "GENESIS_HASH",
+    "PUBLIC_KEYS_SETTING",
+    "SIGNING_KEY_SETTING",
+    "AuditKeys",
     "AuditRecord",
     "AuditStore",
     "Checkpoint",
+    "Keyring",
+    "SigningKey",
     "VerifyResult",
     "metadata",
     "open_audit_store",
+    "public_pem",
     "take_checkpoint",
 ]

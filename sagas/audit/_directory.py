@@ -11,6 +11,7 @@ from pydantic import JsonValue
 
 from sagas.audit._checkpoint import Checkpoint
 from sagas.audit._files import ensure_directory, entry_names, locked, publish, sequence_of
+from sagas.audit._keys import AuditKeys, SigningKey
 from sagas.audit._record import AuditRecord, check_append, describe_invalid, next_record
 from sagas.audit._record import parse_record_line as parse
 from sagas.audit._verify import Stored, VerifyResult, verify_chain
@@ -27,8 +28,9 @@ class DirectoryAuditStore:
     Files that cannot be read are left out of find() and records(); verify() names them.
     """
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, keys: AuditKeys) -> None:
         self._directory = directory
+        self._keys = keys
         self._lock = threading.Lock()
         self._known: dict[int, AuditRecord] = {}
         self._by_key: dict[str, AuditRecord] = {}
@@ -37,11 +39,12 @@ class DirectoryAuditStore:
         self, *, kind: str, saga_id: str, dedupe_key: str, payload: dict[str, JsonValue]
     ) -> AuditRecord:
         check_append(kind=kind, saga_id=saga_id, dedupe_key=dedupe_key, payload=payload)
+        signer = self._keys.require_signer()
         with self._guarded():
             ensure_directory(self._directory)
             with locked(self._directory):
                 for _ in range(APPEND_ATTEMPTS):
-                    written = self._append_once(kind, saga_id, dedupe_key, payload)
+                    written = self._append_once(signer, kind, saga_id, dedupe_key, payload)
                     if written:
                         return written
         raise DatabaseBusyError(f"audit directory {self._directory}: too many competing writers")
@@ -71,7 +74,7 @@ class DirectoryAuditStore:
                     strays.append(f"{name!r} in the audit directory is not a record")
                 else:
                     stored[sequence] = self._readable(name)
-        return verify_chain(stored, checkpoint, strays)
+        return verify_chain(stored, self._keys.keyring, checkpoint, strays)
 
     def close_connections(self) -> None:
         with self._lock:
@@ -79,7 +82,12 @@ class DirectoryAuditStore:
             self._by_key.clear()
 
     def _append_once(
-        self, kind: str, saga_id: str, dedupe_key: str, payload: dict[str, JsonValue]
+        self,
+        signer: SigningKey,
+        kind: str,
+        saga_id: str,
+        dedupe_key: str,
+        payload: dict[str, JsonValue],
     ) -> AuditRecord | None:
         """The record (existing or new); None when another writer took the next number."""
         head = self._head()
@@ -87,7 +95,12 @@ class DirectoryAuditStore:
         if existing:
             return existing
         record = next_record(
-            head, kind=kind, saga_id=saga_id, dedupe_key=dedupe_key, payload=payload
+            head,
+            kind=kind,
+            saga_id=saga_id,
+            dedupe_key=dedupe_key,
+            payload=payload,
+            signer=signer,
         )
         try:
             publish(self._directory, record)

@@ -8,6 +8,7 @@ from sqlalchemy import make_url
 from sqlalchemy.exc import ArgumentError
 
 from sagas.audit._directory import DirectoryAuditStore
+from sagas.audit._keys import AuditKeys
 from sagas.audit._store import AuditStore
 from sagas.audit._table import TableAuditStore
 from sagas.foundations import InvalidRequestError
@@ -16,7 +17,7 @@ SETTING = "FUNDSAGA_AUDIT_STORE"
 _EXPECTED = "expected dir:PATH, db:URL, sqlite:///PATH or postgresql://..."
 
 
-def open_audit_store(spec: str) -> AuditStore:
+def open_audit_store(spec: str, keys: AuditKeys) -> AuditStore:
     """`dir:PATH` (files), `db:URL` or a bare sqlite/postgresql URL (a migrated database).
 
     Nothing is touched until the store is used, so an unreachable store shows as a
@@ -26,7 +27,7 @@ def open_audit_store(spec: str) -> AuditStore:
         path = spec.removeprefix("dir:")
         if not path:
             raise InvalidRequestError(SETTING, f"no directory in {spec!r}: {_EXPECTED}")
-        return DirectoryAuditStore(Path(path))
+        return DirectoryAuditStore(Path(path), keys)
     url = spec.removeprefix("db:")
     try:
         backend = make_url(url).get_backend_name()
@@ -34,4 +35,4 @@ def open_audit_store(spec: str) -> AuditStore:
         raise InvalidRequestError(SETTING, f"{spec!r} is not a store: {_EXPECTED}") from exc
     if backend not in ("sqlite", "postgresql"):
         raise InvalidRequestError(SETTING, f"unsupported database {backend!r}: {_EXPECTED}")
-    return TableAuditStore(url)
+    return TableAuditStore(url, keys)

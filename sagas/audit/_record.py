@@ -1,4 +1,5 @@
-"""An audit record and its hash: sha256 over the canonical JSON of every other field."""
+"""An audit record, its hash (sha256 over the canonical JSON of every other field but the
+signature) and its Ed25519 signature over that hash."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, AwareDatetime, BaseModel, JsonValue, ValidationError
 
+from sagas.audit._keys import Keyring, SigningKey
 from sagas.foundations import InvalidRequestError, canonical_json, sha256_hex
 
 GENESIS_HASH = "0" * 64
@@ -37,8 +39,12 @@ class AuditRecord(BaseModel, frozen=True):
     """The facts recorded."""
     prev_hash: str
     """The hash of the record before, GENESIS_HASH for sequence 1."""
+    key_id: str
+    """The signing key's id (see sagas.audit.Keyring)."""
     hash: str
     """sha256 (hex) of the canonical JSON of all the fields above."""
+    signature: str
+    """Ed25519 signature (base64) of `hash` by the key `key_id`."""
 
 
 def format_timestamp(value: datetime) -> str:
@@ -55,6 +61,7 @@ def hashed_fields(record: AuditRecord) -> dict[str, JsonValue]:
         "dedupe_key": record.dedupe_key,
         "payload": record.payload,
         "prev_hash": record.prev_hash,
+        "key_id": record.key_id,
     }
 
 
@@ -71,8 +78,9 @@ def seal(
     dedupe_key: str,
     payload: dict[str, JsonValue],
     prev_hash: str,
+    signer: SigningKey,
 ) -> AuditRecord:
-    """A record with its hash computed."""
+    """A record with its hash computed and signed."""
     unsealed = AuditRecord(
         sequence=sequence,
         recorded_at=recorded_at,
@@ -81,9 +89,17 @@ def seal(
         dedupe_key=dedupe_key,
         payload=payload,
         prev_hash=prev_hash,
+        key_id=signer.key_id,
         hash="",
+        signature="",
     )
-    return unsealed.model_copy(update={"hash": compute_hash(unsealed)})
+    hashed = compute_hash(unsealed)
+    return unsealed.model_copy(update={"hash": hashed, "signature": signer.sign(hashed.encode())})
+
+
+def signature_problem(record: AuditRecord, keyring: Keyring) -> str | None:
+    """Why the record's signature does not prove its hash, or None when it does."""
+    return keyring.problem(record.key_id, record.signature, record.hash.encode())
 
 
 def next_record(
@@ -93,9 +109,11 @@ def next_record(
     saga_id: str,
     dedupe_key: str,
     payload: dict[str, JsonValue],
+    signer: SigningKey,
 ) -> AuditRecord:
-    """The record that follows `head` (or starts the chain), stamped now."""
+    """The record that follows `head` (or starts the chain), stamped now and signed."""
     return seal(
+        signer=signer,
         sequence=head.sequence + 1 if head else 1,
         recorded_at=datetime.now(UTC),
         kind=kind,
@@ -120,8 +138,8 @@ def check_append(*, kind: str, saga_id: str, dedupe_key: str, payload: object) -
 
 
 def record_line(record: AuditRecord) -> bytes:
-    """The record, hash included, as one canonical JSON line."""
-    fields = {**hashed_fields(record), "hash": record.hash}
+    """The record, hash and signature included, as one canonical JSON line."""
+    fields = {**hashed_fields(record), "hash": record.hash, "signature": record.signature}
     return (canonical_json(fields) + "\n").encode("utf-8")
 
 

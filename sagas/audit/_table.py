@@ -14,6 +14,7 @@ from sqlalchemy.exc import IntegrityError
 
 from sagas.audit._checkpoint import Checkpoint
 from sagas.audit._db_errors import translate_store_errors
+from sagas.audit._keys import AuditKeys, SigningKey
 from sagas.audit._record import (
     AuditRecord,
     check_append,
@@ -37,8 +38,9 @@ class TableAuditStore:
     Rows that cannot be read are left out of find() and records(); verify() names them.
     """
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, keys: AuditKeys) -> None:
         self._url = url
+        self._keys = keys
         self._engine: Engine | None = None
         self._engine_lock = threading.Lock()
 
@@ -46,10 +48,11 @@ class TableAuditStore:
         self, *, kind: str, saga_id: str, dedupe_key: str, payload: dict[str, JsonValue]
     ) -> AuditRecord:
         check_append(kind=kind, saga_id=saga_id, dedupe_key=dedupe_key, payload=payload)
+        signer = self._keys.require_signer()
         for _ in range(APPEND_ATTEMPTS):
             try:
                 with self._transaction() as connection:
-                    return _append(connection, kind, saga_id, dedupe_key, payload)
+                    return _append(connection, signer, kind, saga_id, dedupe_key, payload)
             except IntegrityError:
                 # Only a writer that bypassed the chain lock can get here; look again.
                 existing = self.find(dedupe_key)
@@ -83,7 +86,7 @@ class TableAuditStore:
                 strays.append(f"a row has sequence number {row.sequence}, before the chain")
             else:
                 stored[row.sequence] = _readable(row)
-        return verify_chain(stored, checkpoint, strays)
+        return verify_chain(stored, self._keys.keyring, checkpoint, strays)
 
     def close_connections(self) -> None:
         with self._engine_lock:
@@ -109,6 +112,7 @@ class TableAuditStore:
 
 def _append(
     connection: Connection,
+    signer: SigningKey,
     kind: str,
     saga_id: str,
     dedupe_key: str,
@@ -121,7 +125,12 @@ def _append(
     if existing:
         return existing
     record = next_record(
-        _head(connection), kind=kind, saga_id=saga_id, dedupe_key=dedupe_key, payload=payload
+        _head(connection),
+        kind=kind,
+        saga_id=saga_id,
+        dedupe_key=dedupe_key,
+        payload=payload,
+        signer=signer,
     )
     connection.execute(insert(AuditRow).values(_row(record)))
     return record

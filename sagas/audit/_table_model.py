@@ -11,6 +11,8 @@ from sagas.foundations import KEY_LENGTH, NAMING_CONVENTION, UtcDateTime
 
 WRITER_ROLE = "fundsaga_audit_writer"
 HASH_LENGTH = 64
+KEY_ID_LENGTH = 16
+SIGNATURE_LENGTH = 88
 
 
 class AuditBase(DeclarativeBase):
@@ -29,7 +31,9 @@ class AuditRow(AuditBase):
     payload: Mapped[str] = mapped_column(Text)
     """The canonical JSON text that was hashed, byte for byte."""
     prev_hash: Mapped[str] = mapped_column(String(HASH_LENGTH))
+    key_id: Mapped[str] = mapped_column(String(KEY_ID_LENGTH), server_default="")
     hash: Mapped[str] = mapped_column(String(HASH_LENGTH))
+    signature: Mapped[str] = mapped_column(String(SIGNATURE_LENGTH), server_default="")
 
 
 metadata = AuditBase.metadata

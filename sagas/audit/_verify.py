@@ -12,7 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from sagas.audit._checkpoint import Checkpoint
-from sagas.audit._record import GENESIS_HASH, AuditRecord, compute_hash
+from sagas.audit._keys import Keyring
+from sagas.audit._record import GENESIS_HASH, AuditRecord, compute_hash, signature_problem
 
 Stored = AuditRecord | str
 """A readable record, or a sentence saying why the stored entry cannot be read."""
@@ -38,12 +39,13 @@ class _Finding:
 
 def verify_chain(
     stored: Mapping[int, Stored],
+    keyring: Keyring,
     checkpoint: Checkpoint | None = None,
     strays: Sequence[str] = (),
 ) -> VerifyResult:
-    """Check continuity from 1, every hash, every link and the checkpoint."""
+    """Check continuity from 1, every hash, signature and link, and the checkpoint."""
     count = len(stored)
-    finding = _walk(stored)
+    finding = _walk(stored, keyring)
     end = finding.sequence - 1 if finding else max(stored, default=0)
     against_checkpoint = _against_checkpoint(stored, end, checkpoint, walk_failed=bool(finding))
     finding = against_checkpoint or finding
@@ -54,11 +56,11 @@ def verify_chain(
     return VerifyResult(True, count, None, None)
 
 
-def _walk(stored: Mapping[int, Stored]) -> _Finding | None:
+def _walk(stored: Mapping[int, Stored], keyring: Keyring) -> _Finding | None:
     prev_hash = GENESIS_HASH
     for sequence in range(1, max(stored, default=0) + 1):
         entry = stored.get(sequence)
-        problem = _problem(sequence, entry, prev_hash)
+        problem = _problem(sequence, entry, prev_hash, keyring)
         if problem:
             return _inserted_before(stored, sequence) or _Finding(sequence, problem)
         assert isinstance(entry, AuditRecord)
@@ -66,7 +68,7 @@ def _walk(stored: Mapping[int, Stored]) -> _Finding | None:
     return None
 
 
-def _problem(sequence: int, entry: Stored | None, prev_hash: str) -> str | None:
+def _problem(sequence: int, entry: Stored | None, prev_hash: str, keyring: Keyring) -> str | None:
     if entry is None:
         return f"record {sequence} is missing"
     if isinstance(entry, str):
@@ -75,6 +77,9 @@ def _problem(sequence: int, entry: Stored | None, prev_hash: str) -> str | None:
         return f"record {sequence} holds sequence number {entry.sequence}"
     if compute_hash(entry) != entry.hash:
         return f"record {sequence} does not match its hash"
+    unsigned = signature_problem(entry, keyring)
+    if unsigned:
+        return f"record {sequence} {unsigned}"
     if entry.prev_hash != prev_hash:
         return f"record {sequence} does not link to record {sequence - 1}"
     return None

@@ -27,8 +27,18 @@ class Settings(BaseSettings):
     faults: str = Field("", alias="FUNDSAGA_FAULTS")
     step_mode: Literal["activity", "local"] = Field("activity", alias="FUNDSAGA_STEP_MODE")
     """How transfers this client starts run their steps: regular or local activities."""
+    audit_signing_key: str = Field(
+        str(DEFAULT_HOME / "audit-signing.key"), alias="FUNDSAGA_AUDIT_SIGNING_KEY"
+    )
+    """The worker's Ed25519 private key (PEM); its public key is the `.pub` beside it."""
+    audit_public_keys: str = Field("", alias="FUNDSAGA_AUDIT_PUBLIC_KEYS")
+    """Comma-separated public key files (PEM) verifiers trust, besides the signing key's own."""
     saga_modules: str = Field("", alias="FUNDSAGA_SAGA_MODULES")
     """Comma-separated modules whose `SAGA_TYPES` workers and clients register."""
+
+    @property
+    def audit_public_key_paths(self) -> list[Path]:
+        return [Path(name.strip()) for name in self.audit_public_keys.split(",") if name.strip()]
 
     @property
     def saga_module_names(self) -> list[str]:

@@ -17,7 +17,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from sqlalchemy import Engine, delete, insert, select, text
 
-from sagas.audit import GENESIS_HASH, AuditRecord
+from sagas.audit import GENESIS_HASH, AuditRecord, SigningKey
 from sagas.audit._files import READ_ONLY, record_name, sequence_of
 from sagas.audit._record import record_line, seal
 from sagas.audit._table import _row
@@ -188,6 +188,10 @@ def _delete(items: dict[int, Data], rng: Random) -> Mutation[Data]:
     return Mutation("delete", f"deleted record {k}", kept, k, rng.random() < 0.5)
 
 
+MALLORY = SigningKey.generate()
+"""An insider's own key: any record they forge is signed, but not by a trusted key."""
+
+
 def _swap(items: dict[int, Data], rng: Random) -> Mutation[Data]:
     k = rng.randint(1, len(items) - 1)
     swapped = items | {k: items[k + 1], k + 1: items[k]}
@@ -206,6 +210,7 @@ def _insert(
         dedupe_key=f"forged-{k}",
         payload={"operator": "mallory", "note": "nothing to see"},
         prev_hash=chain[k - 2].hash if k > 1 else GENESIS_HASH,
+        signer=MALLORY,
     )
     shifted = {(s + 1 if s >= k else s): d for s, d in items.items()}
     inserted = shifted | {k: storage.encode(forged)}
@@ -216,3 +221,10 @@ def _truncate(items: dict[int, Data], rng: Random) -> Mutation[Data]:
     m = rng.randint(0, len(items) - 1)
     kept = {s: d for s, d in items.items() if s <= m}
     return Mutation("truncate", f"truncated after record {m}", kept, m + 1, True)
+
+
+def storage_for(spec: str) -> Storage[Any]:
+    """Raw write access to the store behind an audit store spec, as an insider has."""
+    if spec.startswith("dir:"):
+        return DirectoryStorage(Path(spec.removeprefix("dir:")))
+    return TableStorage(spec.removeprefix("db:"))

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from sagas.audit import AuditStore, open_audit_store
+from tests.fixtures_audit import TEST_KEYS
 
 BACKENDS = ["dir", "sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 
@@ -21,6 +22,6 @@ def store_spec(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 @pytest.fixture
 def store(store_spec: str) -> Iterator[AuditStore]:
-    opened = open_audit_store(store_spec)
+    opened = open_audit_store(store_spec, TEST_KEYS)
     yield opened
     opened.close_connections()

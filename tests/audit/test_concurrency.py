@@ -9,6 +9,7 @@ import pytest
 
 from sagas.audit import AuditStore, open_audit_store
 from tests.audit._writers import PER_WRITER, append_many
+from tests.fixtures_audit import TEST_KEYS
 
 WRITERS = 16
 
@@ -46,7 +47,7 @@ def test_four_processes_of_four_threads_never_fork_the_chain(local_spec: str) ->
         batches = pool.starmap(_process_writer, [(local_spec, p) for p in range(4)])
 
     assert sorted(s for batch in batches for s in batch) == list(range(1, 401))
-    store = open_audit_store(local_spec)
+    store = open_audit_store(local_spec, TEST_KEYS)
     try:
         assert_one_unbroken_chain(store, WRITERS * PER_WRITER)
     finally:
@@ -54,7 +55,7 @@ def test_four_processes_of_four_threads_never_fork_the_chain(local_spec: str) ->
 
 
 def _process_writer(spec: str, process: int) -> list[int]:
-    store = open_audit_store(spec)
+    store = open_audit_store(spec, TEST_KEYS)
     try:
         with ThreadPoolExecutor(4) as pool:
             batches = pool.map(lambda t: append_many(store, f"p{process}t{t}"), range(4))

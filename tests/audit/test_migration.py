@@ -11,6 +11,7 @@ from sqlalchemy import Connection, Engine, inspect, text
 from sagas.audit import open_audit_store
 from sagas.foundations import alembic_config, make_engine, upgrade_database
 from tests.audit._chain import fill
+from tests.fixtures_audit import TEST_KEYS
 from tests.fixtures_db import postgres_server_url
 
 LEDGER = "2026_11_21_0001"
@@ -66,7 +67,7 @@ def test_the_audit_migration_downgrades_and_upgrades(database_url: str) -> None:
     assert downgraded.get("function", 0) == 0
     assert downgraded.get("role", 1) == 1, "the role is cluster-wide and stays"
     assert schema(database_url) == upgraded_schema(dialect)
-    store = open_audit_store(database_url)
+    store = open_audit_store(database_url, TEST_KEYS)
     try:
         fill(store, 3, Random(0))
         assert store.verify().ok
@@ -94,7 +95,7 @@ def test_a_downgrade_leaves_other_databases_writing(
 ) -> None:
     command.downgrade(alembic_config(postgres_url), LEDGER)
 
-    store = open_audit_store(second_postgres_url)
+    store = open_audit_store(second_postgres_url, TEST_KEYS)
     try:
         fill(store, 2, Random(0))
         assert store.verify().ok

@@ -7,8 +7,15 @@ import pytest
 from pydantic import ValidationError
 
 from sagas import InvalidRequestError
-from sagas.audit import GENESIS_HASH, AuditRecord, Checkpoint
-from sagas.audit._record import check_append, parse_record_line, record_line, seal
+from sagas.audit import GENESIS_HASH, AuditKeys, AuditRecord, Checkpoint, SigningKey
+from sagas.audit._record import (
+    check_append,
+    parse_record_line,
+    record_line,
+    seal,
+    signature_problem,
+)
+from tests.fixtures_audit import TEST_KEYS, TEST_SIGNER
 
 AT = datetime(2026, 11, 21, 12, 0, 0, 1, tzinfo=UTC)
 
@@ -24,17 +31,28 @@ def sealed(**changes: object) -> AuditRecord:
         "prev_hash": GENESIS_HASH,
         **changes,
     }
-    return seal(**fields)  # type: ignore[arg-type]
+    return seal(**fields, signer=TEST_SIGNER)  # type: ignore[arg-type]
 
 
 def test_the_hash_is_sha256_of_the_canonical_json_of_the_other_fields() -> None:
     canonical = (
-        '{"dedupe_key":"k","kind":"terminal","payload":{"a":[1,2.5,null,true],"é":"ü"},'
+        '{"dedupe_key":"k","key_id":"' + TEST_SIGNER.key_id + '","kind":"terminal",'
+        '"payload":{"a":[1,2.5,null,true],"é":"ü"},'
         f'"prev_hash":"{GENESIS_HASH}","recorded_at":"2026-11-21T12:00:00.000001Z",'
         '"saga_id":"s","sequence":1}'
     )
 
     assert sealed().hash == hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def test_the_signature_is_the_signing_key_s_over_the_hash() -> None:
+    record = sealed()
+    stranger = AuditKeys.for_writer(SigningKey.generate()).keyring
+
+    assert signature_problem(record, TEST_KEYS.keyring) is None
+    assert "not a trusted key" in (signature_problem(record, stranger) or "")
+    resigned = record.model_copy(update={"signature": sealed(kind="other").signature})
+    assert "did not make" in (signature_problem(resigned, TEST_KEYS.keyring) or "")
 
 
 def test_a_record_file_line_is_the_canonical_json_with_the_hash() -> None:

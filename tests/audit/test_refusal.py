@@ -21,6 +21,7 @@ from sagas.audit._record import seal
 from sagas.audit._table import TableAuditStore
 from sagas.foundations import make_engine
 from tests.audit._chain import fill
+from tests.fixtures_audit import TEST_KEYS, TEST_SIGNER
 
 CHANGES = {
     "UPDATE": "UPDATE audit_record SET kind = 'forged'",
@@ -43,7 +44,7 @@ def rows(engine: Engine) -> list[tuple[object, ...]]:
 
 @pytest.fixture
 def sqlite_engine(sqlite_url: str) -> Iterator[Engine]:
-    store = open_audit_store(sqlite_url)
+    store = open_audit_store(sqlite_url, TEST_KEYS)
     fill(store, 3, Random(0))
     store.close_connections()
     engine = make_engine(sqlite_url)
@@ -53,7 +54,7 @@ def sqlite_engine(sqlite_url: str) -> Iterator[Engine]:
 
 @pytest.fixture
 def postgres_engine(postgres_url: str) -> Iterator[Engine]:
-    store = open_audit_store(postgres_url)
+    store = open_audit_store(postgres_url, TEST_KEYS)
     fill(store, 3, Random(0))
     store.close_connections()
     engine = create_engine(postgres_url, poolclass=NullPool)
@@ -105,7 +106,7 @@ def test_the_writer_role_may_only_read_and_insert(postgres_engine: Engine) -> No
 
 @pytest.mark.postgres
 def test_the_postgres_store_writes_as_the_writer_role(postgres_url: str) -> None:
-    store = TableAuditStore(postgres_url)
+    store = TableAuditStore(postgres_url, TEST_KEYS)
 
     def delete_through_the_store() -> None:
         with store._transaction() as connection:
@@ -119,7 +120,7 @@ def test_the_postgres_store_writes_as_the_writer_role(postgres_url: str) -> None
 
 
 def test_record_files_are_read_only(tmp_path: Path) -> None:
-    store = open_audit_store(f"dir:{tmp_path}")
+    store = open_audit_store(f"dir:{tmp_path}", TEST_KEYS)
     fill(store, 3, Random(0))
 
     files = sorted(tmp_path.glob("*.json"))
@@ -128,10 +129,11 @@ def test_record_files_are_read_only(tmp_path: Path) -> None:
 
 
 def test_a_record_file_is_never_created_twice(tmp_path: Path) -> None:
-    store = open_audit_store(f"dir:{tmp_path}")
+    store = open_audit_store(f"dir:{tmp_path}", TEST_KEYS)
     first, *_ = fill(store, 3, Random(0))
     before = (tmp_path / "000000000001.json").read_bytes()
-    forged = seal(**{**first.model_dump(exclude={"hash"}), "kind": "forged"})
+    fields = first.model_dump(exclude={"hash", "key_id", "signature"})
+    forged = seal(**{**fields, "kind": "forged"}, signer=TEST_SIGNER)
 
     with pytest.raises(FileExistsError):
         publish(tmp_path, forged)
@@ -145,7 +147,7 @@ def test_writers_that_skip_the_lock_still_never_fork_the_chain(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr("sagas.audit._directory.locked", lambda _directory: _no_lock())
-    stores = [DirectoryAuditStore(tmp_path) for _ in range(8)]
+    stores = [DirectoryAuditStore(tmp_path, TEST_KEYS) for _ in range(8)]
 
     def append(writer: int) -> None:
         for n in range(10):

@@ -8,6 +8,7 @@ import pytest
 from sagas import InvalidRequestError
 from sagas.audit import GENESIS_HASH, AuditStore, VerifyResult, open_audit_store, take_checkpoint
 from tests.audit._chain import fill
+from tests.fixtures_audit import TEST_KEYS
 
 
 def test_an_empty_store(store: AuditStore) -> None:
@@ -43,7 +44,10 @@ def test_records_read_back_exactly_as_appended(store: AuditStore) -> None:
 
 
 def test_another_store_on_the_same_spec_sees_the_records(store_spec: str) -> None:
-    writer, reader = open_audit_store(store_spec), open_audit_store(store_spec)
+    writer, reader = (
+        open_audit_store(store_spec, TEST_KEYS),
+        open_audit_store(store_spec, TEST_KEYS),
+    )
     try:
         assert reader.head() is None
         written = fill(writer, 3, Random(2))

@@ -7,14 +7,14 @@ import random
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from sagas.audit import AuditStore, open_audit_store, take_checkpoint
 from tests.audit._chain import fill
-from tests.audit._tamper import FIGURES, DirectoryStorage, Storage, TableStorage, mutations
+from tests.audit._tamper import FIGURES, Storage, mutations, storage_for
+from tests.fixtures_audit import TEST_KEYS
 
 CHAIN_LENGTH = 30
 SEED = int(os.environ.get("FUNDSAGA_TAMPER_SEED", random.randrange(2**32)))
@@ -22,7 +22,7 @@ SEED = int(os.environ.get("FUNDSAGA_TAMPER_SEED", random.randrange(2**32)))
 
 @pytest.fixture
 def target(store_spec: str) -> Iterator[tuple[AuditStore, Storage[Any]]]:
-    store = open_audit_store(store_spec)
+    store = open_audit_store(store_spec, TEST_KEYS)
     storage = storage_for(store_spec)
     yield store, storage
     storage.close_connections()
@@ -35,12 +35,6 @@ def connections_closed(store: AuditStore) -> Iterator[AuditStore]:
         yield store
     finally:
         store.close_connections()
-
-
-def storage_for(spec: str) -> Storage[Any]:
-    if spec.startswith("dir:"):
-        return DirectoryStorage(Path(spec.removeprefix("dir:")))
-    return TableStorage(spec.removeprefix("db:"))
 
 
 def test_every_mutation_is_detected_at_the_first_bad_record(
@@ -89,7 +83,7 @@ def test_an_unreadable_record_is_left_out_and_named_by_verify(
     items = storage.read()
     storage.write(items | {2: storage.garbage(items[2])})
 
-    with connections_closed(open_audit_store(store_spec)) as store:
+    with connections_closed(open_audit_store(store_spec, TEST_KEYS)) as store:
         assert store.records() == [chain[0], chain[2]]
         assert store.find(chain[1].dedupe_key) is None
         result = store.verify()
@@ -106,7 +100,7 @@ def test_nothing_is_appended_after_an_unreadable_head(
     items = storage.read()
     storage.write(items | {3: storage.garbage(items[3])})
 
-    with connections_closed(open_audit_store(store_spec)) as store:
+    with connections_closed(open_audit_store(store_spec, TEST_KEYS)) as store:
         with pytest.raises(ValueError, match="record 3 cannot be read"):
             store.append(kind="k", saga_id="s", dedupe_key="d", payload={})
         with pytest.raises(ValueError, match="record 3 cannot be read"):

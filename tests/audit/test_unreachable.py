@@ -9,6 +9,7 @@ import pytest
 
 from sagas import TransientError
 from sagas.audit import AuditStore, open_audit_store
+from tests.fixtures_audit import TEST_KEYS
 
 CALLS: dict[str, Callable[[AuditStore], object]] = {
     "append": lambda s: s.append(kind="terminal", saga_id="s", dedupe_key="k", payload={}),
@@ -34,7 +35,7 @@ def unreachable_specs(tmp_path: Path) -> dict[str, str]:
 def test_an_unreachable_store_raises_a_transient_error(
     tmp_path: Path, backend: str, call: str
 ) -> None:
-    store = open_audit_store(unreachable_specs(tmp_path)[backend])
+    store = open_audit_store(unreachable_specs(tmp_path)[backend], TEST_KEYS)
 
     with pytest.raises(TransientError):
         CALLS[call](store)
@@ -42,7 +43,7 @@ def test_an_unreachable_store_raises_a_transient_error(
 
 def test_a_store_that_comes_back_takes_the_record_once(tmp_path: Path) -> None:
     spec = unreachable_specs(tmp_path)["dir"]
-    store = open_audit_store(spec)
+    store = open_audit_store(spec, TEST_KEYS)
     for _ in range(3):
         with pytest.raises(TransientError):
             CALLS["append"](store)

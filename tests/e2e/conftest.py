@@ -15,6 +15,7 @@ from sagas import Money, parse_faults, parse_money
 from sagas.app import FundsagaClient, build_worker, run_cli
 from sagas.audit import AuditStore, open_audit_store
 from sagas.ledger import Ledger
+from tests.fixtures_audit import TEST_KEYS, write_public_key
 from tests.fixtures_temporal import new_task_queue
 
 
@@ -33,7 +34,7 @@ def funded(ledger: Ledger) -> Ledger:
 
 @pytest.fixture
 def audit_store(tmp_path: Path) -> Iterator[AuditStore]:
-    store = open_audit_store(f"dir:{tmp_path / 'audit'}")
+    store = open_audit_store(f"dir:{tmp_path / 'audit'}", TEST_KEYS)
     yield store
     store.close_connections()
 
@@ -74,6 +75,8 @@ def cli_task_queue(
     monkeypatch.setenv("FUNDSAGA_TASK_QUEUE", queue)
     monkeypatch.setenv("FUNDSAGA_DATABASE_URL", database_url)
     monkeypatch.setenv("FUNDSAGA_AUDIT_STORE", f"dir:{tmp_path / 'audit'}")
+    monkeypatch.setenv("FUNDSAGA_AUDIT_PUBLIC_KEYS", str(write_public_key(tmp_path)))
+    monkeypatch.setenv("FUNDSAGA_AUDIT_SIGNING_KEY", str(tmp_path / "no-signing-key-here.key"))
     return queue
 
 

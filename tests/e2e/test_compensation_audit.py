@@ -17,6 +17,7 @@ from sagas.audit import AuditStore, open_audit_store
 from sagas.ledger import Ledger
 from tests.e2e._fast import FastTransferWorkflow
 from tests.e2e.conftest import fundsaga
+from tests.fixtures_audit import TEST_KEYS
 
 
 async def run_transfers(
@@ -55,7 +56,7 @@ async def audited_run(
 ) -> tuple[list[str], AuditStore]:
     funded.open_account("erin", "EUR")
     funded.freeze("carol")
-    store = open_audit_store(f"dir:{tmp_path / 'audit'}")
+    store = open_audit_store(f"dir:{tmp_path / 'audit'}", TEST_KEYS)
     sagas = await run_transfers(dev_env, cli_task_queue, funded, store, "settle=transient@erin")
     return sagas, store
 
@@ -117,7 +118,7 @@ async def test_a_saga_without_its_audit_record_is_a_finding(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    elsewhere = open_audit_store(f"dir:{tmp_path / 'elsewhere'}")
+    elsewhere = open_audit_store(f"dir:{tmp_path / 'elsewhere'}", TEST_KEYS)
     async with build_worker(dev_env.client, cli_task_queue, funded, elsewhere):
         client = FundsagaClient(dev_env.client, cli_task_queue, funded)
         key = f"lost-{uuid.uuid4().hex[:8]}"

@@ -15,6 +15,7 @@ from temporalio.testing import WorkflowEnvironment
 
 from sagas.audit import AuditStore, open_audit_store
 from sagas.ledger import Ledger
+from tests.fixtures_audit import TEST_KEYS
 from tests.matrix.rig import MatrixRig
 
 DATABASES = os.environ.get("FUNDSAGA_MATRIX_DATABASES", "sqlite").split(",")
@@ -36,7 +37,7 @@ def matrix_ledger(request: pytest.FixtureRequest) -> Iterator[Ledger]:
 
 @pytest.fixture
 def audit_store(tmp_path: Path) -> Iterator[AuditStore]:
-    store = open_audit_store(f"dir:{tmp_path / 'audit'}")
+    store = open_audit_store(f"dir:{tmp_path / 'audit'}", TEST_KEYS)
     yield store
     store.close_connections()
 

@@ -92,6 +92,8 @@ PUBLIC = {
         "start_dev_server",
         "temporal_cli_path",
         "transfer_workflow_id",
+        "verifier_keys",
+        "writer_keys",
     ],
     "sagas.engine": [
         "AUDIT_ACTIVITY",

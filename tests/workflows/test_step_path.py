@@ -24,6 +24,7 @@ from sagas.audit import open_audit_store
 from sagas.foundations import upgrade_database
 from sagas.ledger import Ledger
 from sagas.transfer import TRANSFER_SAGA
+from tests.fixtures_audit import TEST_KEYS
 from tests.fixtures_temporal import new_task_queue
 
 REPO = Path(__file__).resolve().parents[2]
@@ -88,7 +89,7 @@ async def test_a_step_reaches_its_ledger_effect_through_five_files_at_most(
     path = StepPath(step)
     monkeypatch.setattr(workflow, "execute_activity", path.issue(workflow.execute_activity))
     event.listen(ledger.engine, "before_cursor_execute", path.refuse)
-    store = open_audit_store(f"dir:{tmp_path / 'audit'}")
+    store = open_audit_store(f"dir:{tmp_path / 'audit'}", TEST_KEYS)
     queue = new_task_queue()
     worker = build_worker(
         time_skipping_env.client,

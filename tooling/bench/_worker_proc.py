@@ -15,7 +15,7 @@ from temporalio.worker import UnsandboxedWorkflowRunner, Worker, WorkflowRunner
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner
 
 from sagas.app import build_worker, saga_workflow_runner
-from sagas.audit import AuditStore, open_audit_store
+from sagas.audit import AuditKeys, AuditStore, SigningKey, open_audit_store
 from sagas.engine import FaultPlan, parse_faults
 from tooling.baselines.activities import NaiveActivities, noop
 from tooling.baselines.workflows import BareWorkflow, NaiveTransferWorkflow
@@ -92,7 +92,7 @@ async def running_workers(spec: WorkerSpec) -> AsyncIterator[None]:
     client = await Client.connect(
         spec.address, namespace=spec.namespace, data_converter=pydantic_data_converter
     )
-    audit = open_audit_store(spec.audit_store)
+    audit = open_audit_store(spec.audit_store, AuditKeys.for_writer(SigningKey.generate()))
     workers: Sequence[Worker] = (
         _engine_worker(client, spec, spec.engine_queue, audit, FaultPlan()),
         _engine_worker(client, spec, spec.compensate_queue, audit, parse_faults(COMPENSATE_FAULTS)),

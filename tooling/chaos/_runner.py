@@ -14,7 +14,7 @@ from temporalio.client import WorkflowQueryFailedError as QueryFailed
 from temporalio.service import RPCError
 
 from sagas.app import FundsagaClient
-from sagas.audit import open_audit_store
+from sagas.audit import AuditKeys, SigningKey, open_audit_store
 from sagas.engine import SagaOutcome, SagaStatus
 from sagas.foundations import Money, Settings, upgrade_database
 from sagas.ledger import Ledger
@@ -71,6 +71,8 @@ class ChaosRun:
         self.workdir = workdir
         self.server = DevServer(workdir / "temporal.db", free_port(), workdir / "server.log")
         self.audit_spec = f"dir:{workdir / 'audit'}"
+        self.signing_key = workdir / "audit-signing.key"
+        self.audit_keys = AuditKeys.for_writer(_new_key(self.signing_key))
         self.statuses: dict[str, str] = {}
         self.kills_issued = 0
         self.restarts = 0
@@ -81,6 +83,7 @@ class ChaosRun:
             "FUNDSAGA_TASK_QUEUE": TASK_QUEUE,
             "FUNDSAGA_DATABASE_URL": self.database_url,
             "FUNDSAGA_AUDIT_STORE": self.audit_spec,
+            "FUNDSAGA_AUDIT_SIGNING_KEY": str(self.signing_key),
             "FUNDSAGA_FAULTS": self.plan.faults,
             "FUNDSAGA_CHAOS_DB_FAULT_RATE": str(self.plan.config.db_fault_rate),
             "FUNDSAGA_CHAOS_SEED": str(self.plan.config.seed),
@@ -112,7 +115,7 @@ class ChaosRun:
             for worker in workers:
                 worker.stop()
             self.server.stop()
-        store = open_audit_store(self.audit_spec)
+        store = open_audit_store(self.audit_spec, self.audit_keys)
         checks = check_run(ledger, store, self.statuses, funded, len(self.plan.transfers))
         store.close_connections()
         ledger.close_connections()
@@ -200,3 +203,12 @@ class ChaosRun:
             log.read_text(errors="replace").count("chaos: injected database fault")
             for log in self.workdir.glob("worker-*.log")
         )
+
+
+def _new_key(path: Path) -> SigningKey:
+    """The run's signing key, in a file its worker processes read, as production workers do."""
+    if path.exists():
+        return SigningKey.read(path)
+    key = SigningKey.generate()
+    key.write(path)
+    return key

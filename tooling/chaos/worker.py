@@ -10,7 +10,7 @@ import asyncio
 import os
 import random
 
-from sagas.app import build_worker, connect_temporal
+from sagas.app import build_worker, connect_temporal, writer_keys
 from sagas.audit import open_audit_store
 from sagas.engine import parse_faults
 from sagas.foundations import Settings
@@ -24,7 +24,7 @@ async def serve(settings: Settings) -> None:
     inject_db_faults(ledger.engine, float(os.environ.get("FUNDSAGA_CHAOS_DB_FAULT_RATE", "0")), rng)
     kill_after_next_commit_on_sigusr1()
     client = await connect_temporal(settings)
-    store = open_audit_store(settings.audit_store)
+    store = open_audit_store(settings.audit_store, writer_keys(settings))
     async with build_worker(
         client, settings.task_queue, ledger, store, parse_faults(settings.faults)
     ):

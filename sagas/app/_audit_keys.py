@@ -1,0 +1,37 @@
+"""Which audit keys a process holds: workers sign, every other command only verifies."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from sagas.audit import PUBLIC_KEYS_SETTING, AuditKeys, Keyring, SigningKey
+from sagas.foundations import InvalidRequestError, Settings
+
+log = logging.getLogger("fundsaga.audit")
+
+
+def writer_keys(settings: Settings, *, make_dev_key: bool = False) -> AuditKeys:
+    """The signing key of FUNDSAGA_AUDIT_SIGNING_KEY; `fundsaga dev` makes one if it is missing."""
+    path = Path(settings.audit_signing_key)
+    if make_dev_key and not path.exists():
+        public = SigningKey.generate().write(path)
+        log.warning("made a development audit signing key at %s (public key %s)", path, public)
+    return AuditKeys.for_writer(SigningKey.read(path), Keyring.read(_public_paths(settings)))
+
+
+def verifier_keys(settings: Settings) -> AuditKeys:
+    """The trusted public keys: FUNDSAGA_AUDIT_PUBLIC_KEYS and the signing key's own `.pub`."""
+    paths = _public_paths(settings)
+    beside = Path(settings.audit_signing_key).with_suffix(".pub")
+    if beside.exists():
+        paths.append(beside)
+    if not paths:
+        raise InvalidRequestError(
+            PUBLIC_KEYS_SETTING, "no public key to verify audit signatures with: name the files"
+        )
+    return AuditKeys(Keyring.read(paths))
+
+
+def _public_paths(settings: Settings) -> list[Path]:
+    return list(settings.audit_public_key_paths)
