@@ -2,7 +2,8 @@
 
 import sys
 
-from sagas.app._audit_keys import verifier_keys, writer_keys
+from sagas.app._audit_keys import anchor_head, open_audit, verifier_keys, writer_keys
+from sagas.app._audit_verify import TrailVerdict, verify_trail
 from sagas.app._cli import run_cli
 from sagas.app._client import (
     TRANSFER_WORKFLOW_BY_STEP_MODE,
@@ -34,12 +35,15 @@ __all__ = [
     "SagaHandle",
     "SagaRegistry",
     "SagaType",
+    "TrailVerdict",
     "WorkerContext",
+    "anchor_head",
     "build_worker",
     "built_in_registry",
     "connect_temporal",
     "load_registry",
     "main",
+    "open_audit",
     "run_cli",
     "saga_id",
     "saga_workflow_runner",
@@ -47,5 +51,6 @@ __all__ = [
     "temporal_cli_path",
     "transfer_workflow_id",
     "verifier_keys",
+    "verify_trail",
     "writer_keys",
 ]

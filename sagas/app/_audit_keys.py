@@ -1,11 +1,20 @@
-"""Which audit keys a process holds: workers sign, every other command only verifies."""
+"""The audit trail a process opens: workers sign and anchor, every other command verifies."""
 
 from __future__ import annotations
 
 import logging
 from pathlib import Path
 
-from sagas.audit import PUBLIC_KEYS_SETTING, AuditKeys, Keyring, SigningKey
+from sagas.audit import (
+    PUBLIC_KEYS_SETTING,
+    AnchoredAuditStore,
+    AnchorStore,
+    AuditKeys,
+    Checkpoint,
+    Keyring,
+    SigningKey,
+    open_audit_store,
+)
 from sagas.foundations import InvalidRequestError, Settings
 
 log = logging.getLogger("fundsaga.audit")
@@ -35,3 +44,21 @@ def verifier_keys(settings: Settings) -> AuditKeys:
 
 def _public_paths(settings: Settings) -> list[Path]:
     return list(settings.audit_public_key_paths)
+
+
+def open_audit(settings: Settings, keys: AuditKeys) -> AnchoredAuditStore:
+    """The configured audit store, anchored every FUNDSAGA_AUDIT_ANCHOR_EVERY records in the
+    anchor store configured apart from it."""
+    if settings.audit_anchor_store == settings.audit_store:
+        raise InvalidRequestError(
+            "FUNDSAGA_AUDIT_ANCHOR_STORE", "must be a store apart from FUNDSAGA_AUDIT_STORE"
+        )
+    anchors = AnchorStore(open_audit_store(settings.audit_anchor_store, keys))
+    store = open_audit_store(settings.audit_store, keys)
+    return AnchoredAuditStore(store, anchors, settings.audit_anchor_every)
+
+
+def anchor_head(store: AnchoredAuditStore) -> Checkpoint | None:
+    """Anchor the chain at its head now (`fundsaga audit anchor`); None for an empty chain."""
+    head = store.head()
+    return None if head is None else store.anchors.anchor(head)

@@ -7,11 +7,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sagas.app._audit_keys import verifier_keys
+from sagas.app._audit_keys import anchor_head, open_audit, verifier_keys, writer_keys
+from sagas.app._audit_verify import verify_trail
 from sagas.app._client import connect_temporal
 from sagas.app._compensation_audit import run_compensation_audit
 from sagas.app._report_formats import FORMATS
-from sagas.audit import Checkpoint, SigningKey, open_audit_store, take_checkpoint
+from sagas.audit import AnchoredAuditStore, Checkpoint, SigningKey, take_checkpoint
 from sagas.engine import SAGA_STATUS, SAGA_TYPE, SagaStatus
 from sagas.foundations import InvalidRequestError, Settings
 from sagas.ledger import Ledger
@@ -24,9 +25,8 @@ def add_parser(commands: Any) -> None:
     keygen.add_argument(
         "--out", type=Path, help="private key file (default FUNDSAGA_AUDIT_SIGNING_KEY)"
     )
-    verify = sub.add_parser(
-        "verify", help="recompute the chain and its signatures; exit 1 if broken"
-    )
+    sub.add_parser("anchor", help="anchor the chain at its head now (needs the signing key)")
+    verify = sub.add_parser("verify", help="chain, signatures and anchors; exit 1 on any finding")
     verify.add_argument("--checkpoint", type=Path, help="a file written by `audit checkpoint`")
     checkpoint = sub.add_parser("checkpoint", help="export the chain head, to keep elsewhere")
     checkpoint.add_argument("-o", "--output-file", type=Path, help="default: stdout")
@@ -58,7 +58,9 @@ def _emit(text: str, target: Path | None) -> None:
 async def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.action == "keygen":
         return _keygen(args.out or Path(settings.audit_signing_key))
-    store = open_audit_store(settings.audit_store, verifier_keys(settings))
+    if args.action == "anchor":
+        return _anchor(open_audit(settings, writer_keys(settings)))
+    store = open_audit(settings, verifier_keys(settings))
     try:
         if args.action == "verify":
             return _verify(store, args.checkpoint)
@@ -80,18 +82,38 @@ def _keygen(path: Path) -> int:
     return 0
 
 
-def _verify(store: Any, checkpoint_file: Path | None) -> int:
+def _anchor(store: AnchoredAuditStore) -> int:
+    try:
+        anchored = anchor_head(store)
+    finally:
+        store.close_connections()
+    if anchored is None:
+        print("the audit chain is empty: nothing to anchor")
+    else:
+        print(f"audit chain anchored at record {anchored.sequence} ({anchored.hash})")
+    return 0
+
+
+def _verify(store: AnchoredAuditStore, checkpoint_file: Path | None) -> int:
     checkpoint = None
     if checkpoint_file is not None:
         try:
             checkpoint = Checkpoint.from_json(checkpoint_file.read_text(encoding="utf-8"))
         except (OSError, ValueError) as err:
             raise InvalidRequestError("--checkpoint", str(err)) from err
-    result = store.verify(checkpoint)
-    if result.ok:
-        print(f"audit chain intact: {result.records} records")
+    verdict = verify_trail(store, checkpoint)
+    if verdict.ok:
+        anchored = (
+            f", anchored at record {verdict.anchored_at}"
+            if verdict.anchored_at is not None
+            else ", no anchor yet"
+        )
+        print(f"audit chain intact: {verdict.records} records, every signature valid{anchored}")
         return 0
-    print(f"audit chain BROKEN at sequence {result.first_bad_sequence}: {result.problem}")
+    where = f" at sequence {verdict.first_bad_sequence}" if verdict.first_bad_sequence else ""
+    print(f"audit chain BROKEN{where}: {verdict.findings[0]}")
+    for finding in verdict.findings[1:]:
+        print(f"  also: {finding}")
     return 1
 
 

@@ -9,14 +9,13 @@ import signal
 from contextlib import AsyncExitStack
 from typing import Any
 
-from sagas.app._audit_keys import writer_keys
+from sagas.app._audit_keys import anchor_head, open_audit, writer_keys
 from sagas.app._client import FundsagaClient, connect_temporal
 from sagas.app._demo import DEMO_FAULTS, run_demo
 from sagas.app._devserver import start_dev_server
 from sagas.app._migrate import databases_to_migrate
 from sagas.app._registry import load_registry
 from sagas.app._worker import build_worker
-from sagas.audit import open_audit_store
 from sagas.engine import parse_faults
 from sagas.foundations import DEFAULT_HOME, InvalidRequestError, Settings, upgrade_database
 from sagas.ledger import Ledger
@@ -48,6 +47,7 @@ async def run_dev(args: argparse.Namespace, settings: Settings) -> int:
     if args.no_worker and args.demo:
         raise InvalidRequestError("--demo", "needs the built-in worker: drop --no-worker")
     registry = load_registry(settings.saga_module_names)
+    audit = open_audit(settings, writer_keys(settings, make_dev_key=True))
     async with env, AsyncExitStack() as stack:
         if args.no_worker:
             print(f"no worker started; start one on task queue {settings.task_queue!r}")
@@ -57,9 +57,7 @@ async def run_dev(args: argparse.Namespace, settings: Settings) -> int:
                     env.client,
                     settings.task_queue,
                     ledger,
-                    open_audit_store(
-                        settings.audit_store, writer_keys(settings, make_dev_key=True)
-                    ),
+                    audit,
                     parse_faults(faults_spec),
                     registry=registry,
                 )
@@ -73,6 +71,9 @@ async def run_dev(args: argparse.Namespace, settings: Settings) -> int:
             logging.getLogger("temporalio.activity").setLevel(logging.ERROR)
             print("demo transfers:")
             await run_demo(FundsagaClient.configured(env.client, settings, ledger), ui_url)
+            anchored = anchor_head(audit)
+            if anchored is not None:
+                print(f"audit chain anchored at record {anchored.sequence}")
         print(f"open {ui_url} to read the histories; Ctrl-C stops everything")
         await until_stopped()
     return 0
@@ -81,7 +82,7 @@ async def run_dev(args: argparse.Namespace, settings: Settings) -> int:
 async def run_worker(settings: Settings) -> int:
     client = await connect_temporal(settings)
     ledger = Ledger.from_url(settings.database_url)
-    store = open_audit_store(settings.audit_store, writer_keys(settings))
+    store = open_audit(settings, writer_keys(settings))
     faults = parse_faults(settings.faults)
     registry = load_registry(settings.saga_module_names)
     async with build_worker(client, settings.task_queue, ledger, store, faults, registry=registry):

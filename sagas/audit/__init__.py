@@ -5,6 +5,7 @@ chain from what is stored and names the first bad sequence number; `take_checkpo
 exports the head so that a truncated tail is detected too.
 """
 
+from sagas.audit._anchors import AnchoredAuditStore, AnchorStore
 from sagas.audit._checkpoint import Checkpoint, take_checkpoint
 from sagas.audit._factory import open_audit_store
 from sagas.audit._keys import (
@@ -24,6 +25,8 @@ __all__ = [
     "GENESIS_HASH",
     "PUBLIC_KEYS_SETTING",
     "SIGNING_KEY_SETTING",
+    "AnchorStore",
+    "AnchoredAuditStore",
     "AuditKeys",
     "AuditRecord",
     "AuditStore",

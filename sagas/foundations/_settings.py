@@ -31,6 +31,12 @@ class Settings(BaseSettings):
         str(DEFAULT_HOME / "audit-signing.key"), alias="FUNDSAGA_AUDIT_SIGNING_KEY"
     )
     """The worker's Ed25519 private key (PEM); its public key is the `.pub` beside it."""
+    audit_anchor_store: str = Field(
+        f"dir:{DEFAULT_HOME / 'audit-anchors'}", alias="FUNDSAGA_AUDIT_ANCHOR_STORE"
+    )
+    """Where signed checkpoints of the audit chain go: apart from the audit store."""
+    audit_anchor_every: int = Field(100, alias="FUNDSAGA_AUDIT_ANCHOR_EVERY", ge=1)
+    """Anchor the audit chain every this many records."""
     audit_public_keys: str = Field("", alias="FUNDSAGA_AUDIT_PUBLIC_KEYS")
     """Comma-separated public key files (PEM) verifiers trust, besides the signing key's own."""
     saga_modules: str = Field("", alias="FUNDSAGA_SAGA_MODULES")

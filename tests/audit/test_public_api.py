@@ -3,6 +3,8 @@ import sagas.audit
 
 def test_the_public_names_change_only_on_purpose() -> None:
     assert sorted(sagas.audit.__all__) == [
+        "AnchorStore",
+        "AnchoredAuditStore",
         "AuditKeys",
         "AuditRecord",
         "AuditStore",

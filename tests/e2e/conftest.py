@@ -75,6 +75,7 @@ def cli_task_queue(
     monkeypatch.setenv("FUNDSAGA_TASK_QUEUE", queue)
     monkeypatch.setenv("FUNDSAGA_DATABASE_URL", database_url)
     monkeypatch.setenv("FUNDSAGA_AUDIT_STORE", f"dir:{tmp_path / 'audit'}")
+    monkeypatch.setenv("FUNDSAGA_AUDIT_ANCHOR_STORE", f"dir:{tmp_path / 'anchors'}")
     monkeypatch.setenv("FUNDSAGA_AUDIT_PUBLIC_KEYS", str(write_public_key(tmp_path)))
     monkeypatch.setenv("FUNDSAGA_AUDIT_SIGNING_KEY", str(tmp_path / "no-signing-key-here.key"))
     return queue

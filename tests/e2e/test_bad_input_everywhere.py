@@ -183,6 +183,7 @@ def fundsaga(
     monkeypatch.setenv("FUNDSAGA_TASK_QUEUE", client.task_queue)
     monkeypatch.setenv("FUNDSAGA_DATABASE_URL", database_url)
     monkeypatch.setenv("FUNDSAGA_AUDIT_STORE", f"dir:{tmp_path / 'audit'}")
+    monkeypatch.setenv("FUNDSAGA_AUDIT_ANCHOR_STORE", f"dir:{tmp_path / 'anchors'}")
 
     async def run(*argv: str) -> CliResult:
         capsys.readouterr()

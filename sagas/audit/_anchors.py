@@ -1,0 +1,97 @@
+"""Anchors: signed checkpoints of the audit chain, kept in a store of their own.
+
+The anchor store is itself an append-only, hash-chained, signed audit store (a directory or a
+table in another database), so it refuses change the same way and a unique sequence number
+keeps it from forking. An anchor names a sequence number of the audit chain and its hash: a
+truncated or rewritten audit chain no longer reaches the latest anchor.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC
+
+from pydantic import JsonValue
+
+from sagas.audit._checkpoint import Checkpoint
+from sagas.audit._record import AuditRecord
+from sagas.audit._store import AuditStore
+from sagas.audit._verify import VerifyResult
+
+ANCHOR_KIND = "anchor"
+ANCHORED_CHAIN = "audit-chain"
+
+
+class AnchorStore:
+    """Signed checkpoints of one audit chain, appended to their own chained store."""
+
+    def __init__(self, chain: AuditStore) -> None:
+        self._chain = chain
+
+    def anchor(self, head: AuditRecord) -> Checkpoint:
+        """Anchor the audit chain at `head`; anchoring the same sequence again changes nothing."""
+        written = self._chain.append(
+            kind=ANCHOR_KIND,
+            saga_id=ANCHORED_CHAIN,
+            dedupe_key=f"anchor:{head.sequence}",
+            payload={"sequence": head.sequence, "hash": head.hash},
+        )
+        return _checkpoint(written)
+
+    def latest(self) -> Checkpoint | None:
+        """The anchor that names the highest sequence number of the audit chain."""
+        anchors = [_checkpoint(r) for r in self._chain.records() if r.kind == ANCHOR_KIND]
+        return max(anchors, key=lambda a: a.sequence, default=None)
+
+    def verify(self) -> VerifyResult:
+        """The anchor store's own chain: hashes, links and signatures."""
+        return self._chain.verify()
+
+    def close_connections(self) -> None:
+        self._chain.close_connections()
+
+
+class AnchoredAuditStore:
+    """An audit store that anchors its chain every `every` records, once each is durable.
+
+    A retried append of an anchored record anchors it again, which changes nothing: an anchor
+    missed by a crash between the two writes is made up by the retry.
+    """
+
+    def __init__(self, store: AuditStore, anchors: AnchorStore, every: int) -> None:
+        self._store = store
+        self.anchors = anchors
+        self._every = every
+
+    def append(
+        self, *, kind: str, saga_id: str, dedupe_key: str, payload: dict[str, JsonValue]
+    ) -> AuditRecord:
+        record = self._store.append(
+            kind=kind, saga_id=saga_id, dedupe_key=dedupe_key, payload=payload
+        )
+        if record.sequence % self._every == 0:
+            self.anchors.anchor(record)
+        return record
+
+    def find(self, dedupe_key: str) -> AuditRecord | None:
+        return self._store.find(dedupe_key)
+
+    def records(self, *, saga_id: str | None = None) -> list[AuditRecord]:
+        return self._store.records(saga_id=saga_id)
+
+    def head(self) -> AuditRecord | None:
+        return self._store.head()
+
+    def verify(self, checkpoint: Checkpoint | None = None) -> VerifyResult:
+        return self._store.verify(checkpoint)
+
+    def close_connections(self) -> None:
+        self._store.close_connections()
+        self.anchors.close_connections()
+
+
+def _checkpoint(record: AuditRecord) -> Checkpoint:
+    sequence = record.payload.get("sequence")
+    hashed = record.payload.get("hash")
+    if not isinstance(sequence, int) or not isinstance(hashed, str):
+        raise ValueError(f"anchor record {record.sequence} names no sequence and hash")
+    return Checkpoint(sequence, hashed, record.recorded_at.astimezone(UTC))
