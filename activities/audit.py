@@ -6,7 +6,7 @@ from temporalio import activity
 
 from sagas import FundsagaError
 from sagas.audit import AuditStore
-from sagas.engine import AUDIT_ACTIVITY, AuditCall, to_application_error
+from sagas.engine import AUDIT_ACTIVITY, AuditCall, AuditReceipt, to_application_error
 
 
 class AuditActivities:
@@ -14,8 +14,8 @@ class AuditActivities:
         self.store = store
 
     @activity.defn(name=AUDIT_ACTIVITY)
-    def record(self, call: AuditCall) -> int:
-        """Append the record (a retry with the same dedupe key returns the first); its sequence."""
+    def record(self, call: AuditCall) -> AuditReceipt:
+        """Append the record (a retry with the same dedupe key returns the first); its place."""
         try:
             written = self.store.append(
                 kind=call.kind,
@@ -25,4 +25,4 @@ class AuditActivities:
             )
         except FundsagaError as err:
             raise to_application_error(err, activity.info().attempt) from err
-        return written.sequence
+        return AuditReceipt(sequence=written.sequence, hash=written.hash)

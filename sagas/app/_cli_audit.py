@@ -9,6 +9,7 @@ from typing import Any
 
 from sagas.app._audit_keys import anchor_head, open_audit, verifier_keys, writer_keys
 from sagas.app._audit_verify import verify_trail
+from sagas.app._audit_witness import Witnessed, witness_findings, witnessed_records
 from sagas.app._client import connect_temporal
 from sagas.app._compensation_audit import run_compensation_audit
 from sagas.app._report_formats import FORMATS
@@ -63,7 +64,7 @@ async def run(args: argparse.Namespace, settings: Settings) -> int:
     store = open_audit(settings, verifier_keys(settings))
     try:
         if args.action == "verify":
-            return _verify(store, args.checkpoint)
+            return await _verify(store, args.checkpoint, settings)
         if args.action == "checkpoint":
             _emit(take_checkpoint(store).to_json() + "\n", args.output_file)
             return 0
@@ -94,7 +95,9 @@ def _anchor(store: AnchoredAuditStore) -> int:
     return 0
 
 
-def _verify(store: AnchoredAuditStore, checkpoint_file: Path | None) -> int:
+async def _verify(
+    store: AnchoredAuditStore, checkpoint_file: Path | None, settings: Settings
+) -> int:
     checkpoint = None
     if checkpoint_file is not None:
         try:
@@ -102,6 +105,14 @@ def _verify(store: AnchoredAuditStore, checkpoint_file: Path | None) -> int:
         except (OSError, ValueError) as err:
             raise InvalidRequestError("--checkpoint", str(err)) from err
     verdict = verify_trail(store, checkpoint)
+    witnessed = await _witnessed(settings)
+    if witnessed is None:
+        print(
+            f"note: Temporal at {settings.temporal_address} not reachable: histories not compared"
+        )
+    else:
+        for finding in witness_findings(store.records(), witnessed):
+            verdict.fail(finding)
     if verdict.ok:
         anchored = (
             f", anchored at record {verdict.anchored_at}"
@@ -117,20 +128,32 @@ def _verify(store: AnchoredAuditStore, checkpoint_file: Path | None) -> int:
     return 1
 
 
+async def _witnessed(settings: Settings) -> list[Witnessed] | None:
+    try:
+        client = await connect_temporal(settings)
+    except RuntimeError:
+        return None
+    return await witnessed_records(client, settings.task_queue)
+
+
 async def _temporal_statuses(settings: Settings) -> dict[str, str] | None:
     try:
         client = await connect_temporal(settings)
     except RuntimeError:
         return None
     statuses: dict[str, str] = {}
-    query = f"{SAGA_TYPE.name} = 'transfer' AND TaskQueue = '{settings.task_queue}'"
+    query = f"{SAGA_TYPE.name} IS NOT NULL AND TaskQueue = '{settings.task_queue}'"
     async for execution in client.list_workflows(query):
         statuses[execution.id] = execution.typed_search_attributes.get(SAGA_STATUS) or ""
     return statuses
 
 
-async def _compensations(args: argparse.Namespace, settings: Settings, store: Any) -> int:
+async def _compensations(
+    args: argparse.Namespace, settings: Settings, store: AnchoredAuditStore
+) -> int:
     ledger = Ledger.from_url(settings.database_url)
+    trail = verify_trail(store, None)
+    witnessed = await _witnessed(settings)
     try:
         report = run_compensation_audit(
             ledger,
@@ -142,5 +165,9 @@ async def _compensations(args: argparse.Namespace, settings: Settings, store: An
         )
     finally:
         ledger.close_connections()
+    first = [f"audit trail: {finding}" for finding in trail.findings]
+    if witnessed is not None:
+        first += witness_findings(store.records(), witnessed)
+    report.findings[:0] = first
     _emit(FORMATS[args.format](report), args.output_file)
     return 0 if report.ok else 1

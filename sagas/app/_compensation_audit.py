@@ -11,7 +11,12 @@ from sagas.audit import AuditRecord, AuditStore, VerifyResult
 from sagas.engine import AuditKind, SagaStatus
 from sagas.ledger import HoldStatus, Ledger
 
-AUDITED = (SagaStatus.COMPENSATED, SagaStatus.NEEDS_ATTENTION, SagaStatus.RESOLVED)
+AUDITED = (
+    SagaStatus.COMPENSATED,
+    SagaStatus.NEEDS_ATTENTION,
+    SagaStatus.RESOLVED,
+    SagaStatus.REJECTED,
+)
 CLOSING_KINDS = (AuditKind.TERMINAL, AuditKind.NEEDS_ATTENTION)
 
 
@@ -57,9 +62,26 @@ def _text(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-def _amount(payload: dict[str, Any]) -> str:
+def _recorded_amount(payload: dict[str, Any]) -> str:
     request = payload.get("input") or {}
-    return f"{request.get('amount', '?')} {request.get('currency', '')}".strip()
+    if not isinstance(request, dict) or "amount" not in request:
+        return ""
+    return f"{request.get('amount')} {request.get('currency', '')}".strip()
+
+
+def ledger_amount(ledger: Ledger, saga_id: str) -> str:
+    """What the saga moved, from the ledger only: its holds, else its largest posting."""
+    held = [h.amount for h in ledger.holds(saga_id=saga_id) if h.amount is not None]
+    if held:
+        return str(held[0])
+    legs = [
+        posting.amount
+        for entry in ledger.entries(saga_id=saga_id)
+        if entry.reverses_entry_id is None
+        for posting in entry.postings
+        if posting.amount.minor > 0
+    ]
+    return str(max(legs, key=lambda money: money.minor)) if legs else "nothing"
 
 
 def _compensations(payload: dict[str, Any]) -> str:
@@ -86,11 +108,17 @@ def audit_saga(ledger: Ledger, record: AuditRecord) -> SagaAudit:
     payload: dict[str, Any] = dict(record.payload)
     status = _text(payload.get("status"))
     check, finding = _ledger_check(ledger, record.saga_id, status)
+    moved = ledger_amount(ledger, record.saga_id)
+    recorded = _recorded_amount(payload)
+    if finding is None and moved != "nothing" and recorded and recorded != moved:
+        finding = (
+            f"{record.saga_id}: record {record.sequence} says {recorded}, the ledger moved {moved}"
+        )
     return SagaAudit(
         saga_id=record.saga_id,
         status=status,
         recorded_at=record.recorded_at,
-        amount=_amount(payload),
+        amount=moved,
         failed_step=_text(payload.get("failed_step")),
         error=f"{_text(payload.get('error_class'))}: {_text(payload.get('error_message'))}",
         compensations=_compensations(payload),
@@ -118,6 +146,7 @@ def run_compensation_audit(
         )
     report.findings.extend(f"ledger: {problem}" for problem in ledger.check_invariants())
     closing = closing_records(store.records())
+    reachable = temporal_statuses is not None
     if temporal_statuses is None:
         report.findings.append("Temporal not reachable: visibility was not cross-checked")
         temporal_statuses = {}
@@ -135,4 +164,23 @@ def run_compensation_audit(
         report.sagas.append(line)
         if line.finding:
             report.findings.append(line.finding)
+        if reachable:
+            report.findings.extend(_against_temporal(ledger, record, line, temporal_statuses))
     return report
+
+
+def _against_temporal(
+    ledger: Ledger, record: AuditRecord, line: SagaAudit, temporal: dict[str, str]
+) -> list[str]:
+    """The record against the saga Temporal knows, or the ledger's trace of one it forgot."""
+    shown = temporal.get(record.saga_id)
+    if shown is None:
+        if ledger.claim_of(record.saga_id) is None and not ledger.snapshots(record.saga_id):
+            return [
+                f"{record.saga_id}: record {record.sequence} names a saga that Temporal does "
+                "not know and that left no trace in the ledger"
+            ]
+        return []  # Temporal no longer has the history: the record and the ledger prove it
+    if record.kind == AuditKind.TERMINAL and shown != line.status:
+        return [f"{record.saga_id}: record {record.sequence} says {line.status}, Temporal {shown}"]
+    return []

@@ -1,6 +1,6 @@
 """The saga engine: definitions, the runtime loop, step execution, snapshots, audit-trail calls."""
 
-from sagas.engine._audit_call import AUDIT_ACTIVITY, AuditCall, AuditKind
+from sagas.engine._audit_call import AUDIT_ACTIVITY, AuditCall, AuditKind, AuditReceipt
 from sagas.engine._audit_trail import AUDIT_COMPLETED_MEMO
 from sagas.engine._definition import (
     Phase,
@@ -47,6 +47,7 @@ __all__ = [
     "VIEW_QUERY",
     "AuditCall",
     "AuditKind",
+    "AuditReceipt",
     "CompensationEntry",
     "CompensationOutcome",
     "CompensationResult",

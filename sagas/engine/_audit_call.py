@@ -31,6 +31,14 @@ class AuditKind(StrEnum):
     OPERATOR_RESOLVE = "operator_resolve"  # an operator resolved the parked compensation by hand
 
 
+class AuditReceipt(BaseModel):
+    """What the audit activity returns: the record's place in the chain, kept in the saga's
+    Temporal history as an independent witness of what the store held."""
+
+    sequence: int
+    hash: str
+
+
 class AuditCall(BaseModel):
     """One audit record to append; `dedupe_key` makes a retried write a no-op."""
 

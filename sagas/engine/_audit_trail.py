@@ -35,6 +35,7 @@ def outcome_payload(
     return {
         "saga_id": outcome.saga_id,
         "saga_type": outcome.saga_type,
+        "run_id": workflow.info().run_id,
         "status": outcome.status.value,
         "input": request,
         "failed_step": failure.step_name if failure else None,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -13,11 +14,13 @@ from temporalio.testing import WorkflowEnvironment
 
 from sagas import SagaStatus, parse_faults
 from sagas.app import FundsagaClient, build_worker
-from sagas.audit import AuditStore, open_audit_store
+from sagas.app._compensation_audit import audit_saga
+from sagas.audit import GENESIS_HASH, AuditStore, open_audit_store
+from sagas.audit._record import seal
 from sagas.ledger import Ledger
 from tests.e2e._fast import FastTransferWorkflow
-from tests.e2e.conftest import fundsaga
-from tests.fixtures_audit import TEST_KEYS
+from tests.e2e.conftest import eur, fundsaga
+from tests.fixtures_audit import TEST_KEYS, TEST_SIGNER
 
 
 async def run_transfers(
@@ -143,7 +146,7 @@ async def test_a_saga_without_its_audit_record_is_a_finding(
     assert f"{lost}: Temporal shows COMPENSATED but no audit record exists" in out
 
 
-async def test_verify_names_the_first_bad_record_and_a_checkpoint_catches_truncation(
+async def test_a_deleted_tail_is_found_by_temporal_s_witness_and_by_a_checkpoint(
     audited_run: tuple[list[str], AuditStore],
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
@@ -160,6 +163,58 @@ async def test_verify_names_the_first_bad_record_and_a_checkpoint_catches_trunca
     against = await fundsaga("audit", "verify", "--checkpoint", str(checkpoint))
     out = capsys.readouterr().out
 
-    assert plain == 0
+    assert plain == 1
+    assert f"record {len(files)} of " in out
+    assert "is in Temporal's history but not in the audit store" in out
     assert against == 1
     assert f"BROKEN at sequence {len(files)}" in out
+
+
+async def test_a_record_for_a_saga_that_never_ran_is_a_finding_even_when_signed(
+    audited_run: tuple[list[str], AuditStore], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Made with the signing key itself, so only the sources can tell it from the truth."""
+    _, store = audited_run
+    forged = store.append(
+        kind="terminal",
+        saga_id="transfer-forged",
+        dedupe_key="transfer-forged:terminal",
+        payload={
+            "saga_id": "transfer-forged",
+            "status": "COMPENSATED",
+            "input": {"amount": "999.00", "currency": "EUR"},
+            "compensations": [],
+        },
+    )
+    capsys.readouterr()
+
+    code = await fundsaga("audit", "compensations", "--format", "json")
+    report = json.loads(capsys.readouterr().out)
+
+    assert code == 1
+    assert (
+        f"transfer-forged: record {forged.sequence} names a saga that Temporal does not know "
+        "and that left no trace in the ledger"
+    ) in report["findings"]
+
+
+def test_the_amount_comes_from_the_ledger_and_a_record_that_disagrees_is_a_finding(
+    funded: Ledger,
+) -> None:
+    funded.place_hold("transfer-k:reserve:action", "alice", eur("10.00"), saga_id="transfer-k")
+    funded.void_hold("transfer-k:reserve:action", saga_id="transfer-k")
+    record = seal(
+        sequence=1,
+        recorded_at=datetime.now(UTC),
+        kind="terminal",
+        saga_id="transfer-k",
+        dedupe_key="transfer-k:terminal",
+        payload={"status": "COMPENSATED", "input": {"amount": "999.00", "currency": "EUR"}},
+        prev_hash=GENESIS_HASH,
+        signer=TEST_SIGNER,
+    )
+
+    line = audit_saga(funded, record)
+
+    assert line.amount == "10.00 EUR"
+    assert line.finding == "transfer-k: record 1 says 999.00 EUR, the ledger moved 10.00 EUR"

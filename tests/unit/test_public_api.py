@@ -104,6 +104,7 @@ PUBLIC = {
         "AUDIT_COMPLETED_MEMO",
         "AuditCall",
         "AuditKind",
+        "AuditReceipt",
         "CompensationEntry",
         "CompensationOutcome",
         "CompensationResult",
