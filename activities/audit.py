@@ -5,13 +5,20 @@ from __future__ import annotations
 from temporalio import activity
 
 from sagas import FundsagaError
-from sagas.audit import AuditStore
-from sagas.engine import AUDIT_ACTIVITY, AuditCall, AuditReceipt, to_application_error
+from sagas.audit import AnchorStore, AuditStore
+from sagas.engine import (
+    ANCHOR_ACTIVITY,
+    AUDIT_ACTIVITY,
+    AuditCall,
+    AuditReceipt,
+    to_application_error,
+)
 
 
 class AuditActivities:
-    def __init__(self, store: AuditStore) -> None:
+    def __init__(self, store: AuditStore, anchors: AnchorStore | None = None) -> None:
         self.store = store
+        self.anchors = anchors
 
     @activity.defn(name=AUDIT_ACTIVITY)
     def record(self, call: AuditCall) -> AuditReceipt:
@@ -26,3 +33,14 @@ class AuditActivities:
         except FundsagaError as err:
             raise to_application_error(err, activity.info().attempt) from err
         return AuditReceipt(sequence=written.sequence, hash=written.hash)
+
+    @activity.defn(name=ANCHOR_ACTIVITY)
+    def anchor(self) -> int | None:
+        """Anchor the chain at its head; the anchored sequence (None: empty chain, no anchors)."""
+        head = self.store.head()
+        if head is None or self.anchors is None:
+            return None
+        try:
+            return self.anchors.anchor(head).sequence
+        except FundsagaError as err:
+            raise to_application_error(err, activity.info().attempt) from err

@@ -2,6 +2,7 @@
 
 import sys
 
+from sagas.app._anchor_schedule import anchor_schedule_id, ensure_anchor_schedule
 from sagas.app._audit_keys import anchor_head, open_audit, verifier_keys, writer_keys
 from sagas.app._audit_verify import TrailVerdict, verify_trail
 from sagas.app._cli import run_cli
@@ -38,9 +39,11 @@ __all__ = [
     "TrailVerdict",
     "WorkerContext",
     "anchor_head",
+    "anchor_schedule_id",
     "build_worker",
     "built_in_registry",
     "connect_temporal",
+    "ensure_anchor_schedule",
     "load_registry",
     "main",
     "open_audit",

@@ -7,8 +7,12 @@ import asyncio
 import logging
 import signal
 from contextlib import AsyncExitStack
+from datetime import timedelta
 from typing import Any
 
+from temporalio.client import Client
+
+from sagas.app._anchor_schedule import ensure_anchor_schedule
 from sagas.app._audit_keys import anchor_head, open_audit, writer_keys
 from sagas.app._client import FundsagaClient, connect_temporal
 from sagas.app._demo import DEMO_FAULTS, run_demo
@@ -66,6 +70,7 @@ async def run_dev(args: argparse.Namespace, settings: Settings) -> int:
                 f"worker running saga types {', '.join(registry.names())} on task queue "
                 f"{settings.task_queue!r}; ledger {settings.database_url}"
             )
+            await schedule_anchors(env.client, settings)
         if args.demo:
             # The demo's failures are on purpose; their stack traces would bury the summary.
             logging.getLogger("temporalio.activity").setLevel(logging.ERROR)
@@ -90,8 +95,15 @@ async def run_worker(settings: Settings) -> int:
             f"worker running saga types {', '.join(registry.names())} on "
             f"{settings.temporal_address}, task queue {settings.task_queue!r}"
         )
+        await schedule_anchors(client, settings)
         await until_stopped()
     return 0
+
+
+async def schedule_anchors(temporal: Client, settings: Settings) -> None:
+    if settings.audit_anchor_minutes:
+        every = timedelta(minutes=settings.audit_anchor_minutes)
+        await ensure_anchor_schedule(temporal, settings.task_queue, every)
 
 
 async def until_stopped() -> None:

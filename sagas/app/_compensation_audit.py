@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -161,26 +161,31 @@ def run_compensation_audit(
             continue
         if (since and record.recorded_at < since) or (until and record.recorded_at > until):
             continue
+        if reachable:
+            findings, note = _against_temporal(ledger, record, line, temporal_statuses)
+            report.findings.extend(findings)
+            if note:
+                line = replace(line, ledger_check=f"{line.ledger_check}; {note}")
         report.sagas.append(line)
         if line.finding:
             report.findings.append(line.finding)
-        if reachable:
-            report.findings.extend(_against_temporal(ledger, record, line, temporal_statuses))
     return report
 
 
 def _against_temporal(
     ledger: Ledger, record: AuditRecord, line: SagaAudit, temporal: dict[str, str]
-) -> list[str]:
-    """The record against the saga Temporal knows, or the ledger's trace of one it forgot."""
+) -> tuple[list[str], str | None]:
+    """Findings from the saga Temporal knows, or a note when only the ledger remembers it."""
     shown = temporal.get(record.saga_id)
     if shown is None:
         if ledger.claim_of(record.saga_id) is None and not ledger.snapshots(record.saga_id):
-            return [
+            finding = (
                 f"{record.saga_id}: record {record.sequence} names a saga that Temporal does "
                 "not know and that left no trace in the ledger"
-            ]
-        return []  # Temporal no longer has the history: the record and the ledger prove it
+            )
+            return [finding], None
+        return [], "history no longer in Temporal: proven from the signed record and the ledger"
     if record.kind == AuditKind.TERMINAL and shown != line.status:
-        return [f"{record.saga_id}: record {record.sequence} says {line.status}, Temporal {shown}"]
-    return []
+        finding = f"{record.saga_id}: record {record.sequence} says {line.status}, Temporal {shown}"
+        return [finding], None
+    return [], None

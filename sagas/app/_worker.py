@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 from temporalio.client import Client
 from temporalio.worker import Worker, WorkflowRunner
@@ -12,9 +13,10 @@ from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxR
 
 from activities.audit import AuditActivities
 from sagas.app._registry import SagaRegistry, WorkerContext, built_in_registry
-from sagas.audit import AuditStore
+from sagas.audit import AnchoredAuditStore, AuditStore
 from sagas.engine import FAULTS_ENV_VAR, FaultPlan
 from sagas.ledger import Ledger
+from workflows import AuditAnchorWorkflow
 
 log = logging.getLogger("fundsaga.worker")
 
@@ -70,11 +72,17 @@ def build_worker(
     chosen = list(workflows) if workflows is not None else registry.workflows()
     modules = sorted({cls.__module__ for cls in chosen})
     context = WorkerContext(ledger=ledger, faults=faults)
-    activities = [*registry.activities(context), AuditActivities(audit_store).record]
+    anchors = audit_store.anchors if isinstance(audit_store, AnchoredAuditStore) else None
+    audit = AuditActivities(audit_store, anchors)
+    activities: list[Callable[..., Any]] = [
+        *registry.activities(context),
+        audit.record,
+        audit.anchor,
+    ]
     return Worker(
         client,
         task_queue=task_queue,
-        workflows=chosen,
+        workflows=[*chosen, AuditAnchorWorkflow],
         activities=activities,
         activity_executor=ThreadPoolExecutor(max_workers=max_concurrent_activities),
         max_concurrent_activities=max_concurrent_activities,

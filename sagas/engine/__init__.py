@@ -1,6 +1,14 @@
 """The saga engine: definitions, the runtime loop, step execution, snapshots, audit-trail calls."""
 
-from sagas.engine._audit_call import AUDIT_ACTIVITY, AuditCall, AuditKind, AuditReceipt
+from sagas.engine._audit_call import (
+    ANCHOR_ACTIVITY,
+    AUDIT_ACTIVITY,
+    AUDIT_RETRY,
+    AUDIT_TIMEOUT,
+    AuditCall,
+    AuditKind,
+    AuditReceipt,
+)
 from sagas.engine._audit_trail import AUDIT_COMPLETED_MEMO
 from sagas.engine._definition import (
     Phase,
@@ -35,8 +43,11 @@ from sagas.engine._step_guard import SnapshotStore, step_guard, to_application_e
 from sagas.engine._workflow_base import RESOLVE_UPDATE, RETRY_UPDATE, VIEW_QUERY, SagaWorkflow
 
 __all__ = [
+    "ANCHOR_ACTIVITY",
     "AUDIT_ACTIVITY",
     "AUDIT_COMPLETED_MEMO",
+    "AUDIT_RETRY",
+    "AUDIT_TIMEOUT",
     "FAULTS_ENV_VAR",
     "MAX_WAIT",
     "RESOLVE_UPDATE",

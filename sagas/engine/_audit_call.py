@@ -9,6 +9,8 @@ from pydantic import BaseModel, JsonValue
 from temporalio.common import RetryPolicy
 
 AUDIT_ACTIVITY = "audit.record"
+ANCHOR_ACTIVITY = "audit.anchor"
+"""Anchors the audit chain at its head; run by the one anchor schedule of a deployment."""
 
 AUDIT_RETRY = RetryPolicy(
     initial_interval=timedelta(seconds=1),

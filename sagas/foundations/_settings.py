@@ -37,6 +37,8 @@ class Settings(BaseSettings):
     """Where signed checkpoints of the audit chain go: apart from the audit store."""
     audit_anchor_every: int = Field(100, alias="FUNDSAGA_AUDIT_ANCHOR_EVERY", ge=1)
     """Anchor the audit chain every this many records."""
+    audit_anchor_minutes: int = Field(10, alias="FUNDSAGA_AUDIT_ANCHOR_MINUTES", ge=0)
+    """Workers keep a Temporal schedule that anchors the chain this often; 0 turns it off."""
     audit_public_keys: str = Field("", alias="FUNDSAGA_AUDIT_PUBLIC_KEYS")
     """Comma-separated public key files (PEM) verifiers trust, besides the signing key's own."""
     saga_modules: str = Field("", alias="FUNDSAGA_SAGA_MODULES")

@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from sagas.app import anchor_head, verify_trail
 from sagas.audit import AnchoredAuditStore, AnchorStore, open_audit_store
+from sagas.foundations import upgrade_database
 from tests.audit._chain import fill
 from tests.audit._tamper import storage_for
+from tests.audit._writers import PER_WRITER, append_many
 from tests.fixtures_audit import TEST_KEYS
 
 EVERY = 5
@@ -86,3 +89,43 @@ def test_anchoring_by_hand_names_the_head_and_again_changes_nothing(
     assert (first.sequence, first.hash) == (3, chain[-1].hash)
     assert again == first
     assert anchored.anchors.verify().records == 1
+
+
+def test_two_writers_appending_and_anchoring_at_once_fork_neither_chain(
+    store_spec: str, tmp_path: Path
+) -> None:
+    writers = [open_anchored(store_spec, tmp_path / "anchors") for _ in range(2)]
+    try:
+        with ThreadPoolExecutor(8) as pool:
+            list(pool.map(lambda n: append_many(writers[n % 2], f"w{n}"), range(8)))
+        verdict = verify_trail(writers[0], None, tmp_path / "memory.json")
+        anchors = writers[0].anchors.verify()
+        latest = writers[0].anchors.latest()
+    finally:
+        for writer in writers:
+            writer.close_connections()
+
+    assert (verdict.ok, verdict.records) == (True, 8 * PER_WRITER)
+    assert anchors.ok
+    assert anchors.records == 8 * PER_WRITER // EVERY
+    assert latest is not None
+    assert latest.sequence == 8 * PER_WRITER
+
+
+def test_an_anchor_store_in_a_database_table_anchors_and_verifies_the_same(
+    store_spec: str, tmp_path: Path
+) -> None:
+    anchors_url = f"sqlite:///{tmp_path / 'anchors.db'}"
+    upgrade_database(anchors_url)
+    anchors = AnchorStore(open_audit_store(f"db:{anchors_url}", TEST_KEYS))
+    store = AnchoredAuditStore(open_audit_store(store_spec, TEST_KEYS), anchors, EVERY)
+    try:
+        chain = fill(store, 10, random.Random(8))
+        verdict = verify_trail(store, None, tmp_path / "memory.json")
+        latest = anchors.latest()
+    finally:
+        store.close_connections()
+
+    assert verdict.ok
+    assert latest is not None
+    assert (latest.sequence, latest.hash) == (10, chain[-1].hash)

@@ -19,7 +19,7 @@ from sagas.audit import GENESIS_HASH, AuditStore, open_audit_store
 from sagas.audit._record import seal
 from sagas.ledger import Ledger
 from tests.e2e._fast import FastTransferWorkflow
-from tests.e2e.conftest import eur, fundsaga
+from tests.e2e.conftest import TemporalCli, eur, fundsaga
 from tests.fixtures_audit import TEST_KEYS, TEST_SIGNER
 
 
@@ -218,3 +218,35 @@ def test_the_amount_comes_from_the_ledger_and_a_record_that_disagrees_is_a_findi
 
     assert line.amount == "10.00 EUR"
     assert line.finding == "transfer-k: record 1 says 999.00 EUR, the ledger moved 10.00 EUR"
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)  # the dev server deletes slowly
+async def test_a_saga_whose_history_temporal_deleted_is_proven_from_record_and_ledger(
+    audited_run: tuple[list[str], AuditStore],
+    temporal: TemporalCli,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    (_, business, _), _ = audited_run
+    deleted = await temporal("workflow", "delete", "--yes", "--workflow-id", business)
+    assert deleted.returncode == 0, deleted.stderr
+    await until_deleted(temporal, business)
+    capsys.readouterr()
+
+    code = await fundsaga("audit", "compensations", "--format", "json")
+    report = json.loads(capsys.readouterr().out)
+
+    rows = {row["saga_id"]: row for row in report["sagas"]}
+    assert code == 0, report["findings"]
+    assert rows[business]["ledger_check"] == (
+        "net effect zero on every account; "
+        "history no longer in Temporal: proven from the signed record and the ledger"
+    )
+
+
+async def until_deleted(temporal: TemporalCli, workflow_id: str) -> None:
+    for _ in range(600):
+        described = await temporal("workflow", "describe", "--workflow-id", workflow_id)
+        if described.returncode != 0:
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"{workflow_id} was not deleted")

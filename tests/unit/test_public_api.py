@@ -83,9 +83,11 @@ PUBLIC = {
         "TrailVerdict",
         "WorkerContext",
         "anchor_head",
+        "anchor_schedule_id",
         "build_worker",
         "built_in_registry",
         "connect_temporal",
+        "ensure_anchor_schedule",
         "load_registry",
         "main",
         "open_audit",
@@ -100,8 +102,11 @@ PUBLIC = {
         "writer_keys",
     ],
     "sagas.engine": [
+        "ANCHOR_ACTIVITY",
         "AUDIT_ACTIVITY",
         "AUDIT_COMPLETED_MEMO",
+        "AUDIT_RETRY",
+        "AUDIT_TIMEOUT",
         "AuditCall",
         "AuditKind",
         "AuditReceipt",
@@ -213,7 +218,12 @@ PUBLIC = {
         "make_plan",
         "render",
     ],
-    "workflows": ["ALL_WORKFLOWS", "TransferLocalStepsWorkflow", "TransferWorkflow"],
+    "workflows": [
+        "ALL_WORKFLOWS",
+        "AuditAnchorWorkflow",
+        "TransferLocalStepsWorkflow",
+        "TransferWorkflow",
+    ],
 }
 
 
