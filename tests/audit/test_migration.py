@@ -32,8 +32,11 @@ def schema(url: str) -> dict[str, object]:
 
 
 def _triggers(connection: Connection) -> set[str]:
-    sqlite = "SELECT name FROM sqlite_master WHERE type = 'trigger'"
-    postgres = "SELECT tgname FROM pg_trigger WHERE NOT tgisinternal"
+    sqlite = "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'audit_record'"
+    postgres = (
+        "SELECT tgname FROM pg_trigger JOIN pg_class ON pg_class.oid = tgrelid"
+        " WHERE NOT tgisinternal AND relname = 'audit_record'"
+    )
     query = sqlite if connection.dialect.name == "sqlite" else postgres
     return {name for (name,) in connection.execute(text(query))}
 

@@ -87,6 +87,13 @@ async def test_a_clean_run_passes_the_compensation_audit(
     assert await fundsaga("audit", "verify") == 0
 
 
+DROP_POSTING_GUARD = {
+    "sqlite": "DROP TRIGGER posting_no_update",
+    "postgresql": "DROP TRIGGER posting_refuse_change ON posting",
+}
+"""What a database owner can do first: the triggers refuse the change to anyone else."""
+
+
 async def test_a_journal_row_changed_outside_the_engine_is_a_finding(
     audited_run: tuple[list[str], AuditStore],
     database_url: str,
@@ -95,6 +102,7 @@ async def test_a_journal_row_changed_outside_the_engine_is_a_finding(
     (_, business, _), _ = audited_run
     engine = create_engine(database_url)
     with engine.begin() as connection:
+        connection.execute(text(DROP_POSTING_GUARD[connection.dialect.name]))
         connection.execute(
             text(
                 "UPDATE posting SET amount = amount + 1 WHERE posting_id = ("

@@ -1,0 +1,70 @@
+"""Journal entries and postings never change; a hold changes only by closing, once.
+
+Checked with plain SQL, as a tool with write access to the database would try it.
+"""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import Engine, text
+from sqlalchemy.exc import DBAPIError
+
+from sagas.ledger import HoldStatus, Ledger, clearing_account_id
+from tests.ledger._money import eur
+
+REFUSED = [
+    pytest.param(
+        "UPDATE posting SET amount = amount + 1", "posting is immutable", id="posting-update"
+    ),
+    pytest.param("DELETE FROM posting", "posting is immutable", id="posting-delete"),
+    pytest.param(
+        "UPDATE journal_entry SET saga_id = 'other'",
+        "journal_entry is immutable",
+        id="entry-update",
+    ),
+    pytest.param("DELETE FROM journal_entry", "journal_entry is immutable", id="entry-delete"),
+    pytest.param("UPDATE hold SET amount = amount * 2", "hold changes only", id="hold-amount"),
+    pytest.param("UPDATE hold SET status = 'active'", "hold changes only", id="hold-reopen"),
+    pytest.param("DELETE FROM hold", "hold", id="hold-delete"),
+]
+
+
+@pytest.fixture
+def moved(ledger: Ledger) -> Ledger:
+    """A captured hold and its journal entry, as a transfer leaves them."""
+    ledger.open_account("alice", "EUR", opening_balance=eur(1_000))
+    ledger.place_hold("s:reserve:action", "alice", eur(100), saga_id="s")
+    ledger.capture_hold(
+        "s:capture:action", "s:reserve:action", clearing_account_id("EUR"), saga_id="s"
+    )
+    return ledger
+
+
+def execute(engine: Engine, statement: str) -> None:
+    with engine.begin() as connection:
+        connection.execute(text(statement))
+
+
+@pytest.mark.parametrize(("statement", "refusal"), REFUSED)
+def test_a_change_to_the_journal_or_a_closed_hold_is_refused(
+    moved: Ledger, statement: str, refusal: str
+) -> None:
+    before = (moved.entries(), moved.holds(), moved.accounts(include_system=True))
+
+    with pytest.raises(DBAPIError, match=refusal):
+        execute(moved.engine, statement)
+
+    assert (moved.entries(), moved.holds(), moved.accounts(include_system=True)) == before
+    assert moved.check_invariants() == []
+
+
+def test_a_hold_still_closes_once_through_the_ledger(moved: Ledger) -> None:
+    moved.place_hold("t:reserve:action", "alice", eur(5), saga_id="t")
+
+    voided = moved.void_hold("t:reserve:action", saga_id="t")
+
+    assert voided.status is HoldStatus.VOIDED
+    with pytest.raises(DBAPIError, match="hold changes only"):
+        execute(
+            moved.engine, "UPDATE hold SET status = 'posted' WHERE hold_key = 't:reserve:action'"
+        )
