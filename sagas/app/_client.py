@@ -90,7 +90,9 @@ class FundsagaClient:
         self.registry = registry or built_in_registry()
         self.audit_completed = audit_completed
         self.step_mode = step_mode
-        self.workflow_type = workflow_type or self.registry.get(TRANSFER).workflow_type(step_mode)
+        self.workflow_type = workflow_type or TRANSFER_WORKFLOW_BY_STEP_MODE.get(
+            step_mode, TRANSFER_WORKFLOW
+        )
 
     @classmethod
     async def connect(cls, settings: Settings, *, with_ledger: bool = True) -> FundsagaClient:

@@ -224,3 +224,13 @@ def test_saga_modules_are_loaded_by_name_and_a_missing_one_is_named() -> None:
         load_registry(["tests.nowhere"])
     with pytest.raises(InvalidRequestError, match="unknown saga type 'payout'"):
         load_registry().get("payout")
+
+
+def test_a_client_of_a_registry_without_the_transfer_starts_its_own_types(
+    dev_env: WorkflowEnvironment,
+) -> None:
+    client = FundsagaClient(dev_env.client, "q", registry=SagaRegistry([ESCROW]))
+
+    assert client.saga("escrow", "k").saga_id == "escrow-k"
+    with pytest.raises(InvalidRequestError, match="unknown saga type 'transfer'"):
+        client.saga("transfer", "k")
