@@ -13,6 +13,7 @@ from sagas.app import (
     _cli_attention,
     _cli_audit,
     _cli_dev,
+    _cli_ledger,
     _cli_transfers,
 )
 from sagas.app._migrate import databases_to_migrate
@@ -35,6 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     _cli_transfers.add_parser(commands)
     _cli_attention.add_parser(commands)
     _cli_audit.add_parser(commands)
+    _cli_ledger.add_parser(commands)
     return parser
 
 
@@ -52,6 +54,8 @@ def _dispatch(args: argparse.Namespace, settings: Settings) -> int:
         return _cli_accounts.run(args, settings)
     if args.command == "attention":
         return asyncio.run(_cli_attention.run(args, settings))
+    if args.command == "ledger":
+        return _cli_ledger.run(args, settings)
     if args.command == "audit":
         return asyncio.run(_cli_audit.run(args, settings))
     return asyncio.run(_cli_transfers.run(args, settings))

@@ -258,3 +258,24 @@ async def until_deleted(temporal: TemporalCli, workflow_id: str) -> None:
             return
         await asyncio.sleep(0.1)
     raise AssertionError(f"{workflow_id} was not deleted")
+
+
+async def test_ledger_verify_passes_a_real_run_and_finds_a_posting_changed_by_an_owner(
+    audited_run: tuple[list[str], AuditStore],
+    database_url: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert await fundsaga("ledger", "verify") == 0
+    assert "ledger intact" in capsys.readouterr().out
+    engine = create_engine(database_url)
+    with engine.begin() as connection:
+        connection.execute(text(DROP_POSTING_GUARD[connection.dialect.name]))
+        connection.execute(text("UPDATE posting SET amount = amount + 1 WHERE posting_id = 1"))
+    engine.dispose()
+
+    code = await fundsaga("ledger", "verify", "--output", "json")
+    report = json.loads(capsys.readouterr().out)
+
+    assert code == 1
+    assert report["ok"] is False
+    assert any("differs from its postings" in finding for finding in report["findings"])
