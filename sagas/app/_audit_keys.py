@@ -26,12 +26,14 @@ def writer_keys(settings: Settings, *, make_dev_key: bool = False) -> AuditKeys:
     if make_dev_key and not path.exists():
         public = SigningKey.generate().write(path)
         log.warning("made a development audit signing key at %s (public key %s)", path, public)
-    return AuditKeys.for_writer(SigningKey.read(path), Keyring.read(_public_paths(settings)))
+    return AuditKeys.for_writer(
+        SigningKey.read(path), Keyring.read(settings.audit_public_key_paths)
+    )
 
 
 def verifier_keys(settings: Settings) -> AuditKeys:
     """The trusted public keys: FUNDSAGA_AUDIT_PUBLIC_KEYS and the signing key's own `.pub`."""
-    paths = _public_paths(settings)
+    paths = list(settings.audit_public_key_paths)
     beside = Path(settings.audit_signing_key).with_suffix(".pub")
     if beside.exists():
         paths.append(beside)
@@ -40,10 +42,6 @@ def verifier_keys(settings: Settings) -> AuditKeys:
             PUBLIC_KEYS_SETTING, "no public key to verify audit signatures with: name the files"
         )
     return AuditKeys(Keyring.read(paths))
-
-
-def _public_paths(settings: Settings) -> list[Path]:
-    return list(settings.audit_public_key_paths)
 
 
 def open_audit(settings: Settings, keys: AuditKeys) -> AnchoredAuditStore:

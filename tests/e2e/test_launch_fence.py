@@ -75,15 +75,22 @@ async def first_run_of(client: FundsagaClient, key: str) -> str:
     return (await client.handle(key).describe()).run_id
 
 
-async def test_a_completed_saga_started_again_by_hand_is_rejected_and_writes_nothing(
-    client: FundsagaClient, funded: Ledger, temporal: TemporalCli
-) -> None:
+async def completed_transfer(
+    client: FundsagaClient, funded: Ledger
+) -> tuple[dict[str, Any], str, Effects]:
+    """A transfer run to COMPLETED: its request, its first run and what it wrote."""
     request = transfer("carol")
     key = request["idempotency_key"]
     await client.start_transfer(request)
     await client.wait(key)
-    first_run = await first_run_of(client, key)
-    before = Effects.of(funded, transfer_workflow_id(key))
+    return request, await first_run_of(client, key), Effects.of(funded, transfer_workflow_id(key))
+
+
+async def test_a_completed_saga_started_again_by_hand_is_rejected_and_writes_nothing(
+    client: FundsagaClient, funded: Ledger, temporal: TemporalCli
+) -> None:
+    request, first_run, before = await completed_transfer(client, funded)
+    key = request["idempotency_key"]
 
     await relaunch(temporal, client, request)
     await assert_refused(client, key, first_run)
@@ -118,12 +125,8 @@ async def test_a_compensated_saga_started_again_by_hand_is_rejected_and_writes_n
 async def test_a_saga_started_again_after_its_history_was_deleted_is_rejected(
     client: FundsagaClient, funded: Ledger, temporal: TemporalCli
 ) -> None:
-    request = transfer("carol")
+    request, first_run, before = await completed_transfer(client, funded)
     key = request["idempotency_key"]
-    await client.start_transfer(request)
-    await client.wait(key)
-    first_run = await first_run_of(client, key)
-    before = Effects.of(funded, transfer_workflow_id(key))
 
     deleted = await temporal(
         "workflow", "delete", "--yes", "--workflow-id", transfer_workflow_id(key)
@@ -152,11 +155,8 @@ async def until_gone(client: FundsagaClient, key: str) -> None:
 async def test_a_temporal_reset_stays_in_the_chain_and_is_let_through(
     client: FundsagaClient, funded: Ledger, temporal: TemporalCli
 ) -> None:
-    request = transfer("carol")
+    request, _, before = await completed_transfer(client, funded)
     key = request["idempotency_key"]
-    await client.start_transfer(request)
-    await client.wait(key)
-    before = Effects.of(funded, transfer_workflow_id(key))
 
     reset = await temporal(
         "workflow",
