@@ -9,6 +9,7 @@ from sagas.app._cli import run_cli
 from sagas.app._client import (
     TRANSFER_WORKFLOW_BY_STEP_MODE,
     FundsagaClient,
+    TemporalUnreachableError,
     connect_temporal,
     transfer_workflow_id,
 )
@@ -36,6 +37,7 @@ __all__ = [
     "SagaHandle",
     "SagaRegistry",
     "SagaType",
+    "TemporalUnreachableError",
     "TrailVerdict",
     "WorkerContext",
     "anchor_head",

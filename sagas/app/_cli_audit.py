@@ -10,7 +10,7 @@ from typing import Any
 from sagas.app._audit_keys import anchor_head, open_audit, verifier_keys, writer_keys
 from sagas.app._audit_verify import verify_trail
 from sagas.app._audit_witness import Witnessed, witness_findings, witnessed_records
-from sagas.app._client import connect_temporal
+from sagas.app._client import TemporalUnreachableError, connect_temporal
 from sagas.app._compensation_audit import run_compensation_audit
 from sagas.app._report_formats import FORMATS
 from sagas.audit import AnchoredAuditStore, Checkpoint, SigningKey, take_checkpoint
@@ -131,7 +131,7 @@ async def _verify(
 async def _witnessed(settings: Settings) -> list[Witnessed] | None:
     try:
         client = await connect_temporal(settings)
-    except RuntimeError:
+    except TemporalUnreachableError:
         return None
     return await witnessed_records(client, settings.task_queue)
 
@@ -139,7 +139,7 @@ async def _witnessed(settings: Settings) -> list[Witnessed] | None:
 async def _temporal_statuses(settings: Settings) -> dict[str, str] | None:
     try:
         client = await connect_temporal(settings)
-    except RuntimeError:
+    except TemporalUnreachableError:
         return None
     statuses: dict[str, str] = {}
     query = f"{SAGA_TYPE.name} IS NOT NULL AND TaskQueue = '{settings.task_queue}'"

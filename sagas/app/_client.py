@@ -6,7 +6,10 @@ conveniences over the same calls.
 
 from __future__ import annotations
 
+import asyncio
+import re
 from collections.abc import Mapping
+from datetime import timedelta
 from typing import Any
 
 from pydantic import ValidationError
@@ -34,6 +37,7 @@ from sagas.engine import (
     SagaView,
 )
 from sagas.foundations import (
+    FundsagaError,
     IdempotencyConflictError,
     InvalidRequestError,
     Settings,
@@ -57,12 +61,36 @@ def transfer_workflow_id(idempotency_key: str) -> str:
     return saga_id(TRANSFER, idempotency_key)
 
 
+class TemporalUnreachableError(FundsagaError):
+    """Temporal did not answer at TEMPORAL_ADDRESS within FUNDSAGA_TEMPORAL_CONNECT_TIMEOUT."""
+
+
 async def connect_temporal(settings: Settings) -> Client:
-    return await Client.connect(
-        settings.temporal_address,
-        namespace=settings.temporal_namespace,
-        data_converter=pydantic_data_converter,
-    )
+    """A client on TEMPORAL_ADDRESS; TemporalUnreachableError when it does not answer in time.
+
+    The SDK's own connect timeout bounds the TCP connection only: a server that accepts the
+    connection and never answers would hold the caller for the SDK's 30 s RPC timeout.
+    """
+    seconds = settings.temporal_connect_timeout
+    where = f"Temporal at {settings.temporal_address}"
+    try:
+        async with asyncio.timeout(seconds):
+            return await Client.connect(
+                settings.temporal_address,
+                namespace=settings.temporal_namespace,
+                data_converter=pydantic_data_converter,
+                connect_timeout=timedelta(seconds=seconds),
+            )
+    except TimeoutError:
+        raise TemporalUnreachableError(f"{where} did not answer within {seconds:g} s") from None
+    except RuntimeError as err:  # the SDK's "Failed client connect"
+        raise TemporalUnreachableError(f"{where} is not reachable: {_why(err)}") from None
+
+
+def _why(err: RuntimeError) -> str:
+    """The operating system's reason inside the SDK's connect error, else its first line."""
+    found = re.search(r'message: "([^"]+)"', str(err))
+    return found.group(1) if found else str(err).splitlines()[0]
 
 
 class FundsagaClient:
@@ -143,8 +171,9 @@ class FundsagaClient:
     async def list_sagas(
         self, saga_type: str | None = None, status: SagaStatus | None = None
     ) -> list[tuple[str, str, str]]:
-        """(saga id, saga type, status) of every saga, newest first, optionally filtered."""
-        clauses = [f"{SAGA_TYPE.name} IS NOT NULL"]
+        """(saga id, saga type, status) of every saga on this client's task queue, newest
+        first, optionally of one type and status."""
+        clauses = [f"{SAGA_TYPE.name} IS NOT NULL", f"TaskQueue = '{self.task_queue}'"]
         if saga_type is not None:
             clauses.append(f"{SAGA_TYPE.name} = '{self.registry.get(saga_type).name}'")
         if status is not None:

@@ -7,6 +7,7 @@ from typing import Any
 
 from temporalio.client import (
     Client,
+    WorkflowExecutionDescription,
     WorkflowExecutionStatus,
     WorkflowHandle,
     WorkflowUpdateFailedError,
@@ -77,16 +78,35 @@ class SagaHandle:
 
         A service that acts on the result uses `wait()`, which only returns for COMPLETED.
         """
-        outcome: SagaOutcome = await self.workflow.result()
+        try:
+            outcome: SagaOutcome = await self.workflow.result()
+        except RPCError as err:
+            if err.status is RPCStatusCode.NOT_FOUND:
+                raise SagaNotFoundError(f"no saga {self.saga_id}") from err
+            raise
         return outcome
 
     async def cancel(self) -> None:
-        """Ask the saga to stop; it compensates what it did."""
-        await self.workflow.cancel()
+        """Ask the saga to stop; it compensates what it did. SagaNotFoundError when no saga of
+        that id is open."""
+        try:
+            await self.workflow.cancel()
+        except RPCError as err:
+            if err.status is RPCStatusCode.NOT_FOUND:
+                raise SagaNotFoundError(f"no open saga {self.saga_id}") from err
+            raise
 
     async def is_closed(self) -> bool:
-        description = await self.workflow.describe()
-        return description.status is not WorkflowExecutionStatus.RUNNING
+        return (await self.describe()).status is not WorkflowExecutionStatus.RUNNING
+
+    async def describe(self) -> WorkflowExecutionDescription:
+        """Temporal's description of the saga's workflow; needs no worker, unlike `view()`."""
+        try:
+            return await self.workflow.describe()
+        except RPCError as err:
+            if err.status is RPCStatusCode.NOT_FOUND:
+                raise SagaNotFoundError(f"no saga {self.saga_id}") from err
+            raise
 
     async def retry_compensation(self, action: OperatorAction) -> SagaStatus:
         return await self._operator_update(RETRY_UPDATE, action)

@@ -18,6 +18,8 @@ class Settings(BaseSettings):
 
     temporal_address: str = Field("localhost:7233", alias="TEMPORAL_ADDRESS")
     temporal_namespace: str = Field("default", alias="TEMPORAL_NAMESPACE")
+    temporal_connect_timeout: float = Field(3.0, alias="FUNDSAGA_TEMPORAL_CONNECT_TIMEOUT", gt=0)
+    """Seconds a client waits for Temporal to answer before it gives up with one line."""
     task_queue: str = Field("fundsaga", alias="FUNDSAGA_TASK_QUEUE")
     database_url: str = Field(
         f"sqlite:///{DEFAULT_HOME / 'fundsaga.db'}", alias="FUNDSAGA_DATABASE_URL"

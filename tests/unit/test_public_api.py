@@ -80,6 +80,7 @@ PUBLIC = {
         "SagaRegistry",
         "SagaType",
         "TRANSFER_WORKFLOW_BY_STEP_MODE",
+        "TemporalUnreachableError",
         "TrailVerdict",
         "WorkerContext",
         "anchor_head",

@@ -13,7 +13,7 @@ from typing import TypeVar
 from temporalio.client import WorkflowQueryFailedError as QueryFailed
 from temporalio.service import RPCError
 
-from sagas.app import FundsagaClient
+from sagas.app import FundsagaClient, TemporalUnreachableError
 from sagas.audit import AuditKeys, SigningKey, open_audit_store
 from sagas.engine import SagaOutcome, SagaStatus
 from sagas.foundations import Money, Settings, upgrade_database
@@ -59,7 +59,7 @@ async def _retrying(call: Callable[[], Awaitable[T]]) -> T:
     for _ in range(600):
         try:
             return await call()
-        except (RPCError, RuntimeError):
+        except (RPCError, RuntimeError, TemporalUnreachableError):
             await asyncio.sleep(0.5)
     return await call()
 
