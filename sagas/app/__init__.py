@@ -1,5 +1,6 @@
 """The application around the engine: the client for services, the worker, the CLI."""
 
+import logging
 import sys
 
 from sagas.app._anchor_schedule import anchor_schedule_id, ensure_anchor_schedule
@@ -27,6 +28,8 @@ from sagas.app._worker import build_worker, saga_workflow_runner
 
 
 def main() -> None:
+    """The `fundsaga` console script."""
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     sys.exit(run_cli())
 
 

@@ -1,76 +1,79 @@
-"""The `fundsaga` command. Exit codes: 0 ok, 1 findings or failure, 2 usage or bad input."""
+"""The `fundsaga` command: one Typer app over every command group."""
 
 from __future__ import annotations
 
-import argparse
-import asyncio
-import logging
-import sys
 from collections.abc import Sequence
+from importlib.metadata import version
+from typing import Annotated
+
+import typer
+import typer.main
 
 from sagas.app import (
     _cli_accounts,
     _cli_attention,
     _cli_audit,
+    _cli_audit_report,  # noqa: F401  (registers `audit compensations`)
+    _cli_db,
     _cli_dev,
     _cli_ledger,
+    _cli_sagas,
     _cli_transfers,
 )
-from sagas.app._migrate import databases_to_migrate
-from sagas.foundations import (
-    FundsagaError,
-    InvalidRequestError,
-    Settings,
-    load_settings,
-    upgrade_database,
+from sagas.app._cli_errors import FundsagaGroup
+from sagas.app._cli_invocation import Invocation
+
+SAGAS = "Sagas of every type"
+BOOKS = "Ledger and audit trail"
+RUNNING = "Running fundsaga"
+
+app = typer.Typer(
+    name="fundsaga",
+    cls=FundsagaGroup,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
+app.add_typer(_cli_sagas.app, rich_help_panel=SAGAS)
+app.add_typer(_cli_transfers.app, rich_help_panel=SAGAS)
+app.add_typer(_cli_attention.app, rich_help_panel=SAGAS)
+app.add_typer(_cli_accounts.app, rich_help_panel=BOOKS)
+app.add_typer(_cli_ledger.app, rich_help_panel=BOOKS)
+app.add_typer(_cli_audit.app, rich_help_panel=BOOKS)
+app.command(rich_help_panel=RUNNING)(_cli_dev.dev)
+app.command(rich_help_panel=RUNNING)(_cli_dev.worker)
+app.add_typer(_cli_db.app, rich_help_panel=RUNNING)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="fundsaga", description=__doc__)
-    commands = parser.add_subparsers(dest="command", required=True)
-    _cli_dev.add_parsers(commands)
-    db = commands.add_parser("db", help="database")
-    db.add_subparsers(dest="action", required=True).add_parser("upgrade", help="migrate to head")
-    _cli_accounts.add_parser(commands)
-    _cli_transfers.add_parser(commands)
-    _cli_attention.add_parser(commands)
-    _cli_audit.add_parser(commands)
-    _cli_ledger.add_parser(commands)
-    return parser
+def _print_version(asked: bool) -> None:
+    if asked:
+        print(f"fundsaga {version('fundsaga')}")
+        raise typer.Exit()
 
 
-def _dispatch(args: argparse.Namespace, settings: Settings) -> int:
-    if args.command == "dev":
-        return asyncio.run(_cli_dev.run_dev(args, settings))
-    if args.command == "worker":
-        return asyncio.run(_cli_dev.run_worker(settings))
-    if args.command == "db":
-        for url in databases_to_migrate(settings):
-            upgrade_database(url)
-            print(f"database at head: {url}")
-        return 0
-    if args.command == "accounts":
-        return _cli_accounts.run(args, settings)
-    if args.command == "attention":
-        return asyncio.run(_cli_attention.run(args, settings))
-    if args.command == "ledger":
-        return _cli_ledger.run(args, settings)
-    if args.command == "audit":
-        return asyncio.run(_cli_audit.run(args, settings))
-    return asyncio.run(_cli_transfers.run(args, settings))
+@app.callback()
+def fundsaga(
+    ctx: typer.Context,
+    show_version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Show the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Saga orchestration for money movements on Temporal.
+
+    Exit codes: 0 ok, 1 a failure or a finding, 2 a usage error or invalid input.
+    """
+    invocation = Invocation()
+    ctx.obj = invocation
+    ctx.call_on_close(invocation.close)
 
 
 def run_cli(argv: Sequence[str] | None = None) -> int:
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    args = build_parser().parse_args(argv)
-    try:
-        return _dispatch(args, load_settings())
-    except InvalidRequestError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    except FundsagaError as err:
-        print(f"error: {type(err).__name__}: {err}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        return 0
+    """Run one `fundsaga` command in this process; its exit code. Never raises."""
+    command = typer.main.get_command(app)
+    code = command.main(
+        list(argv) if argv is not None else None, prog_name="fundsaga", standalone_mode=False
+    )
+    return int(code)

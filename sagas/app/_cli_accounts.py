@@ -2,30 +2,104 @@
 
 from __future__ import annotations
 
-import argparse
-from typing import Any
+from collections.abc import Callable
+from typing import Annotated, Any
 
-from sagas.app._output import print_json, print_table
-from sagas.foundations import Settings, parse_money
+import typer
+
+from sagas.app._cli_invocation import Invocation
+from sagas.app._output import Output, OutputFormat, Shown, emit, listing
+from sagas.foundations import Money, parse_money
 from sagas.ledger import AccountView, Ledger
 
+app = typer.Typer(
+    name="accounts",
+    help="Ledger accounts: open, list, show, freeze, unfreeze, close.",
+    no_args_is_help=True,
+)
+COLUMNS = ("account_id", "currency", "status", "balance", "held", "available", "overdraft")
+AccountId = Annotated[str, typer.Argument(metavar="ID", help="The account's id.")]
 
-def add_parser(commands: Any) -> None:
-    accounts = commands.add_parser("accounts", help="ledger accounts")
-    sub = accounts.add_subparsers(dest="action", required=True)
-    create = sub.add_parser("create", help="open an account")
-    create.add_argument("account_id", metavar="ID")
-    create.add_argument("--currency", required=True)
-    create.add_argument("--opening-balance", metavar="AMOUNT")
-    create.add_argument("--overdraft", metavar="AMOUNT")
-    listing = sub.add_parser("list", help="every customer account")
-    listing.add_argument("--all", action="store_true", help="include @funding/@clearing")
-    show = sub.add_parser("show", help="one account")
-    show.add_argument("account_id", metavar="ID")
-    for name in ("freeze", "unfreeze", "close"):
-        sub.add_parser(name, help=f"{name} an account").add_argument("account_id", metavar="ID")
-    for parser in (create, listing, show):
-        parser.add_argument("--output", choices=("table", "json"), default="table")
+
+@app.command()
+def create(
+    ctx: typer.Context,
+    account_id: AccountId,
+    currency: Annotated[str, typer.Option(help="ISO 4217 code, e.g. EUR.")],
+    opening_balance: Annotated[
+        str | None, typer.Option(metavar="AMOUNT", help="Funded from @funding.")
+    ] = None,
+    overdraft: Annotated[
+        str | None, typer.Option(metavar="AMOUNT", help="How far below zero it may go.")
+    ] = None,
+    output: Output = OutputFormat.TABLE,
+) -> None:
+    """Open an account."""
+    opened = (
+        Invocation.of(ctx)
+        .ledger()
+        .open_account(
+            account_id,
+            currency,
+            opening_balance=_money(opening_balance, currency, "opening_balance"),
+            overdraft=_money(overdraft, currency, "overdraft"),
+        )
+    )
+    emit(accounts_shown([opened], one=True), output)
+
+
+@app.command("list")
+def list_accounts(
+    ctx: typer.Context,
+    include_system: Annotated[
+        bool, typer.Option("--all", help="Include the @funding and @clearing accounts.")
+    ] = False,
+    output: Output = OutputFormat.TABLE,
+) -> None:
+    """Every customer account."""
+    ledger = Invocation.of(ctx).ledger()
+    emit(accounts_shown(ledger.accounts(include_system=include_system)), output)
+
+
+@app.command()
+def show(ctx: typer.Context, account_id: AccountId, output: Output = OutputFormat.TABLE) -> None:
+    """One account."""
+    _one(ctx, account_id, Ledger.account, output)
+
+
+@app.command()
+def freeze(ctx: typer.Context, account_id: AccountId, output: Output = OutputFormat.TABLE) -> None:
+    """Refuse new movements on the account."""
+    _one(ctx, account_id, Ledger.freeze, output)
+
+
+@app.command()
+def unfreeze(
+    ctx: typer.Context, account_id: AccountId, output: Output = OutputFormat.TABLE
+) -> None:
+    """Accept new movements again."""
+    _one(ctx, account_id, Ledger.unfreeze, output)
+
+
+@app.command()
+def close(ctx: typer.Context, account_id: AccountId, output: Output = OutputFormat.TABLE) -> None:
+    """Close for good; the balance and the held amount must be zero."""
+    _one(ctx, account_id, Ledger.close_account, output)
+
+
+def _one(
+    ctx: typer.Context,
+    account_id: str,
+    act: Callable[[Ledger, str], AccountView],
+    output: OutputFormat,
+) -> None:
+    emit(accounts_shown([act(Invocation.of(ctx).ledger(), account_id)], one=True), output)
+
+
+def accounts_shown(views: list[AccountView], *, one: bool = False) -> Shown:
+    """A listing of accounts; `one` shows a single account as a JSON object."""
+    shown = listing([account_json(view) for view in views], COLUMNS)
+    return Shown(shown.data[0], columns=shown.columns, rows=shown.rows) if one else shown
 
 
 def account_json(view: AccountView) -> dict[str, Any]:
@@ -40,49 +114,5 @@ def account_json(view: AccountView) -> dict[str, Any]:
     }
 
 
-def show_accounts(views: list[AccountView], output: str) -> None:
-    rows = [account_json(v) for v in views]
-    if output == "json":
-        print_json(rows if len(rows) != 1 else rows[0])
-        return
-    headers = ["account_id", "currency", "status", "balance", "held", "available", "overdraft"]
-    print_table(headers, [[row[h] for h in headers] for row in rows])
-
-
-def run(args: argparse.Namespace, settings: Settings) -> int:
-    ledger = Ledger.from_url(settings.database_url)
-    try:
-        _apply(args, ledger)
-    finally:
-        ledger.close_connections()
-    return 0
-
-
-def _apply(args: argparse.Namespace, ledger: Ledger) -> None:
-    output = getattr(args, "output", "table")
-    if args.action == "create":
-        code = args.currency
-        opening = args.opening_balance
-        overdraft = args.overdraft
-        view = ledger.open_account(
-            args.account_id,
-            code,
-            opening_balance=parse_money(opening, code, field="opening_balance", allow_zero=True)
-            if opening
-            else None,
-            overdraft=parse_money(overdraft, code, field="overdraft", allow_zero=True)
-            if overdraft
-            else None,
-        )
-        show_accounts([view], output)
-    elif args.action == "list":
-        show_accounts(ledger.accounts(include_system=args.all), output)
-    elif args.action == "show":
-        show_accounts([ledger.account(args.account_id)], output)
-    else:
-        change = {
-            "freeze": ledger.freeze,
-            "unfreeze": ledger.unfreeze,
-            "close": ledger.close_account,
-        }
-        show_accounts([change[args.action](args.account_id)], "table")
+def _money(text: str | None, currency: str, field: str) -> Money | None:
+    return parse_money(text, currency, field=field, allow_zero=True) if text else None

@@ -1,63 +1,126 @@
-"""`fundsaga attention ...`: sagas parked in NEEDS_ATTENTION, and the operator's two actions."""
+"""`fundsaga attention ...`: sagas of every type parked in NEEDS_ATTENTION, and the operator's
+two actions on them."""
 
 from __future__ import annotations
 
-import argparse
-from typing import Any
+from typing import Annotated
 
-from sagas.app._client import FundsagaClient
-from sagas.app._output import print_json, print_table
-from sagas.engine import CompensationResult, OperatorAction, SagaStatus
-from sagas.foundations import Settings
+import typer
 
+from sagas.app._cli_invocation import Invocation
+from sagas.app._cli_options import Key, Operator, SagaType, TypeFilter
+from sagas.app._cli_saga_output import key_of
+from sagas.app._output import Output, OutputFormat, emit, listing, said
+from sagas.app._saga_handle import SagaHandle
+from sagas.engine import (
+    CompensationResult,
+    OperatorAction,
+    OperatorDecision,
+    SagaStatus,
+    SagaView,
+)
 
-def add_parser(commands: Any) -> None:
-    attention = commands.add_parser("attention", help="sagas waiting for an operator")
-    sub = attention.add_subparsers(dest="action", required=True)
-    listing = sub.add_parser("list", help="every saga in NEEDS_ATTENTION")
-    listing.add_argument("--output", choices=("table", "json"), default="table")
-    retry = sub.add_parser("retry", help="retry the compensation a saga is parked on")
-    resolve = sub.add_parser("resolve", help="record that the compensation was done by hand")
-    for parser in (retry, resolve):
-        parser.add_argument("key", metavar="KEY", help="the transfer's idempotency key")
-        parser.add_argument("--operator", required=True, help="who acts")
-    retry.add_argument("--note", default="", help="why")
-    resolve.add_argument("--note", required=True, help="what was done by hand")
-
-
-async def run(args: argparse.Namespace, settings: Settings) -> int:
-    client = await FundsagaClient.connect(settings, with_ledger=False)
-    if args.action == "list":
-        return await _list(client, args.output)
-    action = OperatorAction(operator=args.operator, note=args.note)
-    if args.action == "retry":
-        status = await client.retry_compensation(args.key, action)
-    else:
-        status = await client.resolve(args.key, action)
-    print(f"transfer-{args.key}: {status.value} after {args.action} by {args.operator}")
-    return 0
+app = typer.Typer(
+    name="attention",
+    help="Sagas parked in NEEDS_ATTENTION: list them, retry or resolve a compensation.",
+    no_args_is_help=True,
+)
+COLUMNS = ("saga_id", "saga_type", "key", "failed_step", "parked_on", "last_error")
 
 
-async def _list(client: FundsagaClient, output: str) -> int:
-    rows: list[dict[str, str]] = []
-    for saga_id, _ in await client.list_transfers(SagaStatus.NEEDS_ATTENTION):
-        key = saga_id.removeprefix("transfer-")
-        view = await client.view(key)
-        if view.status is not SagaStatus.NEEDS_ATTENTION:
-            continue
-        failed = [c for c in view.compensations if c.result is CompensationResult.FAILED]
-        rows.append(
-            {
-                "key": key,
-                "saga_id": saga_id,
-                "failed_step": view.failure.step_name or "-" if view.failure else "-",
-                "parked_on": view.compensation_stack[-1].step_name,
-                "last_error": failed[-1].message if failed else "",
-            }
-        )
-    if output == "json":
-        print_json(rows)
-    else:
-        headers = ["key", "saga_id", "failed_step", "parked_on", "last_error"]
-        print_table(headers, [[r[h] for h in headers] for r in rows])
-    return 0
+@app.command("list")
+def list_parked(
+    ctx: typer.Context, saga_type: TypeFilter = None, output: Output = OutputFormat.TABLE
+) -> None:
+    """Every parked saga, with the compensation it waits on and why."""
+    invocation = Invocation.of(ctx)
+
+    async def parked() -> list[dict[str, str]]:
+        client = await invocation.client()
+        found = await client.list_sagas(saga_type, SagaStatus.NEEDS_ATTENTION)
+        views = [
+            await SagaHandle(client.temporal, kind, key_of(sid, kind)).view()
+            for sid, kind, _ in found
+        ]
+        return [_parked(view) for view in views if view.status is SagaStatus.NEEDS_ATTENTION]
+
+    emit(listing(invocation.run(parked()), COLUMNS), output)
+
+
+@app.command()
+def retry(
+    ctx: typer.Context,
+    key: Key,
+    saga_type: SagaType,
+    operator: Operator,
+    note: Annotated[str, typer.Option(help="Why.")] = "",
+    output: Output = OutputFormat.TABLE,
+) -> None:
+    """Run the parked compensation again, with its full retry spec."""
+    _act(
+        ctx,
+        saga_type,
+        key,
+        OperatorDecision.RETRY,
+        OperatorAction(operator=operator, note=note),
+        output,
+    )
+
+
+@app.command()
+def resolve(
+    ctx: typer.Context,
+    key: Key,
+    saga_type: SagaType,
+    operator: Operator,
+    note: Annotated[str, typer.Option(help="What was done by hand.")],
+    output: Output = OutputFormat.TABLE,
+) -> None:
+    """Record that the compensation was done by hand; the saga ends RESOLVED."""
+    _act(
+        ctx,
+        saga_type,
+        key,
+        OperatorDecision.RESOLVE,
+        OperatorAction(operator=operator, note=note),
+        output,
+    )
+
+
+def _act(
+    ctx: typer.Context,
+    saga_type: str,
+    key: str,
+    decision: OperatorDecision,
+    action: OperatorAction,
+    output: OutputFormat,
+) -> None:
+    invocation = Invocation.of(ctx)
+
+    async def acted() -> tuple[str, SagaStatus]:
+        saga = (await invocation.client()).saga(saga_type, key)
+        if decision is OperatorDecision.RETRY:
+            return saga.saga_id, await saga.retry_compensation(action)
+        return saga.saga_id, await saga.resolve(action)
+
+    saga_id, status = invocation.run(acted())
+    line = f"{saga_id}: {status.value} after {decision.value} by {action.operator}"
+    facts = {
+        "saga_id": saga_id,
+        "decision": decision,
+        "operator": action.operator,
+        "status": status,
+    }
+    emit(said(line, facts), output)
+
+
+def _parked(view: SagaView) -> dict[str, str]:
+    failed = [c for c in view.compensations if c.result is CompensationResult.FAILED]
+    return {
+        "saga_id": view.saga_id,
+        "saga_type": view.saga_type,
+        "key": key_of(view.saga_id, view.saga_type),
+        "failed_step": (view.failure.step_name or "-") if view.failure else "-",
+        "parked_on": view.compensation_stack[-1].step_name,
+        "last_error": failed[-1].message if failed else "",
+    }

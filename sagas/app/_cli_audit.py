@@ -1,173 +1,153 @@
-"""`fundsaga audit ...`: verify the WORM trail, export its head, run the compensation audit."""
+"""`fundsaga audit ...`: keys, anchors, verification and the export of the WORM trail's head.
+The compensation audit is in `_cli_audit_report`."""
 
 from __future__ import annotations
 
-import argparse
-from datetime import datetime
+import json
 from pathlib import Path
-from typing import Any
+from typing import Annotated
 
-from sagas.app._audit_keys import anchor_head, open_audit, verifier_keys, writer_keys
-from sagas.app._audit_verify import verify_trail
+import typer
+
+from sagas.app._audit_keys import anchor_head, verifier_keys, writer_keys
+from sagas.app._audit_verify import TrailVerdict, verify_trail
 from sagas.app._audit_witness import Witnessed, witness_findings, witnessed_records
-from sagas.app._client import TemporalUnreachableError, connect_temporal
-from sagas.app._compensation_audit import run_compensation_audit
-from sagas.app._report_formats import FORMATS
-from sagas.audit import AnchoredAuditStore, Checkpoint, SigningKey, take_checkpoint
-from sagas.engine import SAGA_STATUS, SAGA_TYPE, SagaStatus
-from sagas.foundations import InvalidRequestError, Settings
-from sagas.ledger import Ledger
+from sagas.app._cli_errors import FAILURE
+from sagas.app._cli_invocation import Invocation
+from sagas.app._client import TemporalUnreachableError
+from sagas.app._output import Output, OutputFormat, Shown, emit, said
+from sagas.audit import Checkpoint, SigningKey, take_checkpoint
+from sagas.foundations import InvalidRequestError
+
+app = typer.Typer(
+    name="audit",
+    help="The WORM audit trail: keys, anchors, verification, compensation audits.",
+    no_args_is_help=True,
+)
 
 
-def add_parser(commands: Any) -> None:
-    audit = commands.add_parser("audit", help="the WORM audit trail and compensation audits")
-    sub = audit.add_subparsers(dest="action", required=True)
-    keygen = sub.add_parser("keygen", help="make an Ed25519 signing key for the worker")
-    keygen.add_argument(
-        "--out", type=Path, help="private key file (default FUNDSAGA_AUDIT_SIGNING_KEY)"
-    )
-    sub.add_parser("anchor", help="anchor the chain at its head now (needs the signing key)")
-    verify = sub.add_parser("verify", help="chain, signatures and anchors; exit 1 on any finding")
-    verify.add_argument("--checkpoint", type=Path, help="a file written by `audit checkpoint`")
-    checkpoint = sub.add_parser("checkpoint", help="export the chain head, to keep elsewhere")
-    checkpoint.add_argument("-o", "--output-file", type=Path, help="default: stdout")
-    report = sub.add_parser("compensations", help="prove every compensation in the ledger")
-    report.add_argument("--since", type=_timestamp, help="ISO 8601, e.g. 2026-11-01T00:00Z")
-    report.add_argument("--until", type=_timestamp)
-    report.add_argument("--status", choices=["COMPENSATED", "NEEDS_ATTENTION", "RESOLVED"])
-    report.add_argument("--format", choices=sorted(FORMATS), default="table")
-    report.add_argument("-o", "--output-file", type=Path, help="default: stdout")
-
-
-def _timestamp(text: str) -> datetime:
+@app.command()
+def keygen(
+    ctx: typer.Context,
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Private key file.", show_default="FUNDSAGA_AUDIT_SIGNING_KEY"),
+    ] = None,
+    output: Output = OutputFormat.TABLE,
+) -> None:
+    """Make an Ed25519 signing key for the worker (and its .pub); never overwrites one."""
+    path = out or Path(Invocation.of(ctx).settings.audit_signing_key)
+    key = SigningKey.generate()
     try:
-        parsed = datetime.fromisoformat(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an ISO 8601 time") from None
-    if parsed.tzinfo is None:
-        raise argparse.ArgumentTypeError(f"{text!r} needs a time zone, e.g. Z")
-    return parsed
-
-
-def _emit(text: str, target: Path | None) -> None:
-    if target is None:
-        print(text, end="")
-    else:
-        target.write_text(text, encoding="utf-8")
-
-
-async def run(args: argparse.Namespace, settings: Settings) -> int:
-    if args.action == "keygen":
-        return _keygen(args.out or Path(settings.audit_signing_key))
-    if args.action == "anchor":
-        return _anchor(open_audit(settings, writer_keys(settings)))
-    store = open_audit(settings, verifier_keys(settings))
-    try:
-        if args.action == "verify":
-            return await _verify(store, args.checkpoint, settings)
-        if args.action == "checkpoint":
-            _emit(take_checkpoint(store).to_json() + "\n", args.output_file)
-            return 0
-        return await _compensations(args, settings, store)
-    finally:
-        store.close_connections()
-
-
-def _keygen(path: Path) -> int:
-    try:
-        key = SigningKey.generate()
         public = key.write(path)
     except FileExistsError:
         raise InvalidRequestError("--out", f"{path} exists: a key is never overwritten") from None
-    print(f"signing key {key.key_id}: private {path} (owner only), public {public}")
-    return 0
+    line = f"signing key {key.key_id}: private {path} (owner only), public {public}"
+    facts = {"key_id": key.key_id, "private_key": path, "public_key": public}
+    emit(said(line, facts), output)
 
 
-def _anchor(store: AnchoredAuditStore) -> int:
-    try:
-        anchored = anchor_head(store)
-    finally:
-        store.close_connections()
+@app.command()
+def anchor(ctx: typer.Context, output: Output = OutputFormat.TABLE) -> None:
+    """Anchor the chain at its head now (needs the signing key)."""
+    invocation = Invocation.of(ctx)
+    anchored = anchor_head(invocation.audit(writer_keys(invocation.settings)))
     if anchored is None:
-        print("the audit chain is empty: nothing to anchor")
-    else:
-        print(f"audit chain anchored at record {anchored.sequence} ({anchored.hash})")
-    return 0
+        emit(said("the audit chain is empty: nothing to anchor", {"anchored": None}), output)
+        return
+    line = f"audit chain anchored at record {anchored.sequence} ({anchored.hash})"
+    emit(said(line, {"anchored": _checkpoint_json(anchored)}), output)
 
 
-async def _verify(
-    store: AnchoredAuditStore, checkpoint_file: Path | None, settings: Settings
-) -> int:
-    checkpoint = None
-    if checkpoint_file is not None:
-        try:
-            checkpoint = Checkpoint.from_json(checkpoint_file.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as err:
-            raise InvalidRequestError("--checkpoint", str(err)) from err
-    verdict = verify_trail(store, checkpoint)
-    witnessed = await _witnessed(settings)
-    if witnessed is None:
-        print(
-            f"note: Temporal at {settings.temporal_address} not reachable: histories not compared"
-        )
-    else:
+@app.command()
+def verify(
+    ctx: typer.Context,
+    checkpoint: Annotated[
+        Path | None, typer.Option(help="A file written by `audit checkpoint --file`.")
+    ] = None,
+    output: Output = OutputFormat.TABLE,
+) -> None:
+    """Chain, signatures, anchors and Temporal's histories; exit 1 on any finding."""
+    invocation = Invocation.of(ctx)
+    store = invocation.audit(verifier_keys(invocation.settings))
+    verdict = verify_trail(store, _read_checkpoint(checkpoint))
+    witnessed = invocation.run(witnessed_or_none(invocation))
+    if witnessed is not None:
         for finding in witness_findings(store.records(), witnessed):
             verdict.fail(finding)
+    emit(_verdict_shown(verdict, invocation.settings.temporal_address, witnessed), output)
+    if not verdict.ok:
+        raise typer.Exit(FAILURE)
+
+
+@app.command()
+def checkpoint(
+    ctx: typer.Context,
+    file: Annotated[
+        Path | None, typer.Option(help="Write the checkpoint there, to keep elsewhere.")
+    ] = None,
+    output: Output = OutputFormat.TABLE,
+) -> None:
+    """Export the chain head, to keep where the store's writers cannot reach."""
+    invocation = Invocation.of(ctx)
+    head = take_checkpoint(invocation.audit(verifier_keys(invocation.settings)))
+    facts = _checkpoint_json(head)
+    line = f"audit chain head: record {head.sequence} ({head.hash}) at {facts['taken_at']}"
+    if file is not None:
+        file.write_text(head.to_json(), encoding="utf-8")
+        facts = {**facts, "file": str(file)}
+        line = f"{line}, written to {file}"
+    emit(said(line, facts), output)
+
+
+async def witnessed_or_none(invocation: Invocation) -> list[Witnessed] | None:
+    """The records Temporal's histories saw written; None when Temporal does not answer."""
+    try:
+        temporal = await invocation.temporal()
+    except TemporalUnreachableError:
+        return None
+    return await witnessed_records(temporal, invocation.settings.task_queue)
+
+
+def _read_checkpoint(path: Path | None) -> Checkpoint | None:
+    if path is None:
+        return None
+    try:
+        return Checkpoint.from_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise InvalidRequestError("--checkpoint", str(err)) from err
+
+
+def _checkpoint_json(checkpoint: Checkpoint) -> dict[str, object]:
+    fields: dict[str, object] = json.loads(checkpoint.to_json())
+    return fields
+
+
+def _verdict_shown(verdict: TrailVerdict, address: str, witnessed: list[Witnessed] | None) -> Shown:
+    data = {
+        "ok": verdict.ok,
+        "records": verdict.records,
+        "first_bad_sequence": verdict.first_bad_sequence,
+        "anchored_at": verdict.anchored_at,
+        "temporal_compared": witnessed is not None,
+        "findings": verdict.findings,
+    }
+    lines = (
+        []
+        if witnessed is not None
+        else [f"note: Temporal at {address} not reachable: histories not compared"]
+    )
     if verdict.ok:
         anchored = (
             f", anchored at record {verdict.anchored_at}"
             if verdict.anchored_at is not None
             else ", no anchor yet"
         )
-        print(f"audit chain intact: {verdict.records} records, every signature valid{anchored}")
-        return 0
-    where = f" at sequence {verdict.first_bad_sequence}" if verdict.first_bad_sequence else ""
-    print(f"audit chain BROKEN{where}: {verdict.findings[0]}")
-    for finding in verdict.findings[1:]:
-        print(f"  also: {finding}")
-    return 1
-
-
-async def _witnessed(settings: Settings) -> list[Witnessed] | None:
-    try:
-        client = await connect_temporal(settings)
-    except TemporalUnreachableError:
-        return None
-    return await witnessed_records(client, settings.task_queue)
-
-
-async def _temporal_statuses(settings: Settings) -> dict[str, str] | None:
-    try:
-        client = await connect_temporal(settings)
-    except TemporalUnreachableError:
-        return None
-    statuses: dict[str, str] = {}
-    query = f"{SAGA_TYPE.name} IS NOT NULL AND TaskQueue = '{settings.task_queue}'"
-    async for execution in client.list_workflows(query):
-        statuses[execution.id] = execution.typed_search_attributes.get(SAGA_STATUS) or ""
-    return statuses
-
-
-async def _compensations(
-    args: argparse.Namespace, settings: Settings, store: AnchoredAuditStore
-) -> int:
-    ledger = Ledger.from_url(settings.database_url)
-    trail = verify_trail(store, None)
-    witnessed = await _witnessed(settings)
-    try:
-        report = run_compensation_audit(
-            ledger,
-            store,
-            await _temporal_statuses(settings),
-            since=args.since,
-            until=args.until,
-            status=SagaStatus(args.status) if args.status else None,
+        lines.append(
+            f"audit chain intact: {verdict.records} records, every signature valid{anchored}"
         )
-    finally:
-        ledger.close_connections()
-    first = [f"audit trail: {finding}" for finding in trail.findings]
-    if witnessed is not None:
-        first += witness_findings(store.records(), witnessed)
-    report.findings[:0] = first
-    _emit(FORMATS[args.format](report), args.output_file)
-    return 0 if report.ok else 1
+    else:
+        where = f" at sequence {verdict.first_bad_sequence}" if verdict.first_bad_sequence else ""
+        first, *more = verdict.findings
+        lines += [f"audit chain BROKEN{where}: {first}", *(f"  also: {m}" for m in more)]
+    return Shown(data, lines=lines)

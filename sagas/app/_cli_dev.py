@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import logging
 import signal
 from contextlib import AsyncExitStack
 from datetime import timedelta
-from typing import Any
+from typing import Annotated
 
+import typer
 from temporalio.client import Client
 
 from sagas.app._anchor_schedule import ensure_anchor_schedule
-from sagas.app._audit_keys import anchor_head, open_audit, writer_keys
-from sagas.app._client import FundsagaClient, connect_temporal
+from sagas.app._audit_keys import anchor_head, writer_keys
+from sagas.app._cli_invocation import Invocation
+from sagas.app._client import FundsagaClient
 from sagas.app._demo import DEMO_FAULTS, run_demo
 from sagas.app._devserver import start_dev_server
 from sagas.app._migrate import databases_to_migrate
@@ -22,38 +23,51 @@ from sagas.app._registry import load_registry
 from sagas.app._worker import build_worker
 from sagas.engine import parse_faults
 from sagas.foundations import DEFAULT_HOME, InvalidRequestError, Settings, upgrade_database
-from sagas.ledger import Ledger
 
 
-def add_parsers(commands: Any) -> None:
-    dev = commands.add_parser("dev", help="dev server with UI + migrated SQLite + worker")
-    dev.add_argument("--demo", action="store_true", help="run three demo transfers")
-    dev.add_argument(
-        "--no-worker",
-        action="store_true",
-        help="no built-in worker: run your own (`fundsaga worker` or build_worker) against it",
-    )
-    dev.add_argument("--port", type=int, default=7233)
-    dev.add_argument("--ui-port", type=int, default=8233)
-    commands.add_parser("worker", help="run a worker against TEMPORAL_ADDRESS")
+def dev(
+    ctx: typer.Context,
+    demo: Annotated[bool, typer.Option(help="Run three demo transfers.")] = False,
+    no_worker: Annotated[
+        bool,
+        typer.Option(
+            "--no-worker",
+            help="No built-in worker: run your own (`fundsaga worker`, build_worker) against it.",
+        ),
+    ] = False,
+    port: Annotated[int, typer.Option(help="Temporal's port.")] = 7233,
+    ui_port: Annotated[int, typer.Option(help="The Web UI's port.")] = 8233,
+) -> None:
+    """Temporal dev server with its Web UI, migrated SQLite and a worker, under .fundsaga/."""
+    if no_worker and demo:
+        raise InvalidRequestError("--demo", "needs the built-in worker: drop --no-worker")
+    invocation = Invocation.of(ctx)
+    invocation.run(run_dev(invocation, demo, no_worker, port, ui_port))
 
 
-async def run_dev(args: argparse.Namespace, settings: Settings) -> int:
+def worker(ctx: typer.Context) -> None:
+    """A worker for every registered saga type, against TEMPORAL_ADDRESS."""
+    invocation = Invocation.of(ctx)
+    invocation.run(run_worker(invocation))
+
+
+async def run_dev(
+    invocation: Invocation, demo: bool, no_worker: bool, port: int, ui_port: int
+) -> None:
+    settings = invocation.settings
     for url in databases_to_migrate(settings):
         upgrade_database(url)
-    faults_spec = ";".join(s for s in (settings.faults, DEMO_FAULTS if args.demo else "") if s)
-    ledger = Ledger.from_url(settings.database_url)
-    ui_url = f"http://localhost:{args.ui_port}"
-    print(f"starting Temporal dev server on 127.0.0.1:{args.port} (Web UI {ui_url}) ...")
+    faults_spec = ";".join(s for s in (settings.faults, DEMO_FAULTS if demo else "") if s)
+    ledger = invocation.ledger()
+    ui_url = f"http://localhost:{ui_port}"
+    print(f"starting Temporal dev server on 127.0.0.1:{port} (Web UI {ui_url}) ...")
     env = await start_dev_server(
-        port=args.port, ui_port=args.ui_port, database_file=DEFAULT_HOME / "temporal.db"
+        port=port, ui_port=ui_port, database_file=DEFAULT_HOME / "temporal.db"
     )
-    if args.no_worker and args.demo:
-        raise InvalidRequestError("--demo", "needs the built-in worker: drop --no-worker")
     registry = load_registry(settings.saga_module_names)
-    audit = open_audit(settings, writer_keys(settings, make_dev_key=True))
+    audit = invocation.audit(writer_keys(settings, make_dev_key=True))
     async with env, AsyncExitStack() as stack:
-        if args.no_worker:
+        if no_worker:
             print(f"no worker started; start one on task queue {settings.task_queue!r}")
         else:
             await stack.enter_async_context(
@@ -71,7 +85,7 @@ async def run_dev(args: argparse.Namespace, settings: Settings) -> int:
                 f"{settings.task_queue!r}; ledger {settings.database_url}"
             )
             await schedule_anchors(env.client, settings)
-        if args.demo:
+        if demo:
             # The demo's failures are on purpose; their stack traces would bury the summary.
             logging.getLogger("temporalio.activity").setLevel(logging.ERROR)
             print("demo transfers:")
@@ -81,13 +95,13 @@ async def run_dev(args: argparse.Namespace, settings: Settings) -> int:
                 print(f"audit chain anchored at record {anchored.sequence}")
         print(f"open {ui_url} to read the histories; Ctrl-C stops everything")
         await until_stopped()
-    return 0
 
 
-async def run_worker(settings: Settings) -> int:
-    client = await connect_temporal(settings)
-    ledger = Ledger.from_url(settings.database_url)
-    store = open_audit(settings, writer_keys(settings))
+async def run_worker(invocation: Invocation) -> None:
+    settings = invocation.settings
+    client = await invocation.temporal()
+    ledger = invocation.ledger()
+    store = invocation.audit(writer_keys(settings))
     faults = parse_faults(settings.faults)
     registry = load_registry(settings.saga_module_names)
     async with build_worker(client, settings.task_queue, ledger, store, faults, registry=registry):
@@ -97,7 +111,6 @@ async def run_worker(settings: Settings) -> int:
         )
         await schedule_anchors(client, settings)
         await until_stopped()
-    return 0
 
 
 async def schedule_anchors(temporal: Client, settings: Settings) -> None:

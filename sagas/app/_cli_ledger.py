@@ -1,40 +1,33 @@
-"""`fundsaga ledger verify`: every entry balances, every balance and hold matches its postings."""
+"""`fundsaga ledger ...`: the double-entry ledger, checked from its own rows."""
 
 from __future__ import annotations
 
-import argparse
-from typing import Any
+import typer
 
-from sagas.app._output import print_json
-from sagas.foundations import Settings
-from sagas.ledger import Ledger
+from sagas.app._cli_errors import FAILURE
+from sagas.app._cli_invocation import Invocation
+from sagas.app._ledger_verify import LedgerVerdict, verify_ledger
+from sagas.app._output import Output, OutputFormat, Shown, emit
 
-
-def add_parser(commands: Any) -> None:
-    ledger = commands.add_parser("ledger", help="the double-entry ledger")
-    sub = ledger.add_subparsers(dest="action", required=True)
-    verify = sub.add_parser(
-        "verify", help="entries balance, balances and holds match postings; exit 1 on a finding"
-    )
-    verify.add_argument("--output", choices=("table", "json"), default="table")
+app = typer.Typer(name="ledger", help="The double-entry ledger.", no_args_is_help=True)
 
 
-def run(args: argparse.Namespace, settings: Settings) -> int:
-    ledger = Ledger.from_url(settings.database_url)
-    try:
-        findings = ledger.check_invariants()
-        entries = len(ledger.entries())
-    finally:
-        ledger.close_connections()
-    if args.output == "json":
-        print_json({"ok": not findings, "entries": entries, "findings": findings})
-    elif findings:
-        print(f"ledger BROKEN: {findings[0]}")
-        for finding in findings[1:]:
-            print(f"  also: {finding}")
-    else:
-        print(
-            f"ledger intact: {entries} entries, each balanced per currency; every balance and "
-            "hold matches its postings"
+@app.command()
+def verify(ctx: typer.Context, output: Output = OutputFormat.TABLE) -> None:
+    """Entries balance, balances and holds match their postings; exit 1 on a finding."""
+    verdict = verify_ledger(Invocation.of(ctx).ledger())
+    emit(_shown(verdict), output)
+    if not verdict.ok:
+        raise typer.Exit(FAILURE)
+
+
+def _shown(verdict: LedgerVerdict) -> Shown:
+    data = {"ok": verdict.ok, "entries": verdict.entries, "findings": verdict.findings}
+    if verdict.ok:
+        line = (
+            f"ledger intact: {verdict.entries} entries, each balanced per currency; every "
+            "balance and hold matches its postings"
         )
-    return 1 if findings else 0
+        return Shown(data, lines=[line])
+    first, *more = verdict.findings
+    return Shown(data, lines=[f"ledger BROKEN: {first}", *(f"  also: {m}" for m in more)])

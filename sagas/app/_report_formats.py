@@ -6,10 +6,19 @@ import csv
 import dataclasses
 import html
 import io
-import json
+from enum import StrEnum
 from typing import Any
 
 from sagas.app._compensation_audit import CompensationAudit
+from sagas.app._output import OutputFormat, Shown, render
+
+
+class ReportFormat(StrEnum):
+    TABLE = "table"  # findings first, then one line per saga, for people
+    JSON = "json"  # for programs
+    CSV = "csv"  # one row per saga, then the findings tied to none
+    HTML = "html"  # one page, findings first
+
 
 COLUMNS = [
     "saga_id",
@@ -31,20 +40,6 @@ def _rows(report: CompensationAudit) -> list[dict[str, str]]:
     return rows
 
 
-def as_json(report: CompensationAudit) -> str:
-    chain = report.chain
-    return json.dumps(
-        {
-            "ok": report.ok,
-            "findings": report.findings,
-            "chain": dataclasses.asdict(chain) if chain else None,
-            "sagas": _rows(report),
-        },
-        indent=2,
-        default=str,
-    )
-
-
 def as_csv(report: CompensationAudit) -> str:
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=[*COLUMNS, "finding"])
@@ -55,20 +50,6 @@ def as_csv(report: CompensationAudit) -> str:
         if not any(finding == s.finding for s in report.sagas):
             writer.writerow({"saga_id": "", "finding": finding})
     return out.getvalue()
-
-
-def as_table(report: CompensationAudit) -> str:
-    lines = [f"FINDING  {f}" for f in report.findings] or ["no findings"]
-    chain = report.chain
-    if chain is not None:
-        lines.append(f"audit chain: {'intact' if chain.ok else 'BROKEN'}, {chain.records} records")
-    short = ["saga_id", "status", "amount", "failed_step", "ledger_check", "compensations"]
-    rows = [[r[c] for c in short] for r in _rows(report)]
-    widths = [max([len(h), *(len(row[i]) for row in rows)]) for i, h in enumerate(short)]
-    lines.append("  ".join(h.ljust(w) for h, w in zip(short, widths, strict=True)).rstrip())
-    for row in rows:
-        lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
-    return "\n".join(lines) + "\n"
 
 
 def as_html(report: CompensationAudit) -> str:
@@ -96,4 +77,27 @@ def as_html(report: CompensationAudit) -> str:
     )
 
 
-FORMATS = {"table": as_table, "json": as_json, "csv": as_csv, "html": as_html}
+def report_text(report: CompensationAudit, form: ReportFormat, *, terminal: bool = False) -> str:
+    if form is ReportFormat.CSV:
+        return as_csv(report)
+    if form is ReportFormat.HTML:
+        return as_html(report)
+    return render(report_shown(report), OutputFormat(form.value), terminal=terminal)
+
+
+def report_shown(report: CompensationAudit) -> Shown:
+    """Findings first, the chain's state, then the sagas in the columns an auditor reads."""
+    chain = report.chain
+    sagas = _rows(report)
+    data = {
+        "ok": report.ok,
+        "findings": report.findings,
+        "chain": dataclasses.asdict(chain) if chain else None,
+        "sagas": sagas,
+    }
+    lines = [f"FINDING  {f}" for f in report.findings] or ["no findings"]
+    if chain is not None:
+        lines.append(f"audit chain: {'intact' if chain.ok else 'BROKEN'}, {chain.records} records")
+    short = ("saga_id", "status", "amount", "failed_step", "ledger_check", "compensations")
+    rows = [[row[c] for c in short] for row in sagas]
+    return Shown(data, lines=lines, columns=short, rows=rows)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import itertools
 import json
@@ -12,6 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import typer.main
+from typer.core import TyperGroup
 
 from sagas import (
     RESOLVE_UPDATE,
@@ -23,7 +24,7 @@ from sagas import (
     parse_faults,
 )
 from sagas.app import transfer_workflow_id
-from sagas.app._cli import build_parser
+from sagas.app._cli import app
 from sagas.app._client import FINGERPRINT_MEMO, TRANSFER_WORKFLOW
 from sagas.app._demo import DEMO_FAULTS
 from sagas.transfer import TRANSFER_SAGA, TransferRequest
@@ -144,16 +145,15 @@ def test_every_setting_is_documented_with_its_default(name: str) -> None:
         assert row.group(1) == f"`{field.default}`"
 
 
-def leaf_commands(parser: argparse.ArgumentParser, prefix: str) -> Iterator[str]:
-    subparsers = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-    if not subparsers:
+def leaf_commands(command: object, prefix: str) -> Iterator[str]:
+    if not isinstance(command, TyperGroup):
         yield prefix
-    for action in subparsers:
-        for name, child in action.choices.items():
-            yield from leaf_commands(child, f"{prefix} {name}")
+        return
+    for name, child in command.commands.items():
+        yield from leaf_commands(child, f"{prefix} {name}")
 
 
-@pytest.mark.parametrize("command", sorted(leaf_commands(build_parser(), "fundsaga")))
+@pytest.mark.parametrize("command", sorted(leaf_commands(typer.main.get_command(app), "fundsaga")))
 def test_every_cli_command_has_an_example(command: str) -> None:
     assert re.search(rf"`(\w+=\S+ )*{command}( [^`]*)?`", read_doc("operations.md"))
 

@@ -127,7 +127,12 @@ async def test_transfer_start_wait_status_and_list(
         if any(row["saga_id"] == f"transfer-{key}" for row in listed):
             break
         await asyncio.sleep(0.2)
-    assert {"saga_id": f"transfer-{key}", "status": "COMPLETED"} in listed
+    assert {
+        "saga_id": f"transfer-{key}",
+        "saga_type": "transfer",
+        "key": key,
+        "status": "COMPLETED",
+    } in listed
 
 
 @pytest.mark.usefixtures("cli_env")

@@ -68,10 +68,10 @@ async def test_a_clean_run_passes_the_compensation_audit(
     audited_run: tuple[list[str], AuditStore], capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     (_, business, exhausted), _ = audited_run
-    code = await fundsaga("audit", "compensations", "--format", "json")
+    code = await fundsaga("audit", "compensations", "--output", "json")
     report = json.loads(capsys.readouterr().out)
     html_code = await fundsaga(
-        "audit", "compensations", "--format", "html", "-o", str(tmp_path / "r.html")
+        "audit", "compensations", "--output", "html", "--file", str(tmp_path / "r.html")
     )
 
     assert code == 0
@@ -160,7 +160,7 @@ async def test_a_deleted_tail_is_found_by_temporal_s_witness_and_by_a_checkpoint
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     checkpoint = tmp_path / "head.json"
-    assert await fundsaga("audit", "checkpoint", "-o", str(checkpoint)) == 0
+    assert await fundsaga("audit", "checkpoint", "--file", str(checkpoint)) == 0
     files = sorted((tmp_path / "audit").glob("*.json"))
     last = files[-1]
     last.chmod(0o644)
@@ -196,7 +196,7 @@ async def test_a_record_for_a_saga_that_never_ran_is_a_finding_even_when_signed(
     )
     capsys.readouterr()
 
-    code = await fundsaga("audit", "compensations", "--format", "json")
+    code = await fundsaga("audit", "compensations", "--output", "json")
     report = json.loads(capsys.readouterr().out)
 
     assert code == 1
@@ -240,7 +240,7 @@ async def test_a_saga_whose_history_temporal_deleted_is_proven_from_record_and_l
     await until_deleted(temporal, business)
     capsys.readouterr()
 
-    code = await fundsaga("audit", "compensations", "--format", "json")
+    code = await fundsaga("audit", "compensations", "--output", "json")
     report = json.loads(capsys.readouterr().out)
 
     rows = {row["saga_id"]: row for row in report["sagas"]}

@@ -67,11 +67,17 @@ async def test_operator_retry_after_the_fix_completes_the_compensation(
         capsys.readouterr()
         assert await fundsaga("attention", "list", "--output", "json") == 0
         parked = json.loads(capsys.readouterr().out)
-        assert await fundsaga("attention", "retry", key, "--operator", "ana") == 0
+        assert (
+            await fundsaga("attention", "retry", key, "--type", "transfer", "--operator", "ana")
+            == 0
+        )
         still = capsys.readouterr().out
     async with worker(dev_env, cli_task_queue, funded, audit_store, ""):
         assert (
-            await fundsaga("attention", "retry", key, "--operator", "ana", "--note", "fixed") == 0
+            await fundsaga(
+                "attention", "retry", key, "-t", "transfer", "--operator", "ana", "--note", "fixed"
+            )
+            == 0
         )
         done = capsys.readouterr().out
         outcome = await client.outcome(key)
@@ -110,13 +116,21 @@ async def test_operator_resolve_ends_resolved_and_refuses_sagas_not_parked(
         key = await park_one(client)
         assert (
             await fundsaga(
-                "attention", "resolve", key, "--operator", "bo", "--note", "reversed at the bank"
+                "attention",
+                "resolve",
+                key,
+                "--type",
+                "transfer",
+                "--operator",
+                "bo",
+                "--note",
+                "reversed at the bank",
             )
             == 0
         )
         outcome = await client.outcome(key)
         capsys.readouterr()
-        refused = await fundsaga("attention", "retry", key, "--operator", "bo")
+        refused = await fundsaga("attention", "retry", key, "-t", "transfer", "--operator", "bo")
         error = capsys.readouterr().err
 
     assert outcome.status is SagaStatus.RESOLVED
