@@ -1,12 +1,13 @@
 """The application around the engine: the client for services, the worker, the CLI."""
 
 import logging
-import sys
+from typing import NoReturn
 
 from sagas.app._anchor_schedule import anchor_schedule_id, ensure_anchor_schedule
 from sagas.app._audit_keys import anchor_head, open_audit, verifier_keys, writer_keys
 from sagas.app._audit_verify import TrailVerdict, verify_trail
 from sagas.app._cli import run_cli
+from sagas.app._cli_exit import end_process
 from sagas.app._client import (
     TRANSFER_WORKFLOW_BY_STEP_MODE,
     FundsagaClient,
@@ -27,10 +28,10 @@ from sagas.app._saga_handle import SagaHandle, saga_id
 from sagas.app._worker import build_worker, saga_workflow_runner
 
 
-def main() -> None:
+def main() -> NoReturn:
     """The `fundsaga` console script."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    sys.exit(run_cli())
+    end_process(run_cli())
 
 
 __all__ = [
