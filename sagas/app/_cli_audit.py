@@ -114,7 +114,9 @@ def _read_checkpoint(path: Path | None) -> Checkpoint | None:
         return None
     try:
         return Checkpoint.from_json(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as err:
+    except InvalidRequestError as err:
+        raise InvalidRequestError("--checkpoint", f"{path}: {err.problem}") from err
+    except (OSError, UnicodeDecodeError) as err:
         raise InvalidRequestError("--checkpoint", str(err)) from err
 
 
