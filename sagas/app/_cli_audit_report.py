@@ -59,8 +59,10 @@ def compensations(
     ] = ReportFormat.TABLE,
     file: Annotated[Path | None, typer.Option(help="Write the report there.")] = None,
 ) -> None:
-    """Prove every compensated, parked, resolved or rejected saga from the ledger, the trail and
-    Temporal; exit 1 on any finding."""
+    """Prove every saga that did not complete from the ledger, the trail and Temporal.
+
+    Every compensated, parked, resolved or rejected saga; exit 1 on any finding.
+    """
     if status is not None and status not in AUDITED:
         raise InvalidRequestError("--status", f"{status} sagas are not audited")
     report = _audit(Invocation.of(ctx), status, since, until)

@@ -27,7 +27,7 @@ from sagas.foundations import DEFAULT_HOME, InvalidRequestError, Settings, upgra
 
 def dev(
     ctx: typer.Context,
-    demo: Annotated[bool, typer.Option(help="Run three demo transfers.")] = False,
+    demo: Annotated[bool, typer.Option("--demo", help="Run three demo transfers.")] = False,
     no_worker: Annotated[
         bool,
         typer.Option(
