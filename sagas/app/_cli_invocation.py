@@ -21,7 +21,8 @@ T = TypeVar("T")
 
 
 class Invocation:
-    """Opened on demand, so that `--help` and commands without Temporal never connect."""
+    """Each part is opened when first used: `--help` and the commands that need no Temporal
+    never connect."""
 
     def __init__(self) -> None:
         self._settings: Settings | None = None
