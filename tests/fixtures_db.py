@@ -18,6 +18,7 @@ from sqlalchemy.pool import NullPool
 
 from sagas.foundations import upgrade_database
 from sagas.ledger import Ledger
+from tests.fixtures_audit import TEST_SIGNER
 
 DEFAULT_PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 
@@ -82,7 +83,7 @@ def database_url(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture
 def ledger(database_url: str) -> Iterator[Ledger]:
-    """A Ledger on the migrated `database_url`."""
-    instance = Ledger.from_url(database_url)
+    """A Ledger on the migrated `database_url`, signing as the test suite's worker does."""
+    instance = Ledger.from_url(database_url, signer=TEST_SIGNER)
     yield instance
     instance.engine.dispose()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from sagas.app._audit_keys import writer_keys
 from sagas.app._output import print_json, print_table
 from sagas.foundations import Settings, parse_money
 from sagas.ledger import AccountView, Ledger
@@ -50,7 +51,9 @@ def show_accounts(views: list[AccountView], output: str) -> None:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    ledger = Ledger.from_url(settings.database_url)
+    # An opening balance is a journal entry, and every entry carries the writer's signature.
+    signer = writer_keys(settings).require_signer() if args.action == "create" else None
+    ledger = Ledger.from_url(settings.database_url, signer=signer)
     try:
         _apply(args, ledger)
     finally:

@@ -7,9 +7,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from activities.audit import anchor_journal
 from sagas.app._audit_keys import anchor_head, open_audit, verifier_keys, writer_keys
 from sagas.app._audit_verify import verify_trail
 from sagas.app._audit_witness import Witnessed, witness_findings, witnessed_records
+from sagas.app._cli_ledger import ledger_verdict
 from sagas.app._client import connect_temporal
 from sagas.app._compensation_audit import run_compensation_audit
 from sagas.app._report_formats import FORMATS
@@ -26,7 +28,10 @@ def add_parser(commands: Any) -> None:
     keygen.add_argument(
         "--out", type=Path, help="private key file (default FUNDSAGA_AUDIT_SIGNING_KEY)"
     )
-    sub.add_parser("anchor", help="anchor the chain at its head now (needs the signing key)")
+    sub.add_parser(
+        "anchor",
+        help="anchor the audit chain and the ledger journal at their heads now (signing key)",
+    )
     verify = sub.add_parser("verify", help="chain, signatures and anchors; exit 1 on any finding")
     verify.add_argument("--checkpoint", type=Path, help="a file written by `audit checkpoint`")
     checkpoint = sub.add_parser("checkpoint", help="export the chain head, to keep elsewhere")
@@ -60,7 +65,7 @@ async def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.action == "keygen":
         return _keygen(args.out or Path(settings.audit_signing_key))
     if args.action == "anchor":
-        return _anchor(open_audit(settings, writer_keys(settings)))
+        return _anchor(open_audit(settings, writer_keys(settings)), settings)
     store = open_audit(settings, verifier_keys(settings))
     try:
         if args.action == "verify":
@@ -83,15 +88,22 @@ def _keygen(path: Path) -> int:
     return 0
 
 
-def _anchor(store: AnchoredAuditStore) -> int:
+def _anchor(store: AnchoredAuditStore, settings: Settings) -> int:
+    ledger = Ledger.from_url(settings.database_url)
     try:
+        journal = anchor_journal(ledger, store.anchors)
         anchored = anchor_head(store)
     finally:
+        ledger.close_connections()
         store.close_connections()
     if anchored is None:
         print("the audit chain is empty: nothing to anchor")
     else:
         print(f"audit chain anchored at record {anchored.sequence} ({anchored.hash})")
+    if journal is None:
+        print("the ledger journal is empty: nothing to anchor")
+    else:
+        print(f"ledger journal anchored at entry {journal.sequence} ({journal.hash})")
     return 0
 
 
@@ -166,6 +178,7 @@ async def _compensations(
     finally:
         ledger.close_connections()
     first = [f"audit trail: {finding}" for finding in trail.findings]
+    first += [f"ledger: {finding}" for finding in ledger_verdict(settings).findings]
     if witnessed is not None:
         first += witness_findings(store.records(), witnessed)
     report.findings[:0] = first

@@ -12,6 +12,7 @@ from typing import Any
 
 from temporalio.client import Client
 
+from activities.audit import anchor_journal
 from sagas.app._anchor_schedule import ensure_anchor_schedule
 from sagas.app._audit_keys import anchor_head, open_audit, writer_keys
 from sagas.app._client import FundsagaClient, connect_temporal
@@ -42,7 +43,8 @@ async def run_dev(args: argparse.Namespace, settings: Settings) -> int:
     for url in databases_to_migrate(settings):
         upgrade_database(url)
     faults_spec = ";".join(s for s in (settings.faults, DEMO_FAULTS if args.demo else "") if s)
-    ledger = Ledger.from_url(settings.database_url)
+    keys = writer_keys(settings, make_dev_key=True)
+    ledger = Ledger.from_url(settings.database_url, signer=keys.require_signer())
     ui_url = f"http://localhost:{args.ui_port}"
     print(f"starting Temporal dev server on 127.0.0.1:{args.port} (Web UI {ui_url}) ...")
     env = await start_dev_server(
@@ -51,7 +53,7 @@ async def run_dev(args: argparse.Namespace, settings: Settings) -> int:
     if args.no_worker and args.demo:
         raise InvalidRequestError("--demo", "needs the built-in worker: drop --no-worker")
     registry = load_registry(settings.saga_module_names)
-    audit = open_audit(settings, writer_keys(settings, make_dev_key=True))
+    audit = open_audit(settings, keys)
     async with env, AsyncExitStack() as stack:
         if args.no_worker:
             print(f"no worker started; start one on task queue {settings.task_queue!r}")
@@ -79,6 +81,9 @@ async def run_dev(args: argparse.Namespace, settings: Settings) -> int:
             anchored = anchor_head(audit)
             if anchored is not None:
                 print(f"audit chain anchored at record {anchored.sequence}")
+            journal = anchor_journal(ledger, audit.anchors)
+            if journal is not None:
+                print(f"ledger journal anchored at entry {journal.sequence}")
         print(f"open {ui_url} to read the histories; Ctrl-C stops everything")
         await until_stopped()
     return 0
@@ -86,8 +91,9 @@ async def run_dev(args: argparse.Namespace, settings: Settings) -> int:
 
 async def run_worker(settings: Settings) -> int:
     client = await connect_temporal(settings)
-    ledger = Ledger.from_url(settings.database_url)
-    store = open_audit(settings, writer_keys(settings))
+    keys = writer_keys(settings)
+    ledger = Ledger.from_url(settings.database_url, signer=keys.require_signer())
+    store = open_audit(settings, keys)
     faults = parse_faults(settings.faults)
     registry = load_registry(settings.saga_module_names)
     async with build_worker(client, settings.task_queue, ledger, store, faults, registry=registry):

@@ -26,6 +26,41 @@ REFUSED = [
     pytest.param("UPDATE hold SET amount = amount * 2", "hold changes only", id="hold-amount"),
     pytest.param("UPDATE hold SET status = 'active'", "hold changes only", id="hold-reopen"),
     pytest.param("DELETE FROM hold", "hold", id="hold-delete"),
+    pytest.param(
+        "UPDATE account SET balance = balance + 1 WHERE account_id = 'alice'",
+        "balance changes only to the balance its latest posting reached",
+        id="balance-without-posting",
+    ),
+    pytest.param(
+        "UPDATE account SET currency = 'USD' WHERE account_id = 'alice'",
+        "keeps its id, currency and kind",
+        id="account-currency",
+    ),
+    pytest.param(
+        "INSERT INTO account (account_id, currency, status, is_system, balance, held, overdraft,"
+        " created_at, updated_at) VALUES ('mallory', 'EUR', 'active', false, 100, 0, 0,"
+        " '2026-01-01 00:00:00', '2026-01-01 00:00:00')",
+        "opens with nothing",
+        id="account-opened-with-money",
+    ),
+    pytest.param(
+        "INSERT INTO journal_entry (idempotency_key, kind, created_at, sequence, prev_hash,"
+        " entry_hash) VALUES ('late', 'funding', '2026-01-01 00:00:00', 99, 'x', 'y')",
+        "appends at the head of the chain",
+        id="entry-off-the-head",
+    ),
+    pytest.param(
+        "INSERT INTO posting (entry_id, account_id, currency, amount, balance_after)"
+        " SELECT MIN(entry_id), 'alice', 'EUR', 1, 123456 FROM journal_entry",
+        "balance_after is the previous balance",
+        id="posting-running-balance",
+    ),
+    pytest.param(
+        "UPDATE journal_head SET sequence = sequence - 1",
+        "moves only onto the entry appended after it",
+        id="head-back",
+    ),
+    pytest.param("DELETE FROM journal_head", "journal_head", id="head-delete"),
 ]
 
 

@@ -76,6 +76,7 @@ PUBLIC = {
     "sagas.app": [
         "ENTRY_POINT_GROUP",
         "FundsagaClient",
+        "LedgerVerdict",
         "SagaHandle",
         "SagaRegistry",
         "SagaType",
@@ -98,6 +99,7 @@ PUBLIC = {
         "temporal_cli_path",
         "transfer_workflow_id",
         "verifier_keys",
+        "verify_ledger",
         "verify_trail",
         "writer_keys",
     ],
