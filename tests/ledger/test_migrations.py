@@ -35,8 +35,10 @@ def table_names(url: str) -> set[str]:
         engine.dispose()
 
 
-def test_the_migration_downgrades_and_upgrades_cleanly(database_url: str) -> None:
-    config = alembic_config(database_url)
+def test_the_migration_downgrades_and_upgrades_cleanly(
+    database_url: str, database_owner_url: str
+) -> None:
+    config = alembic_config(database_owner_url)
     assert table_names(database_url) == LEDGER_TABLES | {"alembic_version"}
 
     command.downgrade(config, "base")
