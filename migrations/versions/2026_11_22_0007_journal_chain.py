@@ -8,8 +8,11 @@ entry just appended, a posting whose running balance does not follow from the on
 an account balance that no posting explains. Entries and holds gain the columns of their
 writer's signature; rows written before this revision stay unsigned, and say so when verified.
 
+On PostgreSQL the new table and trigger functions go to the owner role, and the worker may
+lock and move the head and re-sign a hold as it closes.
+
 Revision ID: 2026_11_22_0007
-Revises: 2026_11_22_0005
+Revises: 2026_11_22_0006
 Create Date: 2026-11-22 15:00:00
 """
 
@@ -20,11 +23,13 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
+from sagas.foundations import DATABASE_OWNER_ROLE as OWNER
+from sagas.foundations import DATABASE_WORKER_ROLE as WORKER
 from sagas.foundations import UtcDateTime
 from sagas.ledger import GENESIS_HASH, entry_hash
 
 revision: str = "2026_11_22_0007"
-down_revision: str | Sequence[str] | None = "2026_11_22_0005"
+down_revision: str | Sequence[str] | None = "2026_11_22_0006"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
@@ -119,6 +124,31 @@ def upgrade() -> None:
             op.alter_column(table, name, server_default=None)
     for statement in _rule_statements():
         op.execute(statement)
+    if _dialect() == "postgresql":
+        for statement in _roles_statements("GRANT", "TO"):
+            op.execute(statement)
+
+
+def _roles_statements(verb: str, preposition: str) -> list[str]:
+    """The owner role owns what this revision creates; the worker locks and moves the head
+    (SELECT ... FOR UPDATE needs an UPDATE privilege) and re-signs a hold as it closes."""
+    grants = [
+        f"{verb} SELECT, UPDATE (sequence, entry_hash) ON journal_head {preposition} {WORKER}",
+        f"{verb} UPDATE (key_id, signature) ON hold {preposition} {WORKER}",
+    ]
+    if verb == "REVOKE":
+        return grants
+    owned = [
+        "ALTER TABLE journal_head OWNER TO " + OWNER + ";",
+        *(f"ALTER FUNCTION {name}() OWNER TO {OWNER};" for name, *_ in RULES),
+    ]
+    body = "\n            ".join(owned)
+    hand_over = f"""DO $$ BEGIN
+        IF current_user <> '{OWNER}' THEN
+            {body}
+        END IF;
+    END $$"""
+    return [hand_over, *grants]
 
 
 _ENTRY = sa.table(
@@ -243,6 +273,9 @@ def _rule_statements() -> list[str]:
 
 
 def downgrade() -> None:
+    if _dialect() == "postgresql":
+        for statement in _roles_statements("REVOKE", "FROM"):
+            op.execute(statement)
     if _dialect() == "sqlite":
         for name, *_ in RULES:
             op.execute(f"DROP TRIGGER {name}")

@@ -35,8 +35,16 @@ def anchors(tmp_path: Path) -> Iterator[AnchorStore]:
 
 
 @pytest.fixture
-def owner(database_url: str) -> Iterator[Engine]:
-    """The database as its owner reaches it."""
+def owner(database_owner_url: str) -> Iterator[Engine]:
+    """The database as its owner reaches it: on PostgreSQL the role that may disable triggers."""
+    engine = make_engine(database_owner_url)
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture
+def worker(database_url: str) -> Iterator[Engine]:
+    """The database with the worker's grants only (on PostgreSQL, the fundsaga_worker role)."""
     engine = make_engine(database_url)
     yield engine
     engine.dispose()
@@ -135,12 +143,12 @@ def test_a_deleted_last_entry_with_the_head_moved_back_is_found_by_the_anchor(
 
 
 def test_an_entry_appended_with_the_triggers_standing_is_found_unsigned(
-    anchored: Ledger, anchors: AnchorStore, owner: Engine
+    anchored: Ledger, anchors: AnchorStore, worker: Engine
 ) -> None:
     """Appended as the triggers demand (next sequence, linked, running balances, head moved),
     so the chain is sound: only the writer's signature is missing."""
     intruder = SigningKey.generate()
-    with owner.begin() as db:
+    with worker.begin() as db:
         append_funding(db, "bob", 1_000, intruder)
 
     verdict = verify(anchored, anchors)
@@ -152,10 +160,10 @@ def test_an_entry_appended_with_the_triggers_standing_is_found_unsigned(
 
 
 def test_a_hold_voided_behind_the_ledgers_back_is_found(
-    anchored: Ledger, anchors: AnchorStore, owner: Engine
+    anchored: Ledger, anchors: AnchorStore, worker: Engine
 ) -> None:
     """Active to voided is the one change the triggers allow a hold, so no guard stops it."""
-    with owner.begin() as db:
+    with worker.begin() as db:
         db.execute(update(HOLD).values(status="voided", closed_at=HOLD.c.created_at))
         db.execute(update(ACCOUNT).where(ACCOUNT.c.account_id == "alice").values(held=0))
 

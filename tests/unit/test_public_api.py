@@ -157,6 +157,8 @@ PUBLIC = {
         "AccountClosedError",
         "AccountFrozenError",
         "BUSINESS_ERRORS",
+        "DATABASE_OWNER_ROLE",
+        "DATABASE_WORKER_ROLE",
         "BusinessError",
         "ConnectionDroppedError",
         "Currency",
