@@ -1,11 +1,12 @@
-"""The audit activity: append one record to the WORM audit store, idempotently."""
+"""The audit activities: append one record to the WORM audit store, idempotently; anchor the
+audit chain and the ledger's journal chain in the anchor store."""
 
 from __future__ import annotations
 
 from temporalio import activity
 
 from sagas import FundsagaError
-from sagas.audit import AnchorStore, AuditStore
+from sagas.audit import AnchorStore, AuditStore, Checkpoint
 from sagas.engine import (
     ANCHOR_ACTIVITY,
     AUDIT_ACTIVITY,
@@ -13,12 +14,24 @@ from sagas.engine import (
     AuditReceipt,
     to_application_error,
 )
+from sagas.ledger import JOURNAL_CHAIN, Ledger
+
+
+def anchor_journal(ledger: Ledger, anchors: AnchorStore) -> Checkpoint | None:
+    """Anchor the ledger's journal chain at its head; None while the journal is empty."""
+    head = ledger.chain_head()
+    if head.sequence == 0:
+        return None
+    return anchors.anchor_chain(JOURNAL_CHAIN, head.sequence, head.entry_hash)
 
 
 class AuditActivities:
-    def __init__(self, store: AuditStore, anchors: AnchorStore | None = None) -> None:
+    def __init__(
+        self, store: AuditStore, anchors: AnchorStore | None = None, ledger: Ledger | None = None
+    ) -> None:
         self.store = store
         self.anchors = anchors
+        self.ledger = ledger
 
     @activity.defn(name=AUDIT_ACTIVITY)
     def record(self, call: AuditCall) -> AuditReceipt:
@@ -36,11 +49,14 @@ class AuditActivities:
 
     @activity.defn(name=ANCHOR_ACTIVITY)
     def anchor(self) -> int | None:
-        """Anchor the chain at its head; the anchored sequence (None: empty chain, no anchors)."""
-        head = self.store.head()
-        if head is None or self.anchors is None:
+        """Anchor the audit chain, and the ledger's journal when there is a ledger, at their
+        heads; the audit chain's anchored sequence (None: empty chain or no anchor store)."""
+        if self.anchors is None:
             return None
         try:
-            return self.anchors.anchor(head).sequence
+            if self.ledger is not None:
+                anchor_journal(self.ledger, self.anchors)
+            head = self.store.head()
+            return None if head is None else self.anchors.anchor(head).sequence
         except FundsagaError as err:
             raise to_application_error(err, activity.info().attempt) from err

@@ -85,7 +85,7 @@ async def cli_stack(
     home = tmp_path_factory.mktemp("cli-home")
     url = f"sqlite:///{home / 'fundsaga.db'}"
     upgrade_database(url)
-    ledger = Ledger.from_url(url)
+    ledger = Ledger.from_url(url, signer=TEST_SIGNER)
     for account_id, opening in (("alice", "1000.00"), ("stuck", "1000.00"), ("slow", "100.00")):
         ledger.open_account(account_id, "EUR", opening_balance=parse_money(opening, "EUR"))
     for account_id in ("bob", "frozen"):

@@ -16,6 +16,7 @@ from sagas.app._client import (
     transfer_workflow_id,
 )
 from sagas.app._devserver import start_dev_server, temporal_cli_path
+from sagas.app._ledger_verify import LedgerVerdict, verify_ledger
 from sagas.app._registry import (
     ENTRY_POINT_GROUP,
     SagaRegistry,
@@ -38,6 +39,7 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "TRANSFER_WORKFLOW_BY_STEP_MODE",
     "FundsagaClient",
+    "LedgerVerdict",
     "SagaHandle",
     "SagaRegistry",
     "SagaType",
@@ -60,6 +62,7 @@ __all__ = [
     "temporal_cli_path",
     "transfer_workflow_id",
     "verifier_keys",
+    "verify_ledger",
     "verify_trail",
     "writer_keys",
 ]

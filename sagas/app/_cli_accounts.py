@@ -34,10 +34,10 @@ def create(
     ] = None,
     output: Output = OutputFormat.TABLE,
 ) -> None:
-    """Open an account."""
+    """Open an account (an opening balance is a journal entry, signed: needs the signing key)."""
     opened = (
         Invocation.of(ctx)
-        .ledger()
+        .ledger(signing=opening_balance is not None)
         .open_account(
             account_id,
             currency,

@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from activities.audit import anchor_journal
 from sagas.app._audit_keys import anchor_head, verifier_keys, writer_keys
 from sagas.app._audit_verify import TrailVerdict, verify_trail
 from sagas.app._audit_witness import Witnessed, witness_findings, witnessed_records
@@ -49,14 +50,24 @@ def keygen(
 
 @app.command()
 def anchor(ctx: typer.Context, output: Output = OutputFormat.TABLE) -> None:
-    """Anchor the chain at its head now (needs the signing key)."""
+    """Anchor the audit chain and the ledger journal at their heads now (needs the signing key)."""
     invocation = Invocation.of(ctx)
-    anchored = anchor_head(invocation.audit(writer_keys(invocation.settings)))
-    if anchored is None:
-        emit(said("the audit chain is empty: nothing to anchor", {"anchored": None}), output)
-        return
-    line = f"audit chain anchored at record {anchored.sequence} ({anchored.hash})"
-    emit(said(line, {"anchored": _checkpoint_json(anchored)}), output)
+    store = invocation.audit(writer_keys(invocation.settings))
+    journal = anchor_journal(invocation.ledger(), store.anchors)
+    anchored = anchor_head(store)
+    lines = [
+        "the audit chain is empty: nothing to anchor"
+        if anchored is None
+        else f"audit chain anchored at record {anchored.sequence} ({anchored.hash})",
+        "the ledger journal is empty: nothing to anchor"
+        if journal is None
+        else f"ledger journal anchored at entry {journal.sequence} ({journal.hash})",
+    ]
+    facts = {
+        "anchored": None if anchored is None else _checkpoint_json(anchored),
+        "journal_anchored": None if journal is None else _checkpoint_json(journal),
+    }
+    emit(Shown(facts, lines=lines), output)
 
 
 @app.command()

@@ -18,6 +18,7 @@ from sagas.app._cli_errors import FAILURE
 from sagas.app._cli_invocation import Invocation
 from sagas.app._client import TemporalUnreachableError
 from sagas.app._compensation_audit import AUDITED, CompensationAudit, run_compensation_audit
+from sagas.app._ledger_verify import verify_ledger
 from sagas.app._output import OutputFormat, Shown, emit, said, write_out
 from sagas.app._report_formats import ReportFormat, report_text
 from sagas.engine import SAGA_STATUS, SAGA_TYPE, SagaStatus
@@ -83,7 +84,8 @@ def _audit(
     since: datetime | None,
     until: datetime | None,
 ) -> CompensationAudit:
-    store = invocation.audit(verifier_keys(invocation.settings))
+    keys = verifier_keys(invocation.settings)
+    store = invocation.audit(keys)
     trail = verify_trail(store, None)
     witnessed = invocation.run(witnessed_or_none(invocation))
     report = run_compensation_audit(
@@ -95,6 +97,8 @@ def _audit(
         status=status,
     )
     first = [f"audit trail: {finding}" for finding in trail.findings]
+    ledger = verify_ledger(invocation.ledger(), store.anchors, keys.keyring)
+    first += [f"ledger: {finding}" for finding in ledger.findings]
     if witnessed is not None:
         first += witness_findings(store.records(), witnessed)
     report.findings[:0] = first

@@ -12,6 +12,7 @@ from typing import Annotated
 import typer
 from temporalio.client import Client
 
+from activities.audit import anchor_journal
 from sagas.app._anchor_schedule import ensure_anchor_schedule
 from sagas.app._audit_keys import anchor_head, writer_keys
 from sagas.app._cli_invocation import Invocation
@@ -58,14 +59,15 @@ async def run_dev(
     for url in databases_to_migrate(settings):
         upgrade_database(url)
     faults_spec = ";".join(s for s in (settings.faults, DEMO_FAULTS if demo else "") if s)
-    ledger = invocation.ledger()
+    keys = writer_keys(settings, make_dev_key=True)
+    ledger = invocation.ledger(signing=True)
     ui_url = f"http://localhost:{ui_port}"
     print(f"starting Temporal dev server on 127.0.0.1:{port} (Web UI {ui_url}) ...")
     env = await start_dev_server(
         port=port, ui_port=ui_port, database_file=DEFAULT_HOME / "temporal.db"
     )
     registry = load_registry(settings.saga_module_names)
-    audit = invocation.audit(writer_keys(settings, make_dev_key=True))
+    audit = invocation.audit(keys)
     async with env, AsyncExitStack() as stack:
         if no_worker:
             print(f"no worker started; start one on task queue {settings.task_queue!r}")
@@ -93,6 +95,9 @@ async def run_dev(
             anchored = anchor_head(audit)
             if anchored is not None:
                 print(f"audit chain anchored at record {anchored.sequence}")
+            journal = anchor_journal(ledger, audit.anchors)
+            if journal is not None:
+                print(f"ledger journal anchored at entry {journal.sequence}")
         print(f"open {ui_url} to read the histories; Ctrl-C stops everything")
         await until_stopped()
 
@@ -100,7 +105,7 @@ async def run_dev(
 async def run_worker(invocation: Invocation) -> None:
     settings = invocation.settings
     client = await invocation.temporal()
-    ledger = invocation.ledger()
+    ledger = invocation.ledger(signing=True)
     store = invocation.audit(writer_keys(settings))
     faults = parse_faults(settings.faults)
     registry = load_registry(settings.saga_module_names)

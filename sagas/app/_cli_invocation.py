@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 import typer
 from temporalio.client import Client
 
-from sagas.app._audit_keys import open_audit
+from sagas.app._audit_keys import open_audit, writer_keys
 from sagas.app._client import FundsagaClient, TemporalUnreachableError, connect_temporal
 from sagas.audit import AnchoredAuditStore, AuditKeys
 from sagas.foundations import Settings, load_settings
@@ -27,6 +27,7 @@ class Invocation:
     def __init__(self) -> None:
         self._settings: Settings | None = None
         self._ledger: Ledger | None = None
+        self._ledger_signs = False
         self._temporal: Client | None = None
         self._unreachable: TemporalUnreachableError | None = None
         self._loop: asyncio.Runner | None = None
@@ -45,9 +46,13 @@ class Invocation:
             self._settings = load_settings()
         return self._settings
 
-    def ledger(self) -> Ledger:
-        if self._ledger is None:
-            self._ledger = Ledger.from_url(self.settings.database_url)
+    def ledger(self, *, signing: bool = False) -> Ledger:
+        """The configured ledger; `signing` gives it the writer's key, whose signature every
+        entry and hold it writes carries (so it fails without FUNDSAGA_AUDIT_SIGNING_KEY)."""
+        if self._ledger is None or (signing and not self._ledger_signs):
+            signer = writer_keys(self.settings).require_signer() if signing else None
+            self._ledger = Ledger.from_url(self.settings.database_url, signer=signer)
+            self._ledger_signs = signing
             self._closing.callback(self._ledger.close_connections)
         return self._ledger
 

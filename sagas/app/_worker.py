@@ -73,7 +73,7 @@ def build_worker(
     modules = sorted({cls.__module__ for cls in chosen})
     context = WorkerContext(ledger=ledger, faults=faults)
     anchors = audit_store.anchors if isinstance(audit_store, AnchoredAuditStore) else None
-    audit = AuditActivities(audit_store, anchors)
+    audit = AuditActivities(audit_store, anchors, ledger)
     activities: list[Callable[..., Any]] = [
         *registry.activities(context),
         audit.record,

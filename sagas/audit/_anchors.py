@@ -22,7 +22,8 @@ ANCHORED_CHAIN = "audit-chain"
 
 
 class AnchorStore:
-    """Signed checkpoints of one audit chain, appended to their own chained store."""
+    """Signed checkpoints of the audit chain, and of other hash chains such as the ledger's
+    journal, appended to their own chained store."""
 
     def __init__(self, chain: AuditStore) -> None:
         self._chain = chain
@@ -37,10 +38,25 @@ class AnchorStore:
         )
         return _checkpoint(written)
 
-    def latest(self) -> Checkpoint | None:
-        """The anchor that names the highest sequence number of the audit chain."""
-        anchors = [_checkpoint(r) for r in self._chain.records() if r.kind == ANCHOR_KIND]
-        return max(anchors, key=lambda a: a.sequence, default=None)
+    def anchor_chain(self, chain: str, sequence: int, head_hash: str) -> Checkpoint:
+        """Anchor another chain named `chain` at its head (`sequence`, `head_hash`)."""
+        if chain == ANCHORED_CHAIN:
+            raise ValueError(f"{chain!r} is the audit chain: anchor it with anchor()")
+        written = self._chain.append(
+            kind=ANCHOR_KIND,
+            saga_id=chain,
+            dedupe_key=f"anchor:{chain}:{sequence}",
+            payload={"sequence": sequence, "hash": head_hash},
+        )
+        return _checkpoint(written)
+
+    def checkpoints(self, chain: str = ANCHORED_CHAIN) -> list[Checkpoint]:
+        """Every anchor of `chain`, in the order they were written."""
+        return [_checkpoint(r) for r in self._chain.records(saga_id=chain) if r.kind == ANCHOR_KIND]
+
+    def latest(self, chain: str = ANCHORED_CHAIN) -> Checkpoint | None:
+        """The anchor that names the highest sequence number of `chain`."""
+        return max(self.checkpoints(chain), key=lambda a: a.sequence, default=None)
 
     def verify(self) -> VerifyResult:
         """The anchor store's own chain: hashes, links and signatures."""

@@ -4,6 +4,7 @@ from sagas.foundations._canonical import canonical_json, sha256_hex
 from sagas.foundations._currency import Currency, currency
 from sagas.foundations._db import alembic_config, make_engine, upgrade_database
 from sagas.foundations._db_errors import translate_db_errors
+from sagas.foundations._db_roles import DATABASE_OWNER_ROLE, DATABASE_WORKER_ROLE
 from sagas.foundations._db_types import KEY_LENGTH, NAMING_CONVENTION, UtcDateTime
 from sagas.foundations._errors import (
     BUSINESS_ERRORS,
@@ -40,6 +41,8 @@ from sagas.foundations._validation import check_text, invalid_request_from
 
 __all__ = [
     "BUSINESS_ERRORS",
+    "DATABASE_OWNER_ROLE",
+    "DATABASE_WORKER_ROLE",
     "DEFAULT_HOME",
     "KEY_LENGTH",
     "MAX_MINOR_UNITS",

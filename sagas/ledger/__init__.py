@@ -1,11 +1,14 @@
 """The double-entry ledger: accounts, holds, immutable journal entries and saga snapshots."""
 
 from sagas.ledger._accounts import clearing_account_id, funding_account_id
+from sagas.ledger._chain import GENESIS_HASH, JOURNAL_CHAIN, entry_hash
 from sagas.ledger._ledger import Ledger
 from sagas.ledger._models import metadata
+from sagas.ledger._signing import RowSigner, SignatureProblem
 from sagas.ledger._views import (
     AccountStatus,
     AccountView,
+    ChainHead,
     EntryKind,
     EntryView,
     HoldStatus,
@@ -14,15 +17,21 @@ from sagas.ledger._views import (
 )
 
 __all__ = [
+    "GENESIS_HASH",
+    "JOURNAL_CHAIN",
     "AccountStatus",
     "AccountView",
+    "ChainHead",
     "EntryKind",
     "EntryView",
     "HoldStatus",
     "HoldView",
     "Ledger",
     "PostingView",
+    "RowSigner",
+    "SignatureProblem",
     "clearing_account_id",
+    "entry_hash",
     "funding_account_id",
     "metadata",
 ]

@@ -21,6 +21,7 @@ from sagas.ledger._accounts import (
 )
 from sagas.ledger._journal import check_amount, check_key, find_entry, post_entry, replay
 from sagas.ledger._models import Hold, utc_now
+from sagas.ledger._signing import sign_hold
 from sagas.ledger._views import EntryKind, EntryView, HoldStatus, HoldView, hold_view
 
 
@@ -70,6 +71,7 @@ def place_hold(
         saga_id=saga_id,
         created_at=utc_now(),
     )
+    sign_hold(session, hold)
     session.add(hold)
     session.flush()
     return hold_view(hold)
@@ -86,7 +88,7 @@ def void_hold(session: Session, hold_key: str, *, saga_id: str) -> HoldView:
     account = lock_account(session, hold.account_id)
     account.held -= hold.amount
     account.updated_at = utc_now()
-    _close(hold, HoldStatus.VOIDED)
+    _close(session, hold, HoldStatus.VOIDED)
     session.flush()
     return hold_view(hold)
 
@@ -112,7 +114,7 @@ def capture_hold(
     check_currency(dest, Money.of(hold.amount, cur))
     check_active(dest)
     source.held -= hold.amount
-    _close(hold, HoldStatus.POSTED)
+    _close(session, hold, HoldStatus.POSTED)
     legs = [(source, -hold.amount), (dest, hold.amount)]
     return post_entry(session, key=key, kind=EntryKind.CAPTURE, saga_id=saga_id, legs=legs)
 
@@ -158,11 +160,13 @@ def _tombstone(session: Session, hold_key: str, saga_id: str) -> Hold:
         created_at=now,
         closed_at=now,
     )
+    sign_hold(session, hold)
     session.add(hold)
     session.flush()
     return hold
 
 
-def _close(hold: Hold, status: HoldStatus) -> None:
+def _close(session: Session, hold: Hold, status: HoldStatus) -> None:
     hold.status = status
     hold.closed_at = utc_now()
+    sign_hold(session, hold)

@@ -8,13 +8,16 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from sagas.foundations import Money
+from sagas.ledger._chain import chain_findings
 from sagas.ledger._models import Account, Hold, JournalEntry, Posting
 from sagas.ledger._views import HoldStatus
 
 
 def check_invariants(session: Session) -> list[str]:
+    """The journal chain first, in journal order, so the first finding is the first bad entry."""
     accounts = list(session.scalars(select(Account).order_by(Account.account_id)))
     return [
+        *chain_findings(session),
         *_currency_totals(session),
         *_cached_balances(session, accounts),
         *_cached_holds(session, accounts),

@@ -21,8 +21,10 @@ from sagas.ledger._accounts import (
     lock_accounts,
     move,
 )
+from sagas.ledger._chain import ChainLink, PostingContent, entry_hash, lock_head, move_head
 from sagas.ledger._invariants import net_effect
 from sagas.ledger._models import Account, JournalEntry, Posting, utc_now
+from sagas.ledger._signing import entry_message, signer_of
 from sagas.ledger._views import EntryKind, EntryView, PostingView, entry_view
 
 Leg = tuple[Account, int]
@@ -96,10 +98,11 @@ def post_entry(
     legs: Sequence[Leg],
     reverses_entry_id: int | None = None,
 ) -> EntryView:
-    """Write one balanced entry and move the cached balances of its accounts.
+    """Write one balanced entry at the head of the journal chain and move its accounts' balances.
 
     The entry and its postings are inserted with prebuilt Core statements: the ORM's unit of
-    work was the largest single cost of a ledger step.
+    work was the largest single cost of a ledger step. The head row is locked last, after the
+    accounts, so appends queue on it for as short a time as possible and in one lock order.
     """
     totals: dict[str, int] = {}
     for account, minor in legs:
@@ -107,24 +110,55 @@ def post_entry(
     if any(totals.values()):
         raise ValueError(f"postings of {key!r} do not sum to zero per currency: {totals}")
     created_at = utc_now()
+    postings = _postings_with_balances(legs)
     connection = session.connection()
+    head_sequence, head_hash = lock_head(connection)
+    link = ChainLink(
+        sequence=head_sequence + 1,
+        prev_hash=head_hash,
+        entry_hash=entry_hash(
+            sequence=head_sequence + 1,
+            prev_hash=head_hash,
+            key=key,
+            saga_id=saga_id,
+            kind=kind,
+            reverses_entry_id=reverses_entry_id,
+            created_at=created_at,
+            postings=postings,
+        ),
+    )
+    signer = signer_of(session)
     inserted = connection.execute(
         _INSERT_ENTRY,
         {
+            "key_id": None if signer is None else signer.key_id,
+            "signature": None if signer is None else signer.sign(entry_message(link.entry_hash)),
             "idempotency_key": key,
             "saga_id": saga_id,
             "kind": kind,
             "reverses_entry_id": reverses_entry_id,
             "created_at": created_at,
+            "sequence": link.sequence,
+            "prev_hash": link.prev_hash,
+            "entry_hash": link.entry_hash,
         },
     )
     entry_id = _new_id(inserted.inserted_primary_key)
-    postings = [
-        {"entry_id": entry_id, "account_id": a.account_id, "currency": a.currency, "amount": m}
-        for a, m in legs
-    ]
     if postings:
-        connection.execute(_INSERT_POSTING, postings)
+        connection.execute(
+            _INSERT_POSTING,
+            [
+                {
+                    "entry_id": entry_id,
+                    "account_id": account_id,
+                    "currency": code,
+                    "amount": minor,
+                    "balance_after": balance_after,
+                }
+                for account_id, code, minor, balance_after in postings
+            ],
+        )
+    move_head(connection, link)
     for account, minor in legs:
         move(account, minor)
     session.flush()
@@ -136,7 +170,20 @@ def post_entry(
         reverses_entry_id=reverses_entry_id,
         postings=tuple(PostingView(a.account_id, Money.of(m, a.currency)) for a, m in legs),
         created_at=created_at,
+        sequence=link.sequence,
+        entry_hash=link.entry_hash,
     )
+
+
+def _postings_with_balances(legs: Sequence[Leg]) -> list[PostingContent]:
+    """Each leg with the balance its account reaches, legs on one account applied in order."""
+    running: dict[str, int] = {}
+    postings: list[PostingContent] = []
+    for account, minor in legs:
+        after = running.get(account.account_id, account.balance) + minor
+        running[account.account_id] = after
+        postings.append((account.account_id, account.currency, minor, after))
+    return postings
 
 
 def _new_id(primary_key: Sequence[object] | None) -> int:

@@ -21,18 +21,22 @@ from sagas.foundations import (
     translate_db_errors,
 )
 from sagas.ledger import (
+    _chain,
     _claims,
     _holds,
     _invariants,
     _journal,
     _lifecycle,
+    _signing,
     _snapshots,
 )
 from sagas.ledger._accounts import find_account_row
 from sagas.ledger._models import Account, Hold, JournalEntry
+from sagas.ledger._signing import SIGNER_INFO, RowSigner, SignatureProblem
 from sagas.ledger._views import (
     AccountStatus,
     AccountView,
+    ChainHead,
     EntryView,
     HoldView,
     account_view,
@@ -63,15 +67,18 @@ class Ledger:
     transient database faults TransientError subclasses; nothing is written when any is raised.
     """
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, *, signer: RowSigner | None = None) -> None:
+        """With `signer`, every entry and hold this ledger writes carries its signature; a
+        ledger that is verified needs every writer to sign (unsigned rows are findings)."""
         self.engine = engine
+        self._signer = signer
         self._claims: dict[str, str] = {}
         """Claims this process saw committed: a claim never changes, so one check per saga."""
 
     @classmethod
-    def from_url(cls, url: str) -> Ledger:
+    def from_url(cls, url: str, *, signer: RowSigner | None = None) -> Ledger:
         """A ledger on the database at `url`, which must already be migrated."""
-        return cls(make_engine(url))
+        return cls(make_engine(url), signer=signer)
 
     def close_connections(self) -> None:
         """Release the pooled database connections (the ledger can be used again after)."""
@@ -234,6 +241,19 @@ class Ledger:
         """The saga's snapshots ordered by step index."""
         return self._run(lambda s: _snapshots.snapshots(s, saga_id))
 
+    def chain_head(self) -> ChainHead:
+        """The journal chain's last entry: what an anchor of the ledger names."""
+        sequence, digest = self._run(_chain.read_head)
+        return ChainHead(sequence, digest)
+
+    def entry_hash_at(self, sequence: int) -> str | None:
+        """The stored hash of the entry at `sequence` in the chain, if there is one."""
+        return self._run(lambda s: _chain.stored_hash_at(s, sequence))
+
+    def signature_findings(self, problem: SignatureProblem) -> list[str]:
+        """Each entry and hold whose signature `problem` (the verifier's keyring) rejects."""
+        return self._run(lambda s: list(_signing.signature_findings(s, problem)))
+
     def check_invariants(self) -> list[str]:
         """Findings about inconsistent balances, holds, limits or entries; empty when sound."""
         return self._run(_invariants.check_invariants)
@@ -248,7 +268,11 @@ class Ledger:
         pending = _pending_step.get()
         if pending is not None and pending.settled:
             pending = None
-        with translate_db_errors(), Session(self.engine, expire_on_commit=False) as session:
+        info = {SIGNER_INFO: self._signer}
+        with (
+            translate_db_errors(),
+            Session(self.engine, expire_on_commit=False, info=info) as session,
+        ):
             with session.begin():
                 if pending is not None:
                     self._begin_pending(session, pending)

@@ -8,6 +8,7 @@ from sqlalchemy import (
     BigInteger,
     CheckConstraint,
     ForeignKey,
+    Index,
     Integer,
     MetaData,
     String,
@@ -18,6 +19,11 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 from sagas.foundations import KEY_LENGTH, NAMING_CONVENTION, UtcDateTime
 
 ID = BigInteger().with_variant(Integer(), "sqlite")
+HASH_LENGTH = 64
+"""SHA-256 in hex."""
+KEY_ID_LENGTH = 16
+SIGNATURE_LENGTH = 88
+"""An Ed25519 signature in base64."""
 
 
 def utc_now() -> datetime:
@@ -59,6 +65,7 @@ class JournalEntry(Base):
         CheckConstraint(
             "(kind = 'reversal') = (reverses_entry_id IS NOT NULL)", name="reversal_link"
         ),
+        Index("ix_journal_entry_sequence", "sequence", unique=True),
     )
 
     entry_id: Mapped[int] = mapped_column(ID, primary_key=True, autoincrement=True)
@@ -69,19 +76,42 @@ class JournalEntry(Base):
         ID, ForeignKey("journal_entry.entry_id"), unique=True
     )
     created_at: Mapped[datetime]
+    sequence: Mapped[int] = mapped_column(BigInteger)
+    """Gapless position in the journal chain, from 1: a missing number is a deleted entry."""
+    prev_hash: Mapped[str] = mapped_column(String(HASH_LENGTH))
+    entry_hash: Mapped[str] = mapped_column(String(HASH_LENGTH))
+    key_id: Mapped[str | None] = mapped_column(String(KEY_ID_LENGTH))
+    signature: Mapped[str | None] = mapped_column(String(SIGNATURE_LENGTH))
+    """The writer's Ed25519 signature over entry_hash, base64."""
 
     postings: Mapped[list[Posting]] = relationship(order_by="Posting.posting_id", lazy="selectin")
 
 
 class Posting(Base):
     __tablename__ = "posting"
-    __table_args__ = (CheckConstraint("amount <> 0", name="amount_not_zero"),)
+    __table_args__ = (
+        CheckConstraint("amount <> 0", name="amount_not_zero"),
+        Index("ix_posting_account_id_posting_id", "account_id", "posting_id"),
+    )
 
     posting_id: Mapped[int] = mapped_column(ID, primary_key=True, autoincrement=True)
     entry_id: Mapped[int] = mapped_column(ID, ForeignKey("journal_entry.entry_id"), index=True)
-    account_id: Mapped[str] = mapped_column(ForeignKey("account.account_id"), index=True)
+    account_id: Mapped[str] = mapped_column(ForeignKey("account.account_id"))
     currency: Mapped[str] = mapped_column(String(3))
     amount: Mapped[int] = mapped_column(BigInteger)
+    balance_after: Mapped[int] = mapped_column(BigInteger)
+    """The account's balance once this posting applied: what its next posting starts from."""
+
+
+class JournalHead(Base):
+    """The one row every new journal entry locks: the chain's last sequence number and hash."""
+
+    __tablename__ = "journal_head"
+    __table_args__ = (CheckConstraint("head_id = 1", name="single_row"),)
+
+    head_id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    sequence: Mapped[int] = mapped_column(BigInteger)
+    entry_hash: Mapped[str] = mapped_column(String(HASH_LENGTH))
 
 
 class Hold(Base):
@@ -104,6 +134,9 @@ class Hold(Base):
     saga_id: Mapped[str] = mapped_column(String(KEY_LENGTH), index=True)
     created_at: Mapped[datetime]
     closed_at: Mapped[datetime | None]
+    key_id: Mapped[str | None] = mapped_column(String(KEY_ID_LENGTH))
+    signature: Mapped[str | None] = mapped_column(String(SIGNATURE_LENGTH))
+    """The writer's signature over the hold as it stands: re-signed when it closes."""
 
 
 class SagaSnapshot(Base):

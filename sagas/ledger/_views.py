@@ -78,6 +78,18 @@ class EntryView:
     reverses_entry_id: int | None
     postings: tuple[PostingView, ...]
     created_at: datetime
+    sequence: int
+    """The entry's place in the journal chain (gapless, from 1)."""
+    entry_hash: str
+    """SHA-256 over its content, its postings and the previous entry's hash."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChainHead:
+    """The last entry of the journal chain; sequence 0 and the genesis hash when empty."""
+
+    sequence: int
+    entry_hash: str
 
 
 def account_view(row: Account) -> AccountView:
@@ -120,4 +132,6 @@ def entry_view(row: JournalEntry) -> EntryView:
             PostingView(p.account_id, Money.of(p.amount, p.currency)) for p in row.postings
         ),
         created_at=row.created_at,
+        sequence=row.sequence,
+        entry_hash=row.entry_hash,
     )

@@ -224,7 +224,7 @@ def _truncate(items: dict[int, Data], rng: Random) -> Mutation[Data]:
 
 
 def storage_for(spec: str) -> Storage[Any]:
-    """Raw write access to the store behind an audit store spec, as an insider has."""
+    """Raw write access to the store behind an audit store spec; a table's owner for a table."""
     if spec.startswith("dir:"):
         return DirectoryStorage(Path(spec.removeprefix("dir:")))
     return TableStorage(spec.removeprefix("db:"))

@@ -21,6 +21,16 @@ def store_spec(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 
 @pytest.fixture
+def insider_spec(store_spec: str, request: pytest.FixtureRequest) -> str:
+    """The store of `store_spec` as an insider who can rewrite it behind the store's back."""
+    if "postgresql" not in store_spec:
+        return store_spec
+    # The worker role may only read and append: rewriting rows takes the table's owner.
+    owner_url: str = request.getfixturevalue("postgres_owner_url")
+    return f"db:{owner_url}"
+
+
+@pytest.fixture
 def store(store_spec: str) -> Iterator[AuditStore]:
     opened = open_audit_store(store_spec, TEST_KEYS)
     yield opened

@@ -47,10 +47,10 @@ def test_the_chain_is_anchored_every_n_records_and_verifies(
 
 
 def test_a_deleted_tail_is_found_against_the_anchor(
-    anchored: AnchoredAuditStore, store_spec: str, tmp_path: Path
+    anchored: AnchoredAuditStore, insider_spec: str, tmp_path: Path
 ) -> None:
     fill(anchored, 10, random.Random(2))
-    storage = storage_for(store_spec)
+    storage = storage_for(insider_spec)
     storage.write({k: v for k, v in storage.read().items() if k < 9})
     storage.close_connections()
 

@@ -23,9 +23,11 @@ RESEALED = {"hash", "key_id", "signature"}
 
 
 @pytest.fixture
-def chain(store_spec: str) -> Iterator[tuple[AuditStore, Any, list[AuditRecord]]]:
+def chain(
+    store_spec: str, insider_spec: str
+) -> Iterator[tuple[AuditStore, Any, list[AuditRecord]]]:
     store = open_audit_store(store_spec, TEST_KEYS)
-    storage = storage_for(store_spec)
+    storage = storage_for(insider_spec)
     records = fill(store, 5, random.Random(5))
     yield store, storage, records
     storage.close_connections()

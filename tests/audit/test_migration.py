@@ -1,18 +1,16 @@
 from __future__ import annotations
 
-import uuid
-from collections.abc import Iterator
 from random import Random
 
 import pytest
 from alembic import command
-from sqlalchemy import Connection, Engine, inspect, text
+from sqlalchemy import Connection, inspect, text
 
 from sagas.audit import open_audit_store
-from sagas.foundations import alembic_config, make_engine, upgrade_database
+from sagas.foundations import DATABASE_WORKER_ROLE, alembic_config, make_engine
 from tests.audit._chain import fill
 from tests.fixtures_audit import TEST_KEYS
-from tests.fixtures_db import postgres_server_url
+from tests.fixtures_db import NewPostgresDatabase, postgres_role_url
 
 LEDGER = "2026_11_21_0001"
 
@@ -56,9 +54,11 @@ def upgraded_schema(dialect: str) -> dict[str, object]:
     return {"table": True, "triggers": {"audit_record_refuse_change"}, "role": 1, "function": 1}
 
 
-def test_the_audit_migration_downgrades_and_upgrades(database_url: str) -> None:
+def test_the_audit_migration_downgrades_and_upgrades(
+    database_url: str, database_owner_url: str
+) -> None:
     dialect = "sqlite" if database_url.startswith("sqlite") else "postgresql"
-    config = alembic_config(database_url)
+    config = alembic_config(database_owner_url)
     assert schema(database_url) == upgraded_schema(dialect)
 
     command.downgrade(config, LEDGER)
@@ -79,24 +79,15 @@ def test_the_audit_migration_downgrades_and_upgrades(database_url: str) -> None:
 
 
 @pytest.fixture
-def second_postgres_url(postgres_admin: Engine) -> Iterator[str]:
-    name = f"fundsaga_test_{uuid.uuid4().hex[:16]}"
-    with postgres_admin.connect() as connection:
-        connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
-    try:
-        url = postgres_server_url().set(database=name).render_as_string(hide_password=False)
-        upgrade_database(url)
-        yield url
-    finally:
-        with postgres_admin.connect() as connection:
-            connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+def second_postgres_url(new_postgres_database: NewPostgresDatabase) -> str:
+    return postgres_role_url(new_postgres_database(), DATABASE_WORKER_ROLE)
 
 
 @pytest.mark.postgres
 def test_a_downgrade_leaves_other_databases_writing(
-    postgres_url: str, second_postgres_url: str
+    postgres_owner_url: str, second_postgres_url: str
 ) -> None:
-    command.downgrade(alembic_config(postgres_url), LEDGER)
+    command.downgrade(alembic_config(postgres_owner_url), LEDGER)
 
     store = open_audit_store(second_postgres_url, TEST_KEYS)
     try:

@@ -62,6 +62,14 @@ def postgres_engine(postgres_url: str) -> Iterator[Engine]:
     engine.dispose()
 
 
+@pytest.fixture
+def postgres_owner_engine(postgres_engine: Engine, postgres_owner_url: str) -> Iterator[Engine]:
+    """The filled database of `postgres_engine`, as the owner, who holds UPDATE and DELETE."""
+    engine = create_engine(postgres_owner_url, poolclass=NullPool)
+    yield engine
+    engine.dispose()
+
+
 @pytest.mark.parametrize("action", ["UPDATE", "DELETE"])
 def test_sqlite_triggers_refuse_changes(sqlite_engine: Engine, action: str) -> None:
     before = rows(sqlite_engine)
@@ -85,13 +93,15 @@ def test_postgres_refuses_the_writer_role(postgres_engine: Engine, action: str) 
 
 @pytest.mark.postgres
 @pytest.mark.parametrize("action", ["UPDATE", "DELETE", "TRUNCATE"])
-def test_postgres_triggers_refuse_even_the_owner(postgres_engine: Engine, action: str) -> None:
-    before = rows(postgres_engine)
+def test_postgres_triggers_refuse_even_the_owner(
+    postgres_owner_engine: Engine, action: str
+) -> None:
+    before = rows(postgres_owner_engine)
 
     with pytest.raises(IntegrityError, match=f"audit_record is append-only: {action} refused"):
-        run(postgres_engine, CHANGES[action])
+        run(postgres_owner_engine, CHANGES[action])
 
-    assert rows(postgres_engine) == before
+    assert rows(postgres_owner_engine) == before
 
 
 @pytest.mark.postgres

@@ -21,9 +21,9 @@ SEED = int(os.environ.get("FUNDSAGA_TAMPER_SEED", random.randrange(2**32)))
 
 
 @pytest.fixture
-def target(store_spec: str) -> Iterator[tuple[AuditStore, Storage[Any]]]:
+def target(store_spec: str, insider_spec: str) -> Iterator[tuple[AuditStore, Storage[Any]]]:
     store = open_audit_store(store_spec, TEST_KEYS)
-    storage = storage_for(store_spec)
+    storage = storage_for(insider_spec)
     yield store, storage
     storage.close_connections()
     store.close_connections()

@@ -15,7 +15,7 @@ from sagas import Money, parse_faults, parse_money
 from sagas.app import FundsagaClient, build_worker, run_cli
 from sagas.audit import AuditStore, open_audit_store
 from sagas.ledger import Ledger
-from tests.fixtures_audit import TEST_KEYS, write_public_key
+from tests.fixtures_audit import TEST_KEYS, TEST_SIGNER, write_public_key
 from tests.fixtures_temporal import new_task_queue
 
 
@@ -77,7 +77,9 @@ def cli_task_queue(
     monkeypatch.setenv("FUNDSAGA_AUDIT_STORE", f"dir:{tmp_path / 'audit'}")
     monkeypatch.setenv("FUNDSAGA_AUDIT_ANCHOR_STORE", f"dir:{tmp_path / 'anchors'}")
     monkeypatch.setenv("FUNDSAGA_AUDIT_PUBLIC_KEYS", str(write_public_key(tmp_path)))
-    monkeypatch.setenv("FUNDSAGA_AUDIT_SIGNING_KEY", str(tmp_path / "no-signing-key-here.key"))
+    signing_key = tmp_path / "audit-signing.key"
+    TEST_SIGNER.write(signing_key)
+    monkeypatch.setenv("FUNDSAGA_AUDIT_SIGNING_KEY", str(signing_key))
     return queue
 
 

@@ -11,7 +11,7 @@ from temporalio.testing import WorkflowEnvironment
 
 from sagas.app import build_worker, ensure_anchor_schedule
 from sagas.audit import AnchoredAuditStore, AnchorStore, open_audit_store
-from sagas.ledger import Ledger
+from sagas.ledger import GENESIS_HASH, JOURNAL_CHAIN, Ledger
 from tests.audit._chain import fill
 from tests.fixtures_audit import TEST_KEYS
 from tests.fixtures_temporal import new_task_queue
@@ -37,8 +37,12 @@ async def test_the_schedule_anchors_the_head_and_a_second_worker_reuses_it(
                 break
             await asyncio.sleep(0.1)
         await schedule.delete()
+    journal = anchors.latest(JOURNAL_CHAIN)
     store.close_connections()
 
     assert again.id == schedule.id
     assert latest is not None
     assert (latest.sequence, latest.hash) == (3, chain[-1].hash)
+    head = funded.chain_head()
+    assert journal is not None
+    assert (journal.sequence, journal.hash) == (head.sequence, head.entry_hash) != (0, GENESIS_HASH)

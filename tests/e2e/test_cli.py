@@ -5,12 +5,14 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
+from pathlib import Path
 
 import pytest
 from temporalio.testing import WorkflowEnvironment
 
 from sagas.app import FundsagaClient, run_cli
 from sagas.ledger import Ledger
+from tests.fixtures_audit import TEST_SIGNER
 
 
 @pytest.fixture
@@ -19,10 +21,37 @@ def cli_env(
     dev_env: WorkflowEnvironment,
     client: FundsagaClient,
     database_url: str,
+    tmp_path: Path,
 ) -> None:
     monkeypatch.setenv("TEMPORAL_ADDRESS", dev_env.client.service_client.config.target_host)
     monkeypatch.setenv("FUNDSAGA_TASK_QUEUE", client.task_queue)
     monkeypatch.setenv("FUNDSAGA_DATABASE_URL", database_url)
+    signing_key = tmp_path / "audit-signing.key"
+    TEST_SIGNER.write(signing_key)
+    monkeypatch.setenv("FUNDSAGA_AUDIT_SIGNING_KEY", str(signing_key))
+
+
+async def test_an_opening_balance_without_the_signing_key_writes_nothing(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    database_url: str,
+    tmp_path: Path,
+) -> None:
+    monkeypatch.setenv("FUNDSAGA_DATABASE_URL", database_url)
+    monkeypatch.setenv("FUNDSAGA_AUDIT_SIGNING_KEY", str(tmp_path / "absent.key"))
+
+    code = await fundsaga(
+        "accounts", "create", "erin", "--currency", "EUR", "--opening-balance", "5"
+    )
+
+    assert code == 2
+    assert capsys.readouterr().err.startswith("error: FUNDSAGA_AUDIT_SIGNING_KEY: no key at")
+    ledger = Ledger.from_url(database_url)
+    try:
+        assert ledger.find_account("erin") is None
+        assert ledger.entries() == []
+    finally:
+        ledger.close_connections()
 
 
 async def fundsaga(*argv: str) -> int:

@@ -91,16 +91,18 @@ DROP_POSTING_GUARD = {
     "sqlite": "DROP TRIGGER posting_no_update",
     "postgresql": "DROP TRIGGER posting_refuse_change ON posting",
 }
-"""What a database owner can do first: the triggers refuse the change to anyone else."""
+"""What a database owner can do first: the triggers refuse the change to anyone else.
+
+The tests run it as the owner: the worker role the application connects as may not."""
 
 
 async def test_a_journal_row_changed_outside_the_engine_is_a_finding(
     audited_run: tuple[list[str], AuditStore],
-    database_url: str,
+    database_owner_url: str,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     (_, business, _), _ = audited_run
-    engine = create_engine(database_url)
+    engine = create_engine(database_owner_url)
     with engine.begin() as connection:
         connection.execute(text(DROP_POSTING_GUARD[connection.dialect.name]))
         connection.execute(
@@ -262,12 +264,12 @@ async def until_deleted(temporal: TemporalCli, workflow_id: str) -> None:
 
 async def test_ledger_verify_passes_a_real_run_and_finds_a_posting_changed_by_an_owner(
     audited_run: tuple[list[str], AuditStore],
-    database_url: str,
+    database_owner_url: str,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     assert await fundsaga("ledger", "verify") == 0
     assert "ledger intact" in capsys.readouterr().out
-    engine = create_engine(database_url)
+    engine = create_engine(database_owner_url)
     with engine.begin() as connection:
         connection.execute(text(DROP_POSTING_GUARD[connection.dialect.name]))
         connection.execute(text("UPDATE posting SET amount = amount + 1 WHERE posting_id = 1"))

@@ -1,12 +1,15 @@
 """Journal entries and postings never change; a hold changes only by closing, once.
 
-Checked with plain SQL, as a tool with write access to the database would try it.
+Checked with plain SQL, as a tool with write access to the database would try it: on
+PostgreSQL as the owner role, which holds UPDATE and DELETE, so what refuses is the triggers.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
-from sqlalchemy import Engine, text
+from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.exc import DBAPIError
 
 from sagas.ledger import HoldStatus, Ledger, clearing_account_id
@@ -25,7 +28,42 @@ REFUSED = [
     pytest.param("DELETE FROM journal_entry", "journal_entry is immutable", id="entry-delete"),
     pytest.param("UPDATE hold SET amount = amount * 2", "hold changes only", id="hold-amount"),
     pytest.param("UPDATE hold SET status = 'active'", "hold changes only", id="hold-reopen"),
-    pytest.param("DELETE FROM hold", "hold", id="hold-delete"),
+    pytest.param("DELETE FROM hold", "hold.*DELETE refused", id="hold-delete"),
+    pytest.param(
+        "UPDATE account SET balance = balance + 1 WHERE account_id = 'alice'",
+        "balance changes only to the balance its latest posting reached",
+        id="balance-without-posting",
+    ),
+    pytest.param(
+        "UPDATE account SET currency = 'USD' WHERE account_id = 'alice'",
+        "keeps its id, currency and kind",
+        id="account-currency",
+    ),
+    pytest.param(
+        "INSERT INTO account (account_id, currency, status, is_system, balance, held, overdraft,"
+        " created_at, updated_at) VALUES ('mallory', 'EUR', 'active', false, 100, 0, 0,"
+        " '2026-01-01 00:00:00', '2026-01-01 00:00:00')",
+        "opens with nothing",
+        id="account-opened-with-money",
+    ),
+    pytest.param(
+        "INSERT INTO journal_entry (idempotency_key, kind, created_at, sequence, prev_hash,"
+        " entry_hash) VALUES ('late', 'funding', '2026-01-01 00:00:00', 99, 'x', 'y')",
+        "appends at the head of the chain",
+        id="entry-off-the-head",
+    ),
+    pytest.param(
+        "INSERT INTO posting (entry_id, account_id, currency, amount, balance_after)"
+        " SELECT MIN(entry_id), 'alice', 'EUR', 1, 123456 FROM journal_entry",
+        "balance_after is the previous balance",
+        id="posting-running-balance",
+    ),
+    pytest.param(
+        "UPDATE journal_head SET sequence = sequence - 1",
+        "moves only onto the entry appended after it",
+        id="head-back",
+    ),
+    pytest.param("DELETE FROM journal_head", "journal_head", id="head-delete"),
 ]
 
 
@@ -40,6 +78,13 @@ def moved(ledger: Ledger) -> Ledger:
     return ledger
 
 
+@pytest.fixture
+def owner_engine(database_owner_url: str) -> Iterator[Engine]:
+    engine = create_engine(database_owner_url)
+    yield engine
+    engine.dispose()
+
+
 def execute(engine: Engine, statement: str) -> None:
     with engine.begin() as connection:
         connection.execute(text(statement))
@@ -47,12 +92,12 @@ def execute(engine: Engine, statement: str) -> None:
 
 @pytest.mark.parametrize(("statement", "refusal"), REFUSED)
 def test_a_change_to_the_journal_or_a_closed_hold_is_refused(
-    moved: Ledger, statement: str, refusal: str
+    moved: Ledger, owner_engine: Engine, statement: str, refusal: str
 ) -> None:
     before = (moved.entries(), moved.holds(), moved.accounts(include_system=True))
 
     with pytest.raises(DBAPIError, match=refusal):
-        execute(moved.engine, statement)
+        execute(owner_engine, statement)
 
     assert (moved.entries(), moved.holds(), moved.accounts(include_system=True)) == before
     assert moved.check_invariants() == []

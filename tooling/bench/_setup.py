@@ -12,6 +12,7 @@ from sqlalchemy import event
 from sqlalchemy.pool import ConnectionPoolEntry
 
 from sagas import parse_money
+from sagas.audit import SigningKey
 from sagas.foundations import make_engine, upgrade_database
 from sagas.ledger import Ledger
 from sagas.transfer import TransferRequest
@@ -22,6 +23,10 @@ AMOUNT = "1.00"
 CURRENCY = "EUR"
 
 
+BENCH_SIGNER = SigningKey.generate()
+"""Ledger rows are signed in production, so the benchmark pays for the signatures too."""
+
+
 def prepare_ledger(directory: Path) -> str:
     """Migrate a fresh SQLite ledger in `directory`, fund the accounts; returns its URL."""
     directory.mkdir(parents=True, exist_ok=True)
@@ -29,7 +34,7 @@ def prepare_ledger(directory: Path) -> str:
         stale.unlink()
     url = f"sqlite:///{directory / 'ledger.db'}"
     upgrade_database(url)
-    ledger = Ledger.from_url(url)
+    ledger = Ledger.from_url(url, signer=BENCH_SIGNER)
     opening = parse_money(OPENING_BALANCE, CURRENCY)
     for i in range(ACCOUNT_PAIRS):
         ledger.open_account(f"bench-src-{i:02d}", CURRENCY, opening_balance=opening)
@@ -41,14 +46,14 @@ def prepare_ledger(directory: Path) -> str:
 def bench_ledger(url: str, journal: str = "wal") -> Ledger:
     """fundsaga's ledger on `url`; `journal="delete"` turns WAL off to measure what it is worth."""
     if journal == "wal":
-        return Ledger.from_url(url)
+        return Ledger.from_url(url, signer=BENCH_SIGNER)
     engine = make_engine(url)
 
     def rollback_journal(connection: sqlite3.Connection, _record: ConnectionPoolEntry) -> None:
         connection.execute(f"PRAGMA journal_mode={journal}")
 
     event.listen(engine, "connect", rollback_journal)
-    return Ledger(engine)
+    return Ledger(engine, signer=BENCH_SIGNER)
 
 
 def requests(prefix: str) -> Iterator[TransferRequest]:

@@ -7,7 +7,9 @@ from dataclasses import dataclass
 
 from sqlalchemy import text
 
-from sagas.audit import AuditStore
+from activities.audit import anchor_journal
+from sagas.app import verify_ledger
+from sagas.audit import AnchorStore, AuditStore, Keyring
 from sagas.engine import AuditKind, SagaStatus
 from sagas.ledger import HoldStatus, Ledger
 
@@ -103,9 +105,23 @@ def _overdrafts(ledger: Ledger) -> Check:
     return Check("f) no account below its overdraft", not below, f"{len(below)} below")
 
 
+def _ledger_verifies(ledger: Ledger, anchors: AnchorStore, keyring: Keyring) -> Check:
+    """What `fundsaga ledger verify` checks, after anchoring the journal as a worker would."""
+    anchor_journal(ledger, anchors)
+    verdict = verify_ledger(ledger, anchors, keyring)
+    detail = (
+        f"{verdict.entries} entries chained, signed and anchored"
+        if verdict.ok
+        else f"{len(verdict.findings)} findings, first: {verdict.findings[0]}"
+    )
+    return Check("g) the ledger verifies (chain, signatures, anchor)", verdict.ok, detail)
+
+
 def check_run(
     ledger: Ledger,
     store: AuditStore,
+    anchors: AnchorStore,
+    keyring: Keyring,
     statuses: Mapping[str, str],
     funded: Mapping[str, int],
     launched: int,
@@ -118,4 +134,5 @@ def check_run(
         _holds(ledger),
         _audit(store, statuses),
         _overdrafts(ledger),
+        _ledger_verifies(ledger, anchors, keyring),
     ]

@@ -14,7 +14,7 @@ from temporalio.client import WorkflowQueryFailedError as QueryFailed
 from temporalio.service import RPCError
 
 from sagas.app import FundsagaClient, TemporalUnreachableError
-from sagas.audit import AuditKeys, SigningKey, open_audit_store
+from sagas.audit import AnchorStore, AuditKeys, SigningKey, open_audit_store
 from sagas.engine import SagaOutcome, SagaStatus
 from sagas.foundations import Money, Settings, upgrade_database
 from sagas.ledger import Ledger
@@ -71,6 +71,7 @@ class ChaosRun:
         self.workdir = workdir
         self.server = DevServer(workdir / "temporal.db", free_port(), workdir / "server.log")
         self.audit_spec = f"dir:{workdir / 'audit'}"
+        self.anchor_spec = f"dir:{workdir / 'anchors'}"
         self.signing_key = workdir / "audit-signing.key"
         self.audit_keys = AuditKeys.for_writer(_new_key(self.signing_key))
         self.statuses: dict[str, str] = {}
@@ -92,7 +93,7 @@ class ChaosRun:
     async def run(self) -> ChaosReport:
         started = time.monotonic()
         upgrade_database(self.database_url)
-        ledger = Ledger.from_url(self.database_url)
+        ledger = Ledger.from_url(self.database_url, signer=self.audit_keys.require_signer())
         funded = fund_accounts(ledger, self.plan)
         self.server.start()
         workers = [
@@ -116,8 +117,18 @@ class ChaosRun:
                 worker.stop()
             self.server.stop()
         store = open_audit_store(self.audit_spec, self.audit_keys)
-        checks = check_run(ledger, store, self.statuses, funded, len(self.plan.transfers))
+        anchors = AnchorStore(open_audit_store(self.anchor_spec, self.audit_keys))
+        checks = check_run(
+            ledger,
+            store,
+            anchors,
+            self.audit_keys.keyring,
+            self.statuses,
+            funded,
+            len(self.plan.transfers),
+        )
         store.close_connections()
+        anchors.close_connections()
         ledger.close_connections()
         return ChaosReport(
             plan=self.plan,

@@ -20,11 +20,12 @@ from tooling.chaos._db_chaos import inject_db_faults, kill_after_next_commit_on_
 
 async def serve(settings: Settings) -> None:
     rng = random.Random(os.environ.get("FUNDSAGA_CHAOS_SEED", "0") + str(os.getpid()))
-    ledger = Ledger.from_url(settings.database_url)
+    keys = writer_keys(settings)
+    ledger = Ledger.from_url(settings.database_url, signer=keys.require_signer())
     inject_db_faults(ledger.engine, float(os.environ.get("FUNDSAGA_CHAOS_DB_FAULT_RATE", "0")), rng)
     kill_after_next_commit_on_sigusr1()
     client = await connect_temporal(settings)
-    store = open_audit_store(settings.audit_store, writer_keys(settings))
+    store = open_audit_store(settings.audit_store, keys)
     async with build_worker(
         client, settings.task_queue, ledger, store, parse_faults(settings.faults)
     ):

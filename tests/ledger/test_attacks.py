@@ -1,0 +1,289 @@
+"""Attacks on the ledger by someone who can write its database, each found by verification.
+
+The attacker either has the worker's privileges (the triggers stand) or owns the database and
+switches the triggers off first; neither holds the worker's signing key. Each test starts from
+a real, anchored ledger that verifies clean, changes it, and reads the first finding, which is
+what `fundsaga ledger verify` prints.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Connection, Engine, delete, insert, select, update
+
+from activities.audit import anchor_journal
+from sagas.app._ledger_verify import LedgerVerdict, verify_ledger
+from sagas.audit import AnchorStore, SigningKey, open_audit_store
+from sagas.foundations import make_engine
+from sagas.ledger import GENESIS_HASH, Ledger, entry_hash, metadata
+from sagas.ledger._signing import entry_message
+from tests.fixtures_audit import TEST_KEYS
+from tests.ledger._money import eur
+from tests.ledger._owner import guards_off
+
+
+@pytest.fixture
+def anchors(tmp_path: Path) -> Iterator[AnchorStore]:
+    store = AnchorStore(open_audit_store(f"dir:{tmp_path / 'anchors'}", TEST_KEYS))
+    yield store
+    store.close_connections()
+
+
+@pytest.fixture
+def owner(database_owner_url: str) -> Iterator[Engine]:
+    """The database as its owner reaches it: on PostgreSQL the role that may disable triggers."""
+    engine = make_engine(database_owner_url)
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture
+def worker(database_url: str) -> Iterator[Engine]:
+    """The database with the worker's grants only (on PostgreSQL, the fundsaga_worker role)."""
+    engine = make_engine(database_url)
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture
+def anchored(ledger: Ledger, anchors: AnchorStore) -> Ledger:
+    """Entries #1 open:alice (100), #2 t-1 alice->bob (30), #3 t-2 bob->alice (5), #4 t-3
+    alice->bob (20), anchored at #4, and hold h-1 of 10 on alice still active (minor units)."""
+    ledger.open_account("alice", "EUR", opening_balance=eur(100))
+    ledger.open_account("bob", "EUR")
+    ledger.transfer("t-1", "alice", "bob", eur(30), saga_id="s-1")
+    ledger.place_hold("h-1", "alice", eur(10), saga_id="s-2")
+    ledger.transfer("t-2", "bob", "alice", eur(5), saga_id="s-3")
+    ledger.transfer("t-3", "alice", "bob", eur(20), saga_id="s-4")
+    anchor_journal(ledger, anchors)
+    assert verify(ledger, anchors).findings == []
+    return ledger
+
+
+FORGED_SIGNATURE = (
+    f"carries a signature that key {TEST_KEYS.require_signer().key_id!r} did not make"
+)
+
+
+def verify(ledger: Ledger, anchors: AnchorStore) -> LedgerVerdict:
+    return verify_ledger(ledger, anchors, TEST_KEYS.keyring)
+
+
+def first_finding(ledger: Ledger, anchors: AnchorStore) -> str:
+    verdict = verify(ledger, anchors)
+    assert not verdict.ok
+    return verdict.findings[0]
+
+
+def test_a_consistent_rewrite_with_the_triggers_off_is_found_at_its_entry(
+    anchored: Ledger, anchors: AnchorStore, owner: Engine
+) -> None:
+    with guards_off(owner) as db:
+        t1 = select(ENTRY.c.entry_id).where(ENTRY.c.idempotency_key == "t-1").scalar_subquery()
+        for account, delta in (("alice", -10), ("bob", 10)):
+            db.execute(
+                update(POSTING)
+                .where(POSTING.c.entry_id == t1, POSTING.c.account_id == account)
+                .values(amount=POSTING.c.amount + delta)
+            )
+            add_to_balance(db, account, delta)
+
+    finding = first_finding(anchored, anchors)
+
+    assert finding == (
+        "entry #2 't-1': its content or postings differ from what was hashed: rewritten"
+    )
+
+
+def test_a_rewrite_re_hashed_to_the_head_is_found_by_the_signatures_and_the_anchor(
+    anchored: Ledger, anchors: AnchorStore, owner: Engine
+) -> None:
+    with guards_off(owner) as db:
+        t1 = select(ENTRY.c.entry_id).where(ENTRY.c.idempotency_key == "t-1").scalar_subquery()
+        db.execute(
+            update(POSTING).where(POSTING.c.entry_id == t1).values(amount=POSTING.c.amount * 2)
+        )
+        rechain(db)
+
+    verdict = verify(anchored, anchors)
+
+    assert verdict.findings[0] == f"entry #2 't-1': {FORGED_SIGNATURE}"
+    assert f"entry #4 't-3': {FORGED_SIGNATURE}" in verdict.findings
+    assert re.match(r"entry #4: not the entry anchored on .*Z", verdict.findings[-1])
+    assert not any("differ from what was hashed" in finding for finding in verdict.findings)
+
+
+def test_a_deleted_entry_is_found_as_a_gap(
+    anchored: Ledger, anchors: AnchorStore, owner: Engine
+) -> None:
+    with guards_off(owner) as db:
+        delete_entry(db, "t-2")
+
+    assert first_finding(anchored, anchors) == (
+        "entry #4 't-3': entries #3 are missing: deleted from the journal"
+    )
+
+
+def test_a_deleted_last_entry_with_the_head_moved_back_is_found_by_the_anchor(
+    anchored: Ledger, anchors: AnchorStore, owner: Engine
+) -> None:
+    with guards_off(owner) as db:
+        delete_entry(db, "t-3")
+        rechain(db)
+
+    assert re.fullmatch(
+        r"entry #4 was anchored on .*Z, but the journal ends at #3: entries were deleted",
+        first_finding(anchored, anchors),
+    )
+
+
+def test_an_entry_appended_with_the_triggers_standing_is_found_unsigned(
+    anchored: Ledger, anchors: AnchorStore, worker: Engine
+) -> None:
+    """Appended as the triggers demand (next sequence, linked, running balances, head moved),
+    so the chain is sound: only the writer's signature is missing."""
+    intruder = SigningKey.generate()
+    with worker.begin() as db:
+        append_funding(db, "bob", 1_000, intruder)
+
+    verdict = verify(anchored, anchors)
+
+    assert verdict.findings == [
+        f"entry #5 'gift': is signed by key {intruder.key_id!r}, which is not a trusted key"
+    ]
+    assert anchored.account("bob").balance == eur(1_045)
+
+
+def test_a_hold_voided_behind_the_ledgers_back_is_found(
+    anchored: Ledger, anchors: AnchorStore, worker: Engine
+) -> None:
+    """Active to voided is the one change the triggers allow a hold, so no guard stops it."""
+    with worker.begin() as db:
+        db.execute(update(HOLD).values(status="voided", closed_at=HOLD.c.created_at))
+        db.execute(update(ACCOUNT).where(ACCOUNT.c.account_id == "alice").values(held=0))
+
+    assert first_finding(anchored, anchors) == (
+        f"hold 'h-1' (voided): {FORGED_SIGNATURE}: changed outside the ledger"
+    )
+
+
+# ---- what the attacker does by hand, with the ledger's own public hash function
+
+ENTRY = metadata.tables["journal_entry"]
+POSTING = metadata.tables["posting"]
+ACCOUNT = metadata.tables["account"]
+HEAD = metadata.tables["journal_head"]
+HOLD = metadata.tables["hold"]
+
+
+def add_to_balance(db: Connection, account: str, delta: int) -> None:
+    db.execute(
+        update(ACCOUNT)
+        .where(ACCOUNT.c.account_id == account)
+        .values(balance=ACCOUNT.c.balance + delta)
+    )
+
+
+def delete_entry(db: Connection, key: str) -> None:
+    """Delete the entry and its postings, and undo them on the account balances."""
+    entry_id = db.execute(select(ENTRY.c.entry_id).where(ENTRY.c.idempotency_key == key)).scalar()
+    postings = db.execute(
+        select(POSTING.c.account_id, POSTING.c.amount).where(POSTING.c.entry_id == entry_id)
+    ).all()
+    for account, amount in postings:
+        add_to_balance(db, account, -amount)
+    db.execute(delete(POSTING).where(POSTING.c.entry_id == entry_id))
+    db.execute(delete(ENTRY).where(ENTRY.c.entry_id == entry_id))
+
+
+def rechain(db: Connection) -> None:
+    """Renumber, re-hash and re-balance the whole journal, and move the head: a chain that
+    holds together, made without the signing key."""
+    balances: dict[str, int] = {}
+    prev_hash, sequence = GENESIS_HASH, 0
+    for entry in db.execute(select(ENTRY).order_by(ENTRY.c.sequence)).all():
+        sequence += 1
+        content = []
+        postings = select(POSTING).where(POSTING.c.entry_id == entry.entry_id)
+        for posting in db.execute(postings.order_by(POSTING.c.posting_id)).all():
+            balances[posting.account_id] = balances.get(posting.account_id, 0) + posting.amount
+            after = balances[posting.account_id]
+            content.append((posting.account_id, posting.currency, posting.amount, after))
+            db.execute(
+                update(POSTING)
+                .where(POSTING.c.posting_id == posting.posting_id)
+                .values(balance_after=after)
+            )
+        digest = entry_hash(
+            sequence=sequence,
+            prev_hash=prev_hash,
+            key=entry.idempotency_key,
+            saga_id=entry.saga_id,
+            kind=entry.kind,
+            reverses_entry_id=entry.reverses_entry_id,
+            created_at=entry.created_at,
+            postings=content,
+        )
+        db.execute(
+            update(ENTRY)
+            .where(ENTRY.c.entry_id == entry.entry_id)
+            .values(sequence=sequence, prev_hash=prev_hash, entry_hash=digest)
+        )
+        prev_hash = digest
+    for account, balance in balances.items():
+        db.execute(update(ACCOUNT).where(ACCOUNT.c.account_id == account).values(balance=balance))
+    db.execute(update(HEAD).values(sequence=sequence, entry_hash=prev_hash))
+
+
+def append_funding(db: Connection, account: str, amount: int, signer: SigningKey) -> None:
+    """Append a funding entry exactly as the ledger would, signed with the attacker's own key."""
+    head_sequence, head_hash = db.execute(select(HEAD.c.sequence, HEAD.c.entry_hash)).one()
+    legs = []
+    for leg_account, leg_amount in (("@funding:EUR", -amount), (account, amount)):
+        balance = db.execute(
+            select(ACCOUNT.c.balance).where(ACCOUNT.c.account_id == leg_account)
+        ).scalar_one()
+        legs.append((leg_account, "EUR", leg_amount, balance + leg_amount))
+    created_at = datetime.now(UTC)
+    digest = entry_hash(
+        sequence=head_sequence + 1,
+        prev_hash=head_hash,
+        key="gift",
+        saga_id=None,
+        kind="funding",
+        reverses_entry_id=None,
+        created_at=created_at,
+        postings=legs,
+    )
+    entry_id = db.execute(
+        insert(ENTRY).values(
+            idempotency_key="gift",
+            saga_id=None,
+            kind="funding",
+            reverses_entry_id=None,
+            created_at=created_at,
+            sequence=head_sequence + 1,
+            prev_hash=head_hash,
+            entry_hash=digest,
+            key_id=signer.key_id,
+            signature=signer.sign(entry_message(digest)),
+        )
+    ).inserted_primary_key
+    assert entry_id is not None
+    for leg_account, code, leg_amount, after in legs:
+        db.execute(
+            insert(POSTING).values(
+                entry_id=entry_id[0],
+                account_id=leg_account,
+                currency=code,
+                amount=leg_amount,
+                balance_after=after,
+            )
+        )
+        add_to_balance(db, leg_account, leg_amount)
+    db.execute(update(HEAD).values(sequence=head_sequence + 1, entry_hash=digest))
