@@ -69,7 +69,10 @@ def cli_task_queue(
     database_url: str,
     tmp_path: Path,
 ) -> str:
-    """Point the `fundsaga` CLI at the dev server, this test's database and audit store."""
+    """Point the `fundsaga` CLI at the dev server, this test's database and audit store, and run
+    it from the test's own directory: its `.fundsaga/` (the audit verifier's memory of the last
+    anchor it accepted) is the test's, not the checkout's that `make run` left."""
+    monkeypatch.chdir(tmp_path)
     queue = new_task_queue()
     monkeypatch.setenv("TEMPORAL_ADDRESS", dev_env.client.service_client.config.target_host)
     monkeypatch.setenv("FUNDSAGA_TASK_QUEUE", queue)

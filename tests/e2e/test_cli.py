@@ -26,6 +26,7 @@ def cli_env(
     monkeypatch.setenv("TEMPORAL_ADDRESS", dev_env.client.service_client.config.target_host)
     monkeypatch.setenv("FUNDSAGA_TASK_QUEUE", client.task_queue)
     monkeypatch.setenv("FUNDSAGA_DATABASE_URL", database_url)
+    monkeypatch.chdir(tmp_path)  # the CLI's relative .fundsaga/ is the test's own
     signing_key = tmp_path / "audit-signing.key"
     TEST_SIGNER.write(signing_key)
     monkeypatch.setenv("FUNDSAGA_AUDIT_SIGNING_KEY", str(signing_key))
