@@ -9,6 +9,7 @@ from typing import Any
 
 from sagas.audit import AuditRecord, AuditStore, VerifyResult
 from sagas.engine import AuditKind, SagaStatus
+from sagas.foundations import InvalidRequestError, Money, parse_money
 from sagas.ledger import HoldStatus, Ledger
 
 AUDITED = (
@@ -62,18 +63,24 @@ def _text(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-def _recorded_amount(payload: dict[str, Any]) -> str:
+def _recorded_amount(payload: dict[str, Any]) -> tuple[str, Money | None]:
+    """The amount the record's input names, as written and, when it parses, as Money."""
     request = payload.get("input") or {}
     if not isinstance(request, dict) or "amount" not in request:
-        return ""
-    return f"{request.get('amount')} {request.get('currency', '')}".strip()
+        return "", None
+    amount, code = request.get("amount"), request.get("currency", "")
+    text = f"{amount} {code}".strip()
+    try:
+        return text, parse_money(str(amount), str(code))
+    except InvalidRequestError:
+        return text, None
 
 
-def ledger_amount(ledger: Ledger, saga_id: str) -> str:
+def ledger_amount(ledger: Ledger, saga_id: str) -> Money | None:
     """What the saga moved, from the ledger only: its holds, else its largest posting."""
     held = [h.amount for h in ledger.holds(saga_id=saga_id) if h.amount is not None]
     if held:
-        return str(held[0])
+        return held[0]
     legs = [
         posting.amount
         for entry in ledger.entries(saga_id=saga_id)
@@ -81,7 +88,7 @@ def ledger_amount(ledger: Ledger, saga_id: str) -> str:
         for posting in entry.postings
         if posting.amount.minor > 0
     ]
-    return str(max(legs, key=lambda money: money.minor)) if legs else "nothing"
+    return max(legs, key=lambda money: money.minor) if legs else None
 
 
 def _compensations(payload: dict[str, Any]) -> str:
@@ -109,8 +116,9 @@ def audit_saga(ledger: Ledger, record: AuditRecord) -> SagaAudit:
     status = _text(payload.get("status"))
     check, finding = _ledger_check(ledger, record.saga_id, status)
     moved = ledger_amount(ledger, record.saga_id)
-    recorded = _recorded_amount(payload)
-    if finding is None and moved != "nothing" and recorded and recorded != moved:
+    recorded, recorded_money = _recorded_amount(payload)
+    # Compared as money, not text: "2 EUR" in a request is the 2.00 EUR the ledger moved.
+    if finding is None and moved is not None and recorded and recorded_money != moved:
         finding = (
             f"{record.saga_id}: record {record.sequence} says {recorded}, the ledger moved {moved}"
         )
@@ -118,7 +126,7 @@ def audit_saga(ledger: Ledger, record: AuditRecord) -> SagaAudit:
         saga_id=record.saga_id,
         status=status,
         recorded_at=record.recorded_at,
-        amount=moved,
+        amount="nothing" if moved is None else str(moved),
         failed_step=_text(payload.get("failed_step")),
         error=f"{_text(payload.get('error_class'))}: {_text(payload.get('error_message'))}",
         compensations=_compensations(payload),

@@ -281,3 +281,25 @@ async def test_ledger_verify_passes_a_real_run_and_finds_a_posting_changed_by_an
     assert code == 1
     assert report["ok"] is False
     assert any("differs from its postings" in finding for finding in report["findings"])
+
+
+def test_a_record_naming_the_amount_without_decimals_agrees_with_the_ledger(
+    funded: Ledger,
+) -> None:
+    """A request may say "10" for 10.00 EUR: the audit compares money, not text."""
+    funded.place_hold("transfer-w:reserve:action", "alice", eur("10.00"), saga_id="transfer-w")
+    funded.void_hold("transfer-w:reserve:action", saga_id="transfer-w")
+    record = seal(
+        sequence=1,
+        recorded_at=datetime.now(UTC),
+        kind="terminal",
+        saga_id="transfer-w",
+        dedupe_key="transfer-w:terminal",
+        payload={"status": "COMPENSATED", "input": {"amount": "10", "currency": "EUR"}},
+        prev_hash=GENESIS_HASH,
+        signer=TEST_SIGNER,
+    )
+
+    line = audit_saga(funded, record)
+
+    assert (line.amount, line.finding) == ("10.00 EUR", None)
