@@ -189,7 +189,7 @@ def _chain_existing_entries() -> tuple[int, str]:
     postings: dict[int, list[sa.Row[tuple[int, int, str, str, int, int]]]] = {}
     for posting in bind.execute(sa.select(_POSTING).order_by(_POSTING.c.posting_id)):
         postings.setdefault(posting.entry_id, []).append(posting)
-    _suspend_refusals(bind.dialect.name)
+    _refuse_updates(bind.dialect.name, refused=False)
     balances: dict[str, int] = {}
     sequence, prev_hash = 0, GENESIS_HASH
     for entry in entries:
@@ -220,24 +220,18 @@ def _chain_existing_entries() -> tuple[int, str]:
             .values(sequence=sequence, prev_hash=prev_hash, entry_hash=digest)
         )
         prev_hash = digest
-    _restore_refusals(bind.dialect.name)
+    _refuse_updates(bind.dialect.name, refused=True)
     return sequence, prev_hash
 
 
-def _suspend_refusals(dialect: str) -> None:
-    for table in _SQLITE_REFUSALS:
-        if dialect == "sqlite":
-            op.execute(f"DROP TRIGGER {table}_no_update")
-        else:
-            op.execute(f"ALTER TABLE {table} DISABLE TRIGGER {table}_refuse_change")
-
-
-def _restore_refusals(dialect: str) -> None:
+def _refuse_updates(dialect: str, *, refused: bool) -> None:
+    """Switch revision 0005's UPDATE refusals off for the backfill, and on again after it."""
     for table, create in _SQLITE_REFUSALS.items():
         if dialect == "sqlite":
-            op.execute(create)
+            op.execute(create if refused else f"DROP TRIGGER {table}_no_update")
         else:
-            op.execute(f"ALTER TABLE {table} ENABLE TRIGGER {table}_refuse_change")
+            switch = "ENABLE" if refused else "DISABLE"
+            op.execute(f"ALTER TABLE {table} {switch} TRIGGER {table}_refuse_change")
 
 
 def _rule_statements() -> list[str]:

@@ -26,7 +26,7 @@ GENESIS_HASH = "0" * 64
 HEAD_ID = 1
 
 _HEAD = cast(Table, JournalHead.__table__)
-_LOCK_HEAD = select(_HEAD.c.sequence, _HEAD.c.entry_hash).where(_HEAD.c.head_id == HEAD_ID)
+_HEAD_ROW = select(_HEAD.c.sequence, _HEAD.c.entry_hash).where(_HEAD.c.head_id == HEAD_ID)
 _MOVE_HEAD = update(_HEAD).where(_HEAD.c.head_id == HEAD_ID)
 
 
@@ -70,7 +70,7 @@ def entry_hash(
 
 def lock_head(connection: Connection) -> tuple[int, str]:
     """The head's sequence number and hash, locked until the transaction ends."""
-    row = connection.execute(_LOCK_HEAD.with_for_update()).one_or_none()
+    row = connection.execute(_HEAD_ROW.with_for_update()).one_or_none()
     if row is None:
         raise RuntimeError("the journal has no head row: run `fundsaga db upgrade`")
     return int(row.sequence), str(row.entry_hash)
@@ -81,7 +81,7 @@ def move_head(connection: Connection, link: ChainLink) -> None:
 
 
 def read_head(session: Session) -> tuple[int, str]:
-    row = session.execute(_LOCK_HEAD).one_or_none()
+    row = session.execute(_HEAD_ROW).one_or_none()
     return (0, GENESIS_HASH) if row is None else (int(row.sequence), str(row.entry_hash))
 
 

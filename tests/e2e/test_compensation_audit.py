@@ -15,7 +15,7 @@ from temporalio.testing import WorkflowEnvironment
 from sagas import SagaStatus, parse_faults
 from sagas.app import FundsagaClient, build_worker
 from sagas.app._compensation_audit import audit_saga
-from sagas.audit import GENESIS_HASH, AuditStore, open_audit_store
+from sagas.audit import GENESIS_HASH, AuditRecord, AuditStore, open_audit_store
 from sagas.audit._record import seal
 from sagas.ledger import Ledger
 from tests.e2e._fast import FastTransferWorkflow
@@ -208,23 +208,27 @@ async def test_a_record_for_a_saga_that_never_ran_is_a_finding_even_when_signed(
     ) in report["findings"]
 
 
-def test_the_amount_comes_from_the_ledger_and_a_record_that_disagrees_is_a_finding(
-    funded: Ledger,
-) -> None:
-    funded.place_hold("transfer-k:reserve:action", "alice", eur("10.00"), saga_id="transfer-k")
-    funded.void_hold("transfer-k:reserve:action", saga_id="transfer-k")
-    record = seal(
+def compensated_hold_of_ten(funded: Ledger, saga_id: str, recorded_amount: str) -> AuditRecord:
+    """A voided 10.00 EUR hold in the ledger, and the terminal record that names the request's
+    amount as `recorded_amount`."""
+    funded.place_hold(f"{saga_id}:reserve:action", "alice", eur("10.00"), saga_id=saga_id)
+    funded.void_hold(f"{saga_id}:reserve:action", saga_id=saga_id)
+    return seal(
         sequence=1,
         recorded_at=datetime.now(UTC),
         kind="terminal",
-        saga_id="transfer-k",
-        dedupe_key="transfer-k:terminal",
-        payload={"status": "COMPENSATED", "input": {"amount": "999.00", "currency": "EUR"}},
+        saga_id=saga_id,
+        dedupe_key=f"{saga_id}:terminal",
+        payload={"status": "COMPENSATED", "input": {"amount": recorded_amount, "currency": "EUR"}},
         prev_hash=GENESIS_HASH,
         signer=TEST_SIGNER,
     )
 
-    line = audit_saga(funded, record)
+
+def test_the_amount_comes_from_the_ledger_and_a_record_that_disagrees_is_a_finding(
+    funded: Ledger,
+) -> None:
+    line = audit_saga(funded, compensated_hold_of_ten(funded, "transfer-k", "999.00"))
 
     assert line.amount == "10.00 EUR"
     assert line.finding == "transfer-k: record 1 says 999.00 EUR, the ledger moved 10.00 EUR"
@@ -287,19 +291,6 @@ def test_a_record_naming_the_amount_without_decimals_agrees_with_the_ledger(
     funded: Ledger,
 ) -> None:
     """A request may say "10" for 10.00 EUR: the audit compares money, not text."""
-    funded.place_hold("transfer-w:reserve:action", "alice", eur("10.00"), saga_id="transfer-w")
-    funded.void_hold("transfer-w:reserve:action", saga_id="transfer-w")
-    record = seal(
-        sequence=1,
-        recorded_at=datetime.now(UTC),
-        kind="terminal",
-        saga_id="transfer-w",
-        dedupe_key="transfer-w:terminal",
-        payload={"status": "COMPENSATED", "input": {"amount": "10", "currency": "EUR"}},
-        prev_hash=GENESIS_HASH,
-        signer=TEST_SIGNER,
-    )
-
-    line = audit_saga(funded, record)
+    line = audit_saga(funded, compensated_hold_of_ten(funded, "transfer-w", "10"))
 
     assert (line.amount, line.finding) == ("10.00 EUR", None)
