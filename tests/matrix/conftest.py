@@ -1,7 +1,7 @@
-"""The fault matrix runs on the time-skipping server with the real activities.
+"""Fault-matrix fixtures: a fresh ledger and audit store per case.
 
-On SQLite by default, to keep the suite fast; FUNDSAGA_MATRIX_DATABASES=sqlite,postgres runs
-it on both.
+The ledger is on SQLite by default, to keep the suite fast; FUNDSAGA_MATRIX_DATABASES=sqlite,
+postgres runs the matrices on both.
 """
 
 from __future__ import annotations
@@ -11,12 +11,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from temporalio.testing import WorkflowEnvironment
 
 from sagas.audit import AuditStore, open_audit_store
 from sagas.ledger import Ledger
 from tests.fixtures_audit import TEST_KEYS
-from tests.matrix.rig import MatrixRig
 
 DATABASES = os.environ.get("FUNDSAGA_MATRIX_DATABASES", "sqlite").split(",")
 
@@ -40,10 +38,3 @@ def audit_store(tmp_path: Path) -> Iterator[AuditStore]:
     store = open_audit_store(f"dir:{tmp_path / 'audit'}", TEST_KEYS)
     yield store
     store.close_connections()
-
-
-@pytest.fixture
-def rig(
-    time_skipping_env: WorkflowEnvironment, matrix_ledger: Ledger, audit_store: AuditStore
-) -> MatrixRig:
-    return MatrixRig(time_skipping_env, matrix_ledger, audit_store)

@@ -1,7 +1,8 @@
-"""The determinism guard: recorded histories replay against today's workflow code.
+"""The transfer's determinism guard, from the testing kit: its recorded histories replay against
+today's workflow code.
 
-Refresh the histories only for a deliberate change: `python -m tooling.record_histories`
-(see docs/determinism.md).
+Refresh the histories only for a deliberate change (docs/determinism.md):
+`python -m sagas.testing record tests.scenarios:TRANSFER_SCENARIO tests/replay/histories`.
 """
 
 from __future__ import annotations
@@ -14,22 +15,17 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Replayer
 from temporalio.workflow import NondeterminismError
 
-from tests.fixtures_temporal import workflow_name
+from sagas.testing import ReplayGuard, load_history
 from tests.replay._altered import (
     ExtraStepTransferWorkflow,
     NoSettleTransferWorkflow,
     PatchedTimerTransferWorkflow,
     TimerTransferWorkflow,
 )
-from tests.replay.scenarios import HISTORIES, SCENARIOS, history_key
-from workflows import ALL_WORKFLOWS
+from tests.scenarios import TRANSFER_SCENARIO
 
-RECORDED = sorted(HISTORIES.glob("*.json"))
-
-
-def load(path: Path) -> WorkflowHistory:
-    """A recorded history; its file is named after its workflow id (plus any archive suffix)."""
-    return WorkflowHistory.from_json(path.stem, path.read_text())
+HISTORIES = Path(__file__).parent / "histories"
+GUARD = ReplayGuard(TRANSFER_SCENARIO, HISTORIES)
 
 
 def workflow_type(history: WorkflowHistory) -> str:
@@ -42,24 +38,13 @@ def replayer(workflows: list[type]) -> Replayer:
 
 
 def test_every_workflow_type_has_a_history_in_every_outcome() -> None:
-    recorded = {(workflow_type(load(path)), path.stem) for path in RECORDED}
-    expected = {
-        (
-            workflow_name(saga),
-            f"{saga.definition.saga_type}-{history_key(workflow_name(saga), s.outcome)}",
-        )
-        for saga in ALL_WORKFLOWS
-        for s in SCENARIOS
-    }
-
-    assert expected <= recorded
+    assert len(GUARD.expected()) == 10  # two workflow types, five outcomes
+    assert GUARD.missing() == []
 
 
-@pytest.mark.parametrize("path", RECORDED, ids=lambda path: path.stem)
+@pytest.mark.parametrize("path", GUARD.histories(), ids=lambda path: path.stem)
 async def test_a_recorded_history_replays_without_nondeterminism(path: Path) -> None:
-    result = await replayer(list(ALL_WORKFLOWS)).replay_workflow(load(path))
-
-    assert result.replay_failure is None
+    await GUARD.replay(path)
 
 
 @pytest.mark.parametrize(
@@ -68,7 +53,7 @@ async def test_a_recorded_history_replays_without_nondeterminism(path: Path) -> 
     ids=["extra-first-step", "last-step-dropped", "unpatched-timer"],
 )
 async def test_a_change_that_breaks_replay_is_caught(altered: type) -> None:
-    history = load(HISTORIES / "transfer-replay-TransferWorkflow-completed.json")
+    history = load_history(HISTORIES / "transfer-replay-TransferWorkflow-completed.json")
 
     with pytest.raises(NondeterminismError):
         await replayer([altered]).replay_workflow(history)
@@ -76,10 +61,10 @@ async def test_a_change_that_breaks_replay_is_caught(altered: type) -> None:
 
 @pytest.mark.parametrize(
     "path",
-    [path for path in RECORDED if workflow_type(load(path)) == "TransferWorkflow"],
+    [path for path in GUARD.histories() if workflow_type(load_history(path)) == "TransferWorkflow"],
     ids=lambda path: path.stem,
 )
 async def test_the_same_change_behind_workflow_patched_replays(path: Path) -> None:
-    result = await replayer([PatchedTimerTransferWorkflow]).replay_workflow(load(path))
+    result = await replayer([PatchedTimerTransferWorkflow]).replay_workflow(load_history(path))
 
     assert result.replay_failure is None

@@ -1,0 +1,63 @@
+"""The testing kit: test any registered saga type as the engine tests its own.
+
+- environments: `time_skipping_environment()`, `dev_server_environment()`, `saga_worker(...)`,
+  `sqlite_ledger(dir)`, `directory_audit_store(dir)`;
+- a `SagaScenario` declares what the kit needs of a saga type (accounts, a request that
+  completes, its effect) and the invariants it keeps (money that leaves the system, its key
+  scheme, its expected end per fault);
+- `FaultMatrix(scenario)`: every step's action and compensation failed every way, each case
+  checked against the expected end and the ledger's and audit trail's invariants;
+- `ReplayGuard(scenario, directory)`: record one type's histories, replay them against today's
+  code (`python -m sagas.testing record MODULE:SCENARIO DIRECTORY`);
+- `assert_eventually(check)`.
+
+docs/adding-a-saga.md shows them at work.
+"""
+
+from sagas.testing._environments import (
+    dev_server_environment,
+    directory_audit_store,
+    new_task_queue,
+    saga_worker,
+    sqlite_ledger,
+    time_skipping_environment,
+    time_skipping_server_path,
+)
+from sagas.testing._eventually import assert_eventually
+from sagas.testing._fault_matrix import FaultMatrix
+from sagas.testing._histories import Outcome
+from sagas.testing._ledger_checks import hold_findings, key_findings, money_in_the_system
+from sagas.testing._matrix import Decision, Expected, Fault, MatrixCase, workflow_type_name
+from sagas.testing._matrix_run import CaseRun, ClearableFaults, run_case
+from sagas.testing._replay import ReplayGuard, load_history
+from sagas.testing._scenario import KeyCheck, KeyScheme, SagaScenario, step_keys
+
+__all__ = [
+    "CaseRun",
+    "ClearableFaults",
+    "Decision",
+    "Expected",
+    "Fault",
+    "FaultMatrix",
+    "KeyCheck",
+    "KeyScheme",
+    "MatrixCase",
+    "Outcome",
+    "ReplayGuard",
+    "SagaScenario",
+    "assert_eventually",
+    "dev_server_environment",
+    "directory_audit_store",
+    "hold_findings",
+    "key_findings",
+    "load_history",
+    "money_in_the_system",
+    "new_task_queue",
+    "run_case",
+    "saga_worker",
+    "sqlite_ledger",
+    "step_keys",
+    "time_skipping_environment",
+    "time_skipping_server_path",
+    "workflow_type_name",
+]

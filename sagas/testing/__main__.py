@@ -1,0 +1,45 @@
+"""`python -m sagas.testing record MODULE:SCENARIO DIRECTORY`: record one saga type's histories.
+
+Only a deliberate workflow change warrants it (docs/determinism.md). Starts its own dev server
+and writes one history per workflow type and outcome of that type, and nothing else.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import logging
+import sys
+from pathlib import Path
+
+from sagas.testing._replay import ReplayGuard
+from sagas.testing._scenario import SagaScenario
+
+
+def _scenario(target: str) -> SagaScenario:
+    module_name, _, attribute = target.partition(":")
+    if not module_name or not attribute:
+        raise SystemExit(f"scenario: {target!r} is not MODULE:NAME")
+    found = getattr(importlib.import_module(module_name), attribute, None)
+    if not isinstance(found, SagaScenario):
+        raise SystemExit(f"scenario: {target} is not a SagaScenario")
+    return found
+
+
+def main(argv: list[str]) -> None:
+    parser = argparse.ArgumentParser(prog="python -m sagas.testing")
+    commands = parser.add_subparsers(dest="command", required=True)
+    record = commands.add_parser("record", help="record one saga type's replay histories")
+    record.add_argument("scenario", help="MODULE:NAME of a SagaScenario")
+    record.add_argument("directory", type=Path, help="where its histories live")
+    args = parser.parse_args(argv)
+    # The recordings inject the faults that fail steps: the SDK's warning for each is noise.
+    logging.getLogger("temporalio.activity").setLevel(logging.ERROR)
+    guard = ReplayGuard(_scenario(args.scenario), args.directory)
+    for path in asyncio.run(guard.record()):
+        print(f"recorded {path}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

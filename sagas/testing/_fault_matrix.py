@@ -1,0 +1,118 @@
+"""A saga type's fault matrix: its cases, and what each case leaves that a user would object to."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from enum import Enum
+
+from temporalio.client import WorkflowExecutionStatus
+from temporalio.testing import WorkflowEnvironment
+
+from sagas.audit import AuditStore
+from sagas.engine import AuditKind, SagaOutcome, SagaStatus
+from sagas.ledger import Ledger
+from sagas.testing._ledger_checks import hold_findings, key_findings, money_in_the_system
+from sagas.testing._matrix import MatrixCase, matrix_cases
+from sagas.testing._matrix_run import CaseRun, run_case
+from sagas.testing._scenario import SagaScenario
+
+
+@dataclass(frozen=True)
+class FaultMatrix:
+    """Every step of a saga type, action and compensation, failed every way in turn.
+
+    `check(case, ...)` runs one case on a worker with the saga type's real activities and
+    returns its findings: each way the end differs from the expected one, and each broken
+    invariant of the ledger and the audit trail. An empty list is a pass.
+    """
+
+    scenario: SagaScenario
+    cases: tuple[MatrixCase, ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "cases", tuple(matrix_cases(self.scenario)))
+
+    async def check(
+        self,
+        case: MatrixCase,
+        env: WorkflowEnvironment,
+        ledger: Ledger,
+        audit_store: AuditStore,
+    ) -> list[str]:
+        """Run `case` on a fresh ledger (the scenario funds it) and the time-skipping `env`."""
+        scenario = self.scenario
+        scenario.fund(ledger)
+        request = scenario.request(f"matrix-{uuid.uuid4().hex[:12]}")
+        leaving = set(scenario.money_leaves_through(request))
+        funded = money_in_the_system(ledger, leaving)
+        run = await run_case(env, scenario, case, request, ledger, audit_store)
+        saga_id = run.outcome.saga_id
+        completed = case.expected.status is SagaStatus.COMPLETED
+        effect = dict(scenario.completed_effect(request)) if completed else {}
+        kinds = tuple(record.kind for record in audit_store.records(saga_id=saga_id))
+        return [
+            *_end_findings(case, run, [s.attempt for s in ledger.snapshots(saga_id)]),
+            *[f"ledger: {finding}" for finding in ledger.check_invariants()],
+            *_differs("money in the system", funded, money_in_the_system(ledger, leaving)),
+            *key_findings(ledger, saga_id, scenario.key_scheme(saga_id, case.definition)),
+            *hold_findings(ledger),
+            *_differs("net effect", effect, ledger.net_effect(saga_id)),
+            *_differs("audit records", case.expected.audit, kinds),
+            *_differs(
+                "terminal audit records", 0 if completed else 1, kinds.count(AuditKind.TERMINAL)
+            ),
+            *(() if audit_store.verify().ok else ("audit trail: does not verify",)),
+        ]
+
+
+def _failure_of(outcome: SagaOutcome) -> tuple[str | None, str, str, int] | None:
+    failure = outcome.failure
+    if failure is None:
+        return None
+    return (failure.step_name, failure.reason, failure.error_type, failure.attempts)
+
+
+def _end_findings(case: MatrixCase, run: CaseRun, attempts: list[int]) -> list[str]:
+    expected, outcome = case.expected, run.outcome
+    findings = [
+        *_differs("status", expected.status, outcome.status),
+        *_differs("failure", expected.failure, _failure_of(outcome)),
+        *_differs(
+            "compensations",
+            list(expected.compensations),
+            [(c.step_name, c.result) for c in outcome.compensations],
+        ),
+        *_differs("snapshot attempts", list(expected.attempts), attempts),
+        # A business end is no workflow failure: operators tell the two apart.
+        *_differs("workflow closed as", WorkflowExecutionStatus.COMPLETED, run.closed_as),
+    ]
+    if expected.operator_sees is not None:
+        parked = run.parked
+        top = (
+            parked.compensation_stack[-1].step_name
+            if parked and parked.compensation_stack
+            else None
+        )
+        findings += [
+            *_differs("parked on", case.step.name, top),
+            *_differs("running while parked", True, run.running_while_parked),
+            *_differs("audit while parked", expected.audit[:1], run.audit_while_parked),
+            *_differs("operator saw", expected.operator_sees, run.operator_saw),
+        ]
+    return findings
+
+
+def _differs(what: str, expected: object, actual: object) -> list[str]:
+    if expected == actual:
+        return []
+    return [f"{what}: expected {_plain(expected)!r}, got {_plain(actual)!r}"]
+
+
+def _plain(value: object) -> object:
+    """Enum members as their values, so that a finding reads as the saga's data does."""
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, tuple | list):
+        return type(value)(_plain(item) for item in value)
+    return value

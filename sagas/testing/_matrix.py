@@ -1,0 +1,241 @@
+"""The fault matrix of a saga type, generated from its definition.
+
+For each step, its action and then its compensation fail in turn with each Fault; the expected
+final status, failure, snapshots, compensations and audit records follow from the definition.
+A compensation only runs once the saga compensates, so its cases also make the last action
+commit and time out on every attempt: every step has then taken effect and must be undone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from typing import Any
+
+from temporalio import workflow
+
+from sagas.engine import AuditKind, Phase, SagaDefinition, SagaStatus, StepDefinition, parse_faults
+from sagas.foundations import FundsagaError
+from sagas.testing._scenario import SagaScenario
+
+
+class Fault(StrEnum):
+    BUSINESS = "business"  # a non-retryable error before the effect
+    TRANSIENT = "transient"  # a retryable error before the effect, on every attempt
+    TIMEOUT_ONCE = "timeout-once"  # the effect commits, then the first attempt times out
+    TIMEOUT_ALWAYS = "timeout-always"  # the effect commits, then every attempt times out
+
+
+RULE_KIND = {
+    Fault.BUSINESS: "business",
+    Fault.TRANSIENT: "transient",
+    Fault.TIMEOUT_ONCE: "timeout*1",
+    Fault.TIMEOUT_ALWAYS: "timeout",
+}
+"""Each fault as the kind part of a FUNDSAGA_FAULTS rule."""
+
+
+class Decision(StrEnum):
+    RETRY = "retry"  # the operator retries the parked compensation on a healthy worker
+    RESOLVE = "resolve"  # the operator undoes the step by hand and resolves the saga
+
+
+COMPENSATED = "compensated"
+FAILED = "failed"
+RESOLVED_BY_OPERATOR = "resolved_by_operator"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Expected:
+    status: SagaStatus
+    failure: tuple[str, str, str, int] | None
+    """(step, reason, error type, attempts) of the forward failure."""
+    attempts: tuple[int, ...]
+    """The attempt stored on the snapshot of each step reached, in step order."""
+    compensations: tuple[tuple[str, str], ...]
+    """(step, result) of each compensation, in the order they ran."""
+    audit: tuple[str, ...]
+    """Kinds of the saga's audit records, in order."""
+    operator_sees: SagaStatus | None = None
+    """What the operator's update returns; None when the saga does not park."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class MatrixCase:
+    saga_type: str
+    workflow: type
+    definition: SagaDefinition[Any, Any]
+    step_index: int
+    phase: Phase
+    fault: Fault
+    decision: Decision | None
+    faults: str
+    """The worker's FUNDSAGA_FAULTS until the saga ends or parks."""
+    expected: Expected
+
+    @property
+    def step(self) -> StepDefinition[Any]:
+        return self.definition.steps[self.step_index]
+
+    @property
+    def workflow_name(self) -> str:
+        return workflow_type_name(self.workflow)
+
+    @property
+    def id(self) -> str:
+        parts = [self.workflow_name, self.step.name, self.phase.value, self.fault.value]
+        return "-".join([*parts, self.decision.value] if self.decision else parts)
+
+    def __str__(self) -> str:
+        return self.id
+
+
+def workflow_type_name(workflow_class: type) -> str:
+    """The workflow type a class is registered as."""
+    name = workflow._Definition.must_from_class(workflow_class).name
+    if name is None:
+        raise TypeError(f"{workflow_class.__name__} is a dynamic workflow: give it a name")
+    return name
+
+
+def fault_rule(step: str, phase: Phase, fault: Fault) -> str:
+    target = step if phase is Phase.ACTION else f"{step}.{phase.value}"
+    return f"{target}={RULE_KIND[fault]}"
+
+
+def injected_error(fault: Fault) -> str:
+    """The error class the fault plan raises for `fault`, as the saga reports it."""
+    plan = parse_faults(fault_rule("probe", Phase.ACTION, fault))
+    try:
+        plan.before_effect("probe", Phase.ACTION, 1, frozenset())
+        plan.after_effect("probe", Phase.ACTION, 1, frozenset())
+    except FundsagaError as err:
+        return type(err).__name__
+    raise AssertionError(f"{fault} injects no error")
+
+
+def _undone(steps: Iterable[StepDefinition[Any]]) -> tuple[tuple[str, str], ...]:
+    """The compensations of `steps` in LIFO order, each succeeding."""
+    return tuple((s.name, COMPENSATED) for s in reversed(list(steps)) if s.compensation)
+
+
+def _action_expected(steps: Sequence[StepDefinition[Any]], index: int, fault: Fault) -> Expected:
+    step = steps[index]
+    if fault is Fault.TIMEOUT_ONCE:
+        return Expected(
+            status=SagaStatus.COMPLETED,
+            failure=None,
+            attempts=tuple(2 if i == index else 1 for i in range(len(steps))),
+            compensations=(),
+            audit=(),
+        )
+    business = fault is Fault.BUSINESS
+    tried = 1 if business else step.action_retry.maximum_attempts
+    return Expected(
+        status=SagaStatus.COMPENSATED,
+        failure=(
+            step.name,
+            "business_error" if business else "retries_exhausted",
+            injected_error(fault),
+            tried,
+        ),
+        attempts=(1,) * index + (tried,),
+        compensations=_undone(steps[: index + 1]),
+        audit=(AuditKind.TERMINAL,),
+    )
+
+
+def _compensation_expected(
+    steps: Sequence[StepDefinition[Any]], index: int, decision: Decision | None
+) -> Expected:
+    step, last = steps[index], steps[-1]
+    tried_last = last.action_retry.maximum_attempts
+    above, below = _undone(steps[index + 1 :]), _undone(steps[:index])
+    failure = (last.name, "retries_exhausted", injected_error(Fault.TIMEOUT_ALWAYS), tried_last)
+    attempts = (1,) * (len(steps) - 1) + (tried_last,)
+    if decision is None:
+        return Expected(
+            status=SagaStatus.COMPENSATED,
+            failure=failure,
+            attempts=attempts,
+            compensations=(*above, (step.name, COMPENSATED), *below),
+            audit=(AuditKind.TERMINAL,),
+        )
+    retry = decision is Decision.RETRY
+    final = SagaStatus.COMPENSATED if retry else SagaStatus.RESOLVED
+    return Expected(
+        status=final,
+        failure=failure,
+        attempts=attempts,
+        compensations=(
+            *above,
+            (step.name, FAILED),
+            (step.name, COMPENSATED if retry else RESOLVED_BY_OPERATOR),
+            *below,
+        ),
+        audit=(
+            AuditKind.NEEDS_ATTENTION,
+            AuditKind.OPERATOR_RETRY if retry else AuditKind.OPERATOR_RESOLVE,
+            AuditKind.TERMINAL,
+        ),
+        operator_sees=SagaStatus.COMPENSATING if below else final,
+    )
+
+
+def _cases_of(scenario: SagaScenario, workflow_class: type) -> list[MatrixCase]:
+    definition = scenario.saga_type.definition
+    steps = definition.steps
+    last = steps[-1]
+    base: dict[str, Any] = {
+        "saga_type": scenario.name,
+        "workflow": workflow_class,
+        "definition": getattr(workflow_class, "definition", definition),
+    }
+    cases: list[MatrixCase] = []
+    for index, step in enumerate(steps):
+        for fault in Fault:
+            cases.append(
+                MatrixCase(
+                    **base,
+                    step_index=index,
+                    phase=Phase.ACTION,
+                    fault=fault,
+                    decision=None,
+                    faults=fault_rule(step.name, Phase.ACTION, fault),
+                    expected=_action_expected(steps, index, fault),
+                )
+            )
+        if step.compensation is None:
+            continue
+        for fault in Fault:
+            parks = fault is not Fault.TIMEOUT_ONCE
+            for decision in list(Decision) if parks else [None]:
+                rules = (
+                    fault_rule(last.name, Phase.ACTION, Fault.TIMEOUT_ALWAYS),
+                    fault_rule(step.name, Phase.COMPENSATION, fault),
+                )
+                cases.append(
+                    MatrixCase(
+                        **base,
+                        step_index=index,
+                        phase=Phase.COMPENSATION,
+                        fault=fault,
+                        decision=decision,
+                        faults=";".join(rules),
+                        expected=_compensation_expected(steps, index, decision),
+                    )
+                )
+    return cases
+
+
+def matrix_cases(scenario: SagaScenario) -> list[MatrixCase]:
+    """Every case of every workflow class (step mode) the saga type registers."""
+    cases = [
+        case
+        for workflow_class in scenario.saga_type.workflows.values()
+        for case in _cases_of(scenario, workflow_class)
+    ]
+    if scenario.expected_end is None:
+        return cases
+    return [replace(case, expected=scenario.expected_end(case)) for case in cases]
