@@ -1,8 +1,13 @@
-"""`fundsaga sagas ...`: list, view, wait for and cancel sagas of every registered type."""
+"""`fundsaga sagas ...`: start, list, view, wait for and cancel sagas of every registered type."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
 import typer
+from pydantic import ValidationError
 from temporalio.client import WorkflowExecutionStatus
 
 from sagas.app._cli_errors import CommandRefusedError
@@ -10,13 +15,87 @@ from sagas.app._cli_invocation import Invocation
 from sagas.app._cli_options import Key, SagaType, StatusFilter, TypeFilter
 from sagas.app._cli_saga_output import outcome_shown, sagas_shown, view_shown
 from sagas.app._output import Output, OutputFormat, emit, said
-from sagas.engine import SAGA_STATUS, SagaOutcome, SagaStatus, SagaView, completed_or_raise
+from sagas.app._registry import load_registry
+from sagas.engine import (
+    SAGA_STATUS,
+    SagaOutcome,
+    SagaRequest,
+    SagaStatus,
+    SagaView,
+    completed_or_raise,
+)
+from sagas.foundations import InvalidRequestError, invalid_request_from
 
 app = typer.Typer(
     name="sagas",
-    help="Sagas of every registered type: list, view, wait for, cancel.",
+    help="Sagas of every registered type: start, list, view, wait for, cancel.",
     no_args_is_help=True,
 )
+RequestJson = Annotated[
+    str,
+    typer.Option(
+        "--request",
+        "-r",
+        metavar="JSON",
+        help="The saga's request as a JSON object, or @FILE to read it from a file.",
+        show_default=False,
+    ),
+]
+
+
+@app.command()
+def start(
+    ctx: typer.Context,
+    saga_type: SagaType,
+    request: RequestJson,
+    wait: Annotated[bool, typer.Option("--wait", help="Wait for the outcome.")] = False,
+    output: Output = OutputFormat.TABLE,
+) -> None:
+    """Start a saga, idempotent by the request's idempotency_key; with --wait, exit 1 unless it
+    COMPLETED."""
+    invocation = Invocation.of(ctx)
+    parsed = _parsed_request(invocation, saga_type, _request_fields(request))
+
+    async def started() -> str:
+        client = await invocation.client(with_ledger=True)
+        return (await client.start(saga_type, parsed)).id
+
+    saga_id = invocation.run(started())
+    if wait:
+        wait_for(invocation, saga_type, parsed.idempotency_key, output)
+        return
+    facts = {"saga_id": saga_id, "idempotency_key": parsed.idempotency_key}
+    emit(said(f"started {saga_id}: {parsed.summary()}", facts), output)
+
+
+def _parsed_request(invocation: Invocation, saga_type: str, fields: dict[str, Any]) -> SagaRequest:
+    """The request checked before Temporal is asked anything: bad input is a usage error."""
+    registry = load_registry(invocation.settings.saga_module_names)
+    request_type = registry.get(saga_type).definition.request_type
+    try:
+        parsed: SagaRequest = request_type.model_validate(fields)
+    except ValidationError as err:
+        raise invalid_request_from(err) from None
+    return parsed
+
+
+def _request_fields(text: str) -> dict[str, Any]:
+    """The --request object, read from @FILE when it starts with @."""
+    source = text
+    if text.startswith("@"):
+        try:
+            source = Path(text[1:]).read_text(encoding="utf-8")
+        except OSError as err:
+            raise InvalidRequestError(
+                "request", f"cannot read {text[1:]}: {err.strerror}"
+            ) from None
+    try:
+        fields = json.loads(source)
+    except json.JSONDecodeError as err:
+        raise InvalidRequestError("request", f"is not JSON: {err.msg} (char {err.pos})") from None
+    if not isinstance(fields, dict):
+        raise InvalidRequestError("request", "must be a JSON object of the request's fields")
+    return fields
 
 
 @app.command("list")

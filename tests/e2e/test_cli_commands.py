@@ -11,6 +11,7 @@ import json
 import shlex
 import socket
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -39,6 +40,13 @@ class Case:
 
 
 CASES = [
+    Case("sagas start --type escrow --request {escrow_request}", 0, 1),
+    Case("sagas start --type escrow --request {escrow_request} --wait", 0, 1),
+    Case("sagas start --type escrow --request {escrow_to_frozen} --wait", 1, 1),
+    Case("sagas start --type escrow --request {escrow_without_payer}", 2, 2, NOTHING),
+    Case("sagas start --type escrow --request not-json", 2, 2, NOTHING),
+    Case("sagas start --type escrow --request @{unknown}", 2, 2, NOTHING),
+    Case("sagas start --type payout --request {escrow_request}", 2, 2, NOTHING),
     Case("sagas list", 0, 1, LISTING),
     Case("sagas list --type escrow --status NEEDS_ATTENTION", 0, 1, LISTING),
     Case("sagas list --type payout", 2, 1, NOTHING),
@@ -116,11 +124,26 @@ async def made(name: str, stack: Stack, *, live: bool) -> str:
         return str(stack.home / unique("file"))
     if name == "key_file":
         return str(stack.home / "audit-signing.key")
+    if name.startswith("escrow_"):
+        return f"@{escrow_request_file(stack, name)}"
     if name == "running" and live:
         return await stack.start_transfer("slow", "bob")
     if name == "new_parked" and live:
         return await stack.park_escrow()
     return unique(name)
+
+
+def escrow_request_file(stack: Stack, name: str) -> Path:
+    """A file holding a new escrow request: alice to bob, to a frozen payee, or with no payer."""
+    request = {"idempotency_key": unique("esc"), "payer": "alice", "payee": "bob"}
+    request |= {"currency": "EUR", "amount": "1.00"}
+    if name == "escrow_to_frozen":
+        request["payee"] = "frozen"
+    if name == "escrow_without_payer":
+        del request["payer"]
+    path = stack.home / f"{unique(name)}.json"
+    path.write_text(json.dumps(request), encoding="utf-8")
+    return path
 
 
 def check_output(result: Result, output: str, shape: type | None) -> None:
