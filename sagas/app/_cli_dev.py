@@ -103,10 +103,10 @@ async def run_dev(
 
 async def run_worker(invocation: Invocation) -> None:
     settings = invocation.settings
+    registry, faults = registry_and_faults(settings)
     client = await invocation.temporal()
     ledger = invocation.ledger(signing=True)
     store = invocation.audit(writer_keys(settings))
-    registry, faults = registry_and_faults(settings)
     async with build_worker(client, settings.task_queue, ledger, store, faults, registry=registry):
         print(
             f"worker running saga types {', '.join(registry.names())} on "
