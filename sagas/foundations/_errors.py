@@ -52,7 +52,8 @@ def _origin(cls: type) -> str:
 
 
 def _register(cls: type[FundsagaError]) -> None:
-    """Know `cls` by its name; the same module and qualname again (a reload) replaces it."""
+    """Know `cls` by its name. The same module and qualname again replaces it: a reload, or the
+    workflow sandbox importing a saga module afresh for a run."""
     known = _BY_NAME.get(cls.__name__)
     if known is not None and _origin(known) != _origin(cls):
         raise RegistrationError(
