@@ -38,7 +38,6 @@ from sagas.engine import (
 )
 from sagas.foundations import (
     MAX_MINOR_UNITS,
-    NON_RETRYABLE_ERROR_TYPES,
     AccountClosedError,
     AccountFrozenError,
     BusinessError,
@@ -66,13 +65,13 @@ from sagas.foundations import (
     currency,
     error_class_by_name,
     load_settings,
+    non_retryable_error_types,
     parse_money,
 )
 
 __all__ = [
     "FAULTS_ENV_VAR",
     "MAX_MINOR_UNITS",
-    "NON_RETRYABLE_ERROR_TYPES",
     "RESOLVE_UPDATE",
     "RETRY_UPDATE",
     "VIEW_QUERY",
@@ -130,6 +129,7 @@ __all__ = [
     "currency",
     "error_class_by_name",
     "load_settings",
+    "non_retryable_error_types",
     "parse_faults",
     "parse_money",
     "retry_spec",

@@ -20,9 +20,9 @@ from sagas.app._client import FundsagaClient
 from sagas.app._demo import DEMO_FAULTS, run_demo
 from sagas.app._devserver import start_dev_server
 from sagas.app._migrate import databases_to_migrate
-from sagas.app._registry import load_registry
+from sagas.app._registry import SagaRegistry, load_registry
 from sagas.app._worker import build_worker
-from sagas.engine import parse_faults
+from sagas.engine import FaultPlan, parse_faults
 from sagas.foundations import DEFAULT_HOME, InvalidRequestError, Settings, upgrade_database
 
 
@@ -58,7 +58,7 @@ async def run_dev(
     settings = invocation.settings
     for url in databases_to_migrate(settings):
         upgrade_database(url)
-    faults_spec = ";".join(s for s in (settings.faults, DEMO_FAULTS if demo else "") if s)
+    registry, faults = registry_and_faults(settings, DEMO_FAULTS if demo else "")
     keys = writer_keys(settings, make_dev_key=True)
     ledger = invocation.ledger(signing=True)
     ui_url = f"http://localhost:{ui_port}"
@@ -66,7 +66,6 @@ async def run_dev(
     env = await start_dev_server(
         port=port, ui_port=ui_port, database_file=DEFAULT_HOME / "temporal.db"
     )
-    registry = load_registry(settings.saga_module_names)
     audit = invocation.audit(keys)
     async with env, AsyncExitStack() as stack:
         if no_worker:
@@ -78,7 +77,7 @@ async def run_dev(
                     settings.task_queue,
                     ledger,
                     audit,
-                    parse_faults(faults_spec),
+                    faults,
                     registry=registry,
                 )
             )
@@ -104,11 +103,10 @@ async def run_dev(
 
 async def run_worker(invocation: Invocation) -> None:
     settings = invocation.settings
+    registry, faults = registry_and_faults(settings)
     client = await invocation.temporal()
     ledger = invocation.ledger(signing=True)
     store = invocation.audit(writer_keys(settings))
-    faults = parse_faults(settings.faults)
-    registry = load_registry(settings.saga_module_names)
     async with build_worker(client, settings.task_queue, ledger, store, faults, registry=registry):
         print(
             f"worker running saga types {', '.join(registry.names())} on "
@@ -116,6 +114,16 @@ async def run_worker(invocation: Invocation) -> None:
         )
         await schedule_anchors(client, settings)
         await until_stopped()
+
+
+def registry_and_faults(
+    settings: Settings, extra_faults: str = ""
+) -> tuple[SagaRegistry, FaultPlan]:
+    """The registered saga types, then the fault plan: a rule may name an error class that a
+    saga module defines, so the modules are imported first."""
+    registry = load_registry(settings.saga_module_names)
+    spec = ";".join(s for s in (settings.faults, extra_faults) if s)
+    return registry, parse_faults(spec)
 
 
 async def schedule_anchors(temporal: Client, settings: Settings) -> None:

@@ -64,10 +64,7 @@ def build_worker(
         log.warning(
             "FAULT INJECTION IS ON (%s): %s",
             FAULTS_ENV_VAR,
-            "; ".join(
-                f"{r.step}.{r.phase}={r.kind.value}*{r.times or 'always'}@{r.account or 'any'}"
-                for r in faults.rules
-            ),
+            "; ".join(rule.describe() for rule in faults.rules),
         )
     chosen = list(workflows) if workflows is not None else registry.workflows()
     modules = sorted({cls.__module__ for cls in chosen})

@@ -8,7 +8,7 @@ from decimal import Decimal
 
 from temporalio.common import RetryPolicy
 
-from sagas.foundations import NON_RETRYABLE_ERROR_TYPES, InvalidRequestError
+from sagas.foundations import InvalidRequestError, non_retryable_error_types
 
 MIN_MULTIPLIER = Decimal("1.0")
 MAX_MULTIPLIER = Decimal("8.0")
@@ -77,13 +77,15 @@ class RetrySpec:
         return min(timedelta(seconds=float(min(seconds, _MAX_WAIT_S))), MAX_WAIT)
 
     def to_retry_policy(self) -> RetryPolicy:
+        """Temporal's policy for this spec; it refuses to retry every non-retryable error class
+        defined by the time it is built, a saga type's own BusinessError subclasses included."""
         cap = self.max_interval or self.delay_before_retry(self.max_retries)
         return RetryPolicy(
             initial_interval=self.first_interval,
             backoff_coefficient=float(self.multiplier),
             maximum_interval=cap,
             maximum_attempts=self.maximum_attempts,
-            non_retryable_error_types=list(NON_RETRYABLE_ERROR_TYPES),
+            non_retryable_error_types=list(non_retryable_error_types()),
         )
 
 

@@ -70,9 +70,9 @@ def step_guard(
     accounts = _touched(call)
     try:
         with _beginning(store, call, attempt, same_transaction=same_transaction):
-            faults.before_effect(call.step_name, call.phase, attempt, accounts)
+            faults.before_effect(call.saga_type, call.step_name, call.phase, attempt, accounts)
             yield
-            faults.after_effect(call.step_name, call.phase, attempt, accounts)
+            faults.after_effect(call.saga_type, call.step_name, call.phase, attempt, accounts)
     except FundsagaError as err:
         raise to_application_error(err, attempt) from err
 

@@ -8,7 +8,6 @@ from sagas.foundations._db_roles import DATABASE_OWNER_ROLE, DATABASE_WORKER_ROL
 from sagas.foundations._db_types import KEY_LENGTH, NAMING_CONVENTION, UtcDateTime
 from sagas.foundations._errors import (
     BUSINESS_ERRORS,
-    NON_RETRYABLE_ERROR_TYPES,
     TRANSIENT_ERRORS,
     AccountClosedError,
     AccountFrozenError,
@@ -34,6 +33,7 @@ from sagas.foundations._errors import (
     error_class_by_name,
     is_business_error_type,
     is_non_retryable,
+    non_retryable_error_types,
 )
 from sagas.foundations._money import MAX_MINOR_UNITS, Money, parse_money
 from sagas.foundations._settings import DEFAULT_HOME, Settings, load_settings
@@ -47,7 +47,6 @@ __all__ = [
     "KEY_LENGTH",
     "MAX_MINOR_UNITS",
     "NAMING_CONVENTION",
-    "NON_RETRYABLE_ERROR_TYPES",
     "TRANSIENT_ERRORS",
     "AccountClosedError",
     "AccountFrozenError",
@@ -84,6 +83,7 @@ __all__ = [
     "is_non_retryable",
     "load_settings",
     "make_engine",
+    "non_retryable_error_types",
     "parse_money",
     "sha256_hex",
     "translate_db_errors",

@@ -23,15 +23,47 @@
         └── DatabaseBusyError
 
 Across the Temporal boundary an error travels as an ApplicationError whose `type` is the
-class name; `error_class_by_name` maps it back and `NON_RETRYABLE_ERROR_TYPES` is the one
-list of names that retry policies refuse to retry.
+class name. Every subclass of FundsagaError, the engine's and those a saga type defines in its
+own module, is known by that name once its class statement has run: `error_class_by_name` maps
+a name back, and `non_retryable_error_types()` lists the names that retry policies refuse to
+retry (every BusinessError subclass among them).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
+_BY_NAME: dict[str, type[FundsagaError]] = {}
+
 
 class FundsagaError(Exception):
-    """Root of every error fundsaga raises on purpose."""
+    """Root of every error fundsaga raises on purpose.
+
+    A subclass's name must be unique among them: failures carry only the name across Temporal.
+    """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        _register(cls)
+
+
+def _origin(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _register(cls: type[FundsagaError]) -> None:
+    """Know `cls` by its name. The same module and qualname again replaces it: a reload, or the
+    workflow sandbox importing a saga module afresh for a run."""
+    known = _BY_NAME.get(cls.__name__)
+    if known is not None and _origin(known) != _origin(cls):
+        raise RegistrationError(
+            f"error class {_origin(cls)} has the name of {_origin(known)}: failures cross "
+            f"Temporal by class name only, so give it another name"
+        )
+    _BY_NAME[cls.__name__] = cls
+
+
+_register(FundsagaError)
 
 
 class InvalidRequestError(FundsagaError, ValueError):
@@ -142,33 +174,22 @@ TRANSIENT_ERRORS: tuple[type[TransientError], ...] = (
     DatabaseBusyError,
 )
 
-ALL_ERRORS: tuple[type[FundsagaError], ...] = (
-    FundsagaError,
-    InvalidRequestError,
-    IdempotencyConflictError,
-    SagaNotFoundError,
-    NotParkedError,
-    RegistrationError,
-    SagaIdReusedError,
-    EffectCompensatedError,
-    BusinessError,
-    TransientError,
-    *BUSINESS_ERRORS,
-    *TRANSIENT_ERRORS,
-)
 _NON_RETRYABLE: tuple[type[FundsagaError], ...] = (
     BusinessError,
-    *BUSINESS_ERRORS,
     InvalidRequestError,
     SagaIdReusedError,
     EffectCompensatedError,
 )
-NON_RETRYABLE_ERROR_TYPES: tuple[str, ...] = tuple(cls.__name__ for cls in _NON_RETRYABLE)
 
 
 def error_class_by_name(name: str) -> type[FundsagaError] | None:
-    """The fundsaga error class a failure's `type` names, if any."""
-    return next((cls for cls in ALL_ERRORS if cls.__name__ == name), None)
+    """The FundsagaError subclass a failure's `type` names, if one with that name is defined."""
+    return _BY_NAME.get(name)
+
+
+def non_retryable_error_types() -> tuple[str, ...]:
+    """The names of every non-retryable error class defined so far, sorted."""
+    return tuple(sorted(name for name, cls in _BY_NAME.items() if issubclass(cls, _NON_RETRYABLE)))
 
 
 def is_non_retryable(error: FundsagaError) -> bool:

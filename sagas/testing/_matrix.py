@@ -108,8 +108,8 @@ def injected_error(fault: Fault) -> str:
     """The error class the fault plan raises for `fault`, as the saga reports it."""
     plan = parse_faults(fault_rule("probe", Phase.ACTION, fault))
     try:
-        plan.before_effect("probe", Phase.ACTION, 1, frozenset())
-        plan.after_effect("probe", Phase.ACTION, 1, frozenset())
+        plan.before_effect("probe-saga", "probe", Phase.ACTION, 1, frozenset())
+        plan.after_effect("probe-saga", "probe", Phase.ACTION, 1, frozenset())
     except FundsagaError as err:
         return type(err).__name__
     raise AssertionError(f"{fault} injects no error")

@@ -1,15 +1,29 @@
-"""Injected faults on a real worker: exhausted retries compensate; late timeouts are safe."""
+"""Injected faults on a real worker: exhausted retries compensate; late timeouts are safe; the
+worker reads rules that name a saga type's own error class once it has imported that saga type."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import os
+import signal
+import sys
 import uuid
+from pathlib import Path
 
 import pytest
+from temporalio.testing import WorkflowEnvironment
 
 from sagas import SagaStatus
 from sagas.app import FundsagaClient
+from sagas.foundations import upgrade_database
 from sagas.ledger import Ledger
 from tests.e2e.conftest import eur
+from tests.fixtures_audit import TEST_SIGNER
+
+FUNDSAGA = str(Path(sys.executable).parent / "fundsaga")
+REPO = Path(__file__).resolve().parents[2]
+ESCROW_RULE = "escrow/hold=business(EscrowDisputedError)"
 
 
 def request() -> dict[str, str]:
@@ -60,3 +74,70 @@ async def test_a_timeout_after_commit_is_retried_without_a_second_posting(
     assert funded.account("alice").balance == eur("960.00")
     assert funded.account("bob").balance == eur("90.00")
     assert [s.attempt for s in funded.snapshots(outcome.saga_id)] == [1, 2, 3, 1]
+
+
+def worker_environment(home: Path, address: str, **settings: str) -> dict[str, str]:
+    """A `fundsaga worker` process's environment: its own ledger, audit trail and key in `home`,
+    and the repository importable, as a deployment's saga package would be."""
+    url = f"sqlite:///{home / 'fundsaga.db'}"
+    upgrade_database(url)
+    TEST_SIGNER.write(home / "audit-signing.key")
+    inherited = {k: v for k, v in os.environ.items() if not k.startswith("FUNDSAGA_")}
+    return inherited | {
+        "PYTHONPATH": str(REPO),
+        "TEMPORAL_ADDRESS": address,
+        "FUNDSAGA_TASK_QUEUE": f"tq-{uuid.uuid4()}",
+        "FUNDSAGA_DATABASE_URL": url,
+        "FUNDSAGA_AUDIT_STORE": f"dir:{home / 'audit'}",
+        "FUNDSAGA_AUDIT_ANCHOR_STORE": f"dir:{home / 'anchors'}",
+        "FUNDSAGA_AUDIT_SIGNING_KEY": str(home / "audit-signing.key"),
+        "FUNDSAGA_AUDIT_ANCHOR_MINUTES": "0",
+        **settings,
+    }
+
+
+async def test_a_worker_imports_the_saga_modules_before_it_reads_a_rule_naming_their_error(
+    dev_env: WorkflowEnvironment, tmp_path: Path
+) -> None:
+    address = dev_env.client.service_client.config.target_host
+    env = worker_environment(
+        tmp_path, address, FUNDSAGA_SAGA_MODULES="tests.escrow", FUNDSAGA_FAULTS=ESCROW_RULE
+    )
+    worker = await asyncio.create_subprocess_exec(
+        FUNDSAGA,
+        "worker",
+        env=env,
+        cwd=tmp_path,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert worker.stdout is not None
+    try:
+        started = await asyncio.wait_for(worker.stdout.readline(), timeout=60)
+    finally:
+        with contextlib.suppress(ProcessLookupError):  # it may have refused to start
+            worker.send_signal(signal.SIGTERM)
+        _, stderr = await asyncio.wait_for(worker.communicate(), timeout=60)
+
+    assert started.decode().startswith("worker running saga types escrow, transfer"), stderr
+    assert (
+        "FAULT INJECTION IS ON (FUNDSAGA_FAULTS): "
+        "escrow/hold.action=business(EscrowDisputedError)*always@any"
+    ) in stderr.decode()
+
+
+async def test_a_worker_refuses_a_rule_naming_an_error_class_no_saga_module_defines(
+    tmp_path: Path,
+) -> None:
+    env = worker_environment(tmp_path, "127.0.0.1:1", FUNDSAGA_FAULTS=ESCROW_RULE)
+    worker = await asyncio.create_subprocess_exec(
+        FUNDSAGA, "worker", env=env, cwd=tmp_path, stderr=asyncio.subprocess.PIPE
+    )
+    _, stderr = await asyncio.wait_for(worker.communicate(), timeout=60)
+
+    assert worker.returncode == 2
+    message = stderr.decode()
+    assert message.count("\n") == 1, message
+    assert "FUNDSAGA_FAULTS" in message
+    assert repr(ESCROW_RULE) in message
+    assert "'EscrowDisputedError' is not a known BusinessError subclass" in message

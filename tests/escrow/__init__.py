@@ -1,10 +1,12 @@
 """A saga type defined only in the tests: the engine runs it with no edit of its own.
 
-`SAGA_TYPES` is what `FUNDSAGA_SAGA_MODULES=tests.escrow` (or `load_registry`) registers.
+`SAGA_TYPES` is what `FUNDSAGA_SAGA_MODULES=tests.escrow` (or `load_registry`) registers;
+importing it defines the escrow's own error classes too.
 """
 
 from sagas.app import SagaType
 from tests.escrow.activities import EscrowActivities
+from tests.escrow.errors import EscrowAgentBusyError, EscrowDisputedError
 from tests.escrow.saga import ESCROW_SAGA
 from tests.escrow.workflows import EscrowWorkflow
 
@@ -14,3 +16,5 @@ ESCROW = SagaType(
     activities=lambda context: EscrowActivities(context.ledger, context.faults).all(),
 )
 SAGA_TYPES = [ESCROW]
+
+__all__ = ["ESCROW", "SAGA_TYPES", "EscrowAgentBusyError", "EscrowDisputedError"]

@@ -10,7 +10,7 @@ import asyncio
 import os
 import random
 
-from sagas.app import build_worker, connect_temporal, writer_keys
+from sagas.app import build_worker, connect_temporal, load_registry, writer_keys
 from sagas.audit import open_audit_store
 from sagas.engine import parse_faults
 from sagas.foundations import Settings
@@ -26,9 +26,10 @@ async def serve(settings: Settings) -> None:
     kill_after_next_commit_on_sigusr1()
     client = await connect_temporal(settings)
     store = open_audit_store(settings.audit_store, keys)
-    async with build_worker(
-        client, settings.task_queue, ledger, store, parse_faults(settings.faults)
-    ):
+    # The saga modules first: a fault rule may name an error class one of them defines.
+    registry = load_registry(settings.saga_module_names)
+    faults = parse_faults(settings.faults)
+    async with build_worker(client, settings.task_queue, ledger, store, faults, registry=registry):
         print("chaos worker ready", flush=True)
         await asyncio.Event().wait()
 
