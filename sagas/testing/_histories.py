@@ -42,10 +42,14 @@ def outcome_faults(definition: SagaDefinition[Any, Any], outcome: Outcome) -> st
     for the parking outcomes the first compensation refused too."""
     if outcome is Outcome.COMPLETED:
         return ""
-    rules = [fault_rule(definition.steps[-1].name, Phase.ACTION, Fault.BUSINESS)]
+    rules = [
+        fault_rule(definition.saga_type, definition.steps[-1].name, Phase.ACTION, Fault.BUSINESS)
+    ]
     parks_on = first_compensation(definition)
     if outcome in PARKING and parks_on is not None:
-        rules.append(fault_rule(parks_on.name, Phase.COMPENSATION, Fault.BUSINESS))
+        rules.append(
+            fault_rule(definition.saga_type, parks_on.name, Phase.COMPENSATION, Fault.BUSINESS)
+        )
     return ";".join(rules)
 
 

@@ -99,14 +99,15 @@ def workflow_type_name(workflow_class: type) -> str:
     return name
 
 
-def fault_rule(step: str, phase: Phase, fault: Fault) -> str:
+def fault_rule(saga_type: str, step: str, phase: Phase, fault: Fault) -> str:
+    """A FUNDSAGA_FAULTS rule scoped to the saga type: other types on the worker are spared."""
     target = step if phase is Phase.ACTION else f"{step}.{phase.value}"
-    return f"{target}={RULE_KIND[fault]}"
+    return f"{saga_type}/{target}={RULE_KIND[fault]}"
 
 
 def injected_error(fault: Fault) -> str:
     """The error class the fault plan raises for `fault`, as the saga reports it."""
-    plan = parse_faults(fault_rule("probe", Phase.ACTION, fault))
+    plan = parse_faults(fault_rule("probe-saga", "probe", Phase.ACTION, fault))
     try:
         plan.before_effect("probe-saga", "probe", Phase.ACTION, 1, frozenset())
         plan.after_effect("probe-saga", "probe", Phase.ACTION, 1, frozenset())
@@ -202,7 +203,7 @@ def _cases_of(scenario: SagaScenario, workflow_class: type) -> list[MatrixCase]:
                     phase=Phase.ACTION,
                     fault=fault,
                     decision=None,
-                    faults=fault_rule(step.name, Phase.ACTION, fault),
+                    faults=fault_rule(scenario.name, step.name, Phase.ACTION, fault),
                     expected=_action_expected(steps, index, fault),
                 )
             )
@@ -212,8 +213,8 @@ def _cases_of(scenario: SagaScenario, workflow_class: type) -> list[MatrixCase]:
             parks = fault is not Fault.TIMEOUT_ONCE
             for decision in list(Decision) if parks else [None]:
                 rules = (
-                    fault_rule(last.name, Phase.ACTION, Fault.TIMEOUT_ALWAYS),
-                    fault_rule(step.name, Phase.COMPENSATION, fault),
+                    fault_rule(scenario.name, last.name, Phase.ACTION, Fault.TIMEOUT_ALWAYS),
+                    fault_rule(scenario.name, step.name, Phase.COMPENSATION, fault),
                 )
                 cases.append(
                     MatrixCase(
