@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from sagas import InvalidRequestError, UnknownAccountError
+from sagas.app import SagaRegistry, WorkerContext
 from sagas.ledger import Ledger, Leg, funding_account_id, system_account_id
+from tests.escrow import ESCROW
 from tests.ledger._money import eur
 
 
@@ -59,4 +63,28 @@ def test_declaring_is_idempotent_and_adds_to_what_was_declared(ledger: Ledger) -
     )
 
     assert [e.kind for e in ledger.entries(saga_id="s")] == ["fee", "payout"]
+    assert ledger.check_invariants() == []
+
+
+def test_a_worker_declares_what_its_saga_types_declare_before_building_activities(
+    ledger: Ledger,
+) -> None:
+    fee_escrow = replace(ESCROW, system_accounts=("fee-income",), entry_kinds=("fee",))
+    other = replace(
+        fee_escrow,
+        definition=replace(ESCROW.definition, saga_type="escrow-two"),
+        entry_kinds=("fee", "payout"),
+    )
+    ledger.open_account("alice", "EUR", opening_balance=eur(5))
+
+    built = SagaRegistry([fee_escrow, other]).activities(WorkerContext(ledger=ledger))
+
+    assert built
+    entry = ledger.post(
+        "s:fee:action",
+        [Leg("alice", eur(-2)), Leg(system_account_id("fee-income", "EUR"), eur(2))],
+        kind="payout",
+        saga_id="s",
+    )
+    assert entry.kind == "payout"
     assert ledger.check_invariants() == []
