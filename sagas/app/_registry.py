@@ -47,6 +47,10 @@ class SagaType:
     """The workflow class of each step mode it offers; "activity" is required."""
     activities: ActivityFactory
     """Builds the activities of every step, bound to the worker's ledger and fault plan."""
+    system_accounts: tuple[str, ...] = ()
+    """Roles of the system accounts its activities post to (`fee-income`: `@fee-income:EUR`)."""
+    entry_kinds: tuple[str, ...] = ()
+    """Kinds of the entries its activities write with `Ledger.post` (e.g. "fee")."""
 
     def __post_init__(self) -> None:
         unknown = set(self.workflows) - set(STEP_MODES)
@@ -97,7 +101,12 @@ class SagaRegistry:
         return [cls for saga_type in self for cls in saga_type.workflows.values()]
 
     def activities(self, context: WorkerContext) -> list[Callable[..., Any]]:
-        """Every step activity of every type, checked against the steps that name them."""
+        """Every step activity of every type, checked against the steps that name them; the
+        worker's ledger first learns each type's system accounts and entry kinds."""
+        for saga_type in self:
+            context.ledger.declare(
+                system_accounts=saga_type.system_accounts, entry_kinds=saga_type.entry_kinds
+            )
         built = [fn for saga_type in self for fn in saga_type.activities(context)]
         names = {activity_name(fn) for fn in built}
         for saga_type in self:

@@ -1,9 +1,10 @@
 """The double-entry ledger: accounts, holds, immutable journal entries and saga snapshots."""
 
-from sagas.ledger._accounts import clearing_account_id, funding_account_id
+from sagas.ledger._accounts import clearing_account_id, funding_account_id, system_account_id
 from sagas.ledger._chain import GENESIS_HASH, JOURNAL_CHAIN, entry_hash
 from sagas.ledger._ledger import Ledger
 from sagas.ledger._models import metadata
+from sagas.ledger._posting import Leg
 from sagas.ledger._signing import RowSigner, SignatureProblem
 from sagas.ledger._views import (
     AccountStatus,
@@ -27,6 +28,7 @@ __all__ = [
     "HoldStatus",
     "HoldView",
     "Ledger",
+    "Leg",
     "PostingView",
     "RowSigner",
     "SignatureProblem",
@@ -34,4 +36,5 @@ __all__ = [
     "entry_hash",
     "funding_account_id",
     "metadata",
+    "system_account_id",
 ]

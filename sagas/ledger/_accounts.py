@@ -18,21 +18,34 @@ from sagas.foundations import (
     UnknownAccountError,
     currency,
 )
+from sagas.ledger._declarations import (
+    BUILT_IN_ROLES,
+    Declarations,
+    check_role,
+    declarations_of,
+)
 from sagas.ledger._models import Account, utc_now
 from sagas.ledger._views import AccountStatus
 
 _ACCOUNT_ID = re.compile(r"[A-Za-z0-9_.:@-]{1,64}")
-_SYSTEM_ID = re.compile(r"@(?P<role>funding|clearing):(?P<code>[A-Z]{3})")
+_SYSTEM_ID = re.compile(r"@(?P<role>[a-z0-9_-]+):(?P<code>[A-Z]{3})")
+
+
+def system_account_id(role: str, code: str) -> str:
+    """The system account of `role` (built in, or declared to the Ledger) in currency `code`."""
+    if role not in BUILT_IN_ROLES:
+        check_role(role, "role")
+    return f"@{role}:{currency(code).code}"
 
 
 def funding_account_id(code: str) -> str:
     """The system account standing for the outside world in currency `code`."""
-    return f"@funding:{currency(code).code}"
+    return system_account_id("funding", code)
 
 
 def clearing_account_id(code: str) -> str:
     """The system account holding in-flight transfer money in currency `code`."""
-    return f"@clearing:{currency(code).code}"
+    return system_account_id("clearing", code)
 
 
 def check_user_account_id(account_id: str) -> None:
@@ -44,10 +57,10 @@ def check_user_account_id(account_id: str) -> None:
         raise InvalidRequestError("account_id", "ids starting with '@' are reserved for the system")
 
 
-def system_currency(account_id: str) -> Currency | None:
-    """The currency of a well-formed system account id, or None for any other id."""
+def system_currency(account_id: str, declared: Declarations) -> Currency | None:
+    """The currency of a system account id of a known role, or None for any other id."""
     match = _SYSTEM_ID.fullmatch(account_id)
-    if match is None:
+    if match is None or not declared.knows_role(match.group("role")):
         return None
     try:
         return currency(match.group("code"))
@@ -77,7 +90,7 @@ def lock_account(session: Session, account_id: str) -> Account:
     ).one_or_none()
     if row is not None:
         return row
-    cur = system_currency(account_id)
+    cur = system_currency(account_id, declarations_of(session))
     if cur is None:
         raise UnknownAccountError(f"no account {account_id!r}")
     row = new_account(account_id, cur.code)

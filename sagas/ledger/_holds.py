@@ -20,7 +20,7 @@ from sagas.ledger._accounts import (
     lock_accounts,
 )
 from sagas.ledger._journal import check_amount, check_key, find_entry, post_entry, replay
-from sagas.ledger._models import Hold, utc_now
+from sagas.ledger._models import Account, Hold, utc_now
 from sagas.ledger._signing import sign_hold
 from sagas.ledger._views import EntryKind, EntryView, HoldStatus, HoldView, hold_view
 
@@ -106,25 +106,32 @@ def capture_hold(
     existing = find_entry(session, key)
     if existing is not None:
         return replay(session, existing, EntryKind.CAPTURE)
-    hold, account_id, cur = _capturable(locked, hold_key)
+    hold, account_id, cur = capturable(locked, hold_key)
     if account_id == to_account_id:
         raise InvalidRequestError("to_account_id", "must differ from the held account")
     accounts = lock_accounts(session, account_id, to_account_id)
     source, dest = accounts[account_id], accounts[to_account_id]
     check_currency(dest, Money.of(hold.amount, cur))
     check_active(dest)
-    source.held -= hold.amount
-    _close(session, hold, HoldStatus.POSTED)
+    post_hold(session, hold, source)
     legs = [(source, -hold.amount), (dest, hold.amount)]
     return post_entry(session, key=key, kind=EntryKind.CAPTURE, saga_id=saga_id, legs=legs)
 
 
-def _capturable(hold: Hold | None, hold_key: str) -> tuple[Hold, str, str]:
+def capturable(hold: Hold | None, hold_key: str, field: str = "hold_key") -> tuple[Hold, str, str]:
+    """The active hold under `hold_key`, its account and currency; refused naming `field`."""
     if hold is None:
-        raise InvalidRequestError("hold_key", f"no hold {hold_key!r}")
+        raise InvalidRequestError(field, f"no hold {hold_key!r}")
     if hold.status != HoldStatus.ACTIVE or hold.account_id is None or hold.currency is None:
-        raise InvalidRequestError("hold_key", f"hold {hold_key!r} is already {hold.status}")
+        raise InvalidRequestError(field, f"hold {hold_key!r} is already {hold.status}")
     return hold, hold.account_id, hold.currency
+
+
+def post_hold(session: Session, hold: Hold, account: Account) -> None:
+    """Release the hold's reservation on its (locked) account and mark it posted: the entry
+    written in the same transaction moves its money."""
+    account.held -= hold.amount
+    _close(session, hold, HoldStatus.POSTED)
 
 
 def _check_payee(session: Session, payee: str, amount: Money) -> None:

@@ -27,7 +27,8 @@ from sagas.ledger._models import Account, JournalEntry, Posting, utc_now
 from sagas.ledger._signing import entry_message, signer_of
 from sagas.ledger._views import EntryKind, EntryView, PostingView, entry_view
 
-Leg = tuple[Account, int]
+AccountLeg = tuple[Account, int]
+"""A locked account and the signed minor units an entry moves on it."""
 
 _INSERT_ENTRY = insert(cast(Table, JournalEntry.__table__))
 _INSERT_POSTING = insert(cast(Table, Posting.__table__))
@@ -56,7 +57,7 @@ def find_entry(session: Session, key: str) -> JournalEntry | None:
 def replay(
     session: Session,
     existing: JournalEntry,
-    kind: EntryKind,
+    kind: str,
     legs: Sequence[tuple[str, int]] | None = None,
 ) -> EntryView:
     """The entry already written under a key, if it is the one this request would write.
@@ -93,9 +94,9 @@ def post_entry(
     session: Session,
     *,
     key: str,
-    kind: EntryKind,
+    kind: str,
     saga_id: str | None,
-    legs: Sequence[Leg],
+    legs: Sequence[AccountLeg],
     reverses_entry_id: int | None = None,
 ) -> EntryView:
     """Write one balanced entry at the head of the journal chain and move its accounts' balances.
@@ -175,7 +176,7 @@ def post_entry(
     )
 
 
-def _postings_with_balances(legs: Sequence[Leg]) -> list[PostingContent]:
+def _postings_with_balances(legs: Sequence[AccountLeg]) -> list[PostingContent]:
     """Each leg with the balance its account reaches, legs on one account applied in order."""
     running: dict[str, int] = {}
     postings: list[PostingContent] = []

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -27,11 +27,14 @@ from sagas.ledger import (
     _invariants,
     _journal,
     _lifecycle,
+    _posting,
     _signing,
     _snapshots,
 )
 from sagas.ledger._accounts import find_account_row
+from sagas.ledger._declarations import DECLARED_INFO, Declarations
 from sagas.ledger._models import Account, Hold, JournalEntry
+from sagas.ledger._posting import Leg
 from sagas.ledger._signing import SIGNER_INFO, RowSigner, SignatureProblem
 from sagas.ledger._views import (
     AccountStatus,
@@ -72,6 +75,7 @@ class Ledger:
         ledger that is verified needs every writer to sign (unsigned rows are findings)."""
         self.engine = engine
         self._signer = signer
+        self._declared = Declarations()
         self._claims: dict[str, str] = {}
         """Claims this process saw committed: a claim never changes, so one check per saga."""
 
@@ -83,6 +87,17 @@ class Ledger:
     def close_connections(self) -> None:
         """Release the pooled database connections (the ledger can be used again after)."""
         self.engine.dispose()
+
+    def declare(
+        self, *, system_accounts: Iterable[str] = (), entry_kinds: Iterable[str] = ()
+    ) -> None:
+        """Make `@<role>:<currency>` system accounts of these roles, created on first use, and
+        let `post` write entries of these kinds; adds to what was declared before.
+
+        Roles and kinds are 1-32 and 1-16 lowercase letters, digits, '_' or '-'; the built-in
+        ones (funding, clearing; EntryKind) are refused, nothing being declared then.
+        """
+        self._declared = self._declared.adding(system_accounts, entry_kinds)
 
     def open_account(
         self,
@@ -161,6 +176,27 @@ class Ledger:
         return self._run(
             lambda s: _journal.transfer(
                 s, key, from_account_id, to_account_id, amount, saga_id=saga_id
+            )
+        )
+
+    def post(
+        self,
+        key: str,
+        legs: Sequence[Leg],
+        *,
+        kind: str,
+        saga_id: str,
+        consume_hold: str | None = None,
+    ) -> EntryView:
+        """Write balanced `legs` as one entry of a declared kind; a known key returns its entry.
+
+        Each leg names a different account; per currency the legs sum to zero. With
+        `consume_hold`, that active hold of the saga on a debited account, for at most the
+        debit, is posted with the entry and pays that much of it.
+        """
+        return self._run(
+            lambda s: _posting.post(
+                s, key, legs, kind=kind, saga_id=saga_id, consume_hold=consume_hold
             )
         )
 
@@ -268,7 +304,7 @@ class Ledger:
         pending = _pending_step.get()
         if pending is not None and pending.settled:
             pending = None
-        info = {SIGNER_INFO: self._signer}
+        info = {SIGNER_INFO: self._signer, DECLARED_INFO: self._declared}
         with (
             translate_db_errors(),
             Session(self.engine, expire_on_commit=False, info=info) as session,

@@ -31,6 +31,9 @@ class EntryKind(StrEnum):
     SETTLEMENT = "settlement"  # no postings: a saga's clearing leg netted to zero and was settled
 
 
+BUILT_IN_KINDS = frozenset(kind.value for kind in EntryKind)
+
+
 @dataclass(frozen=True, slots=True)
 class AccountView:
     account_id: str
@@ -74,7 +77,8 @@ class EntryView:
     entry_id: int
     idempotency_key: str
     saga_id: str | None
-    kind: EntryKind
+    kind: str
+    """An EntryKind for the ledger's own entries, else the kind a saga declared (e.g. "fee")."""
     reverses_entry_id: int | None
     postings: tuple[PostingView, ...]
     created_at: datetime
@@ -126,7 +130,7 @@ def entry_view(row: JournalEntry) -> EntryView:
         entry_id=row.entry_id,
         idempotency_key=row.idempotency_key,
         saga_id=row.saga_id,
-        kind=EntryKind(row.kind),
+        kind=entry_kind(row.kind),
         reverses_entry_id=row.reverses_entry_id,
         postings=tuple(
             PostingView(p.account_id, Money.of(p.amount, p.currency)) for p in row.postings
@@ -135,3 +139,8 @@ def entry_view(row: JournalEntry) -> EntryView:
         sequence=row.sequence,
         entry_hash=row.entry_hash,
     )
+
+
+def entry_kind(value: str) -> str:
+    """A built-in kind as its EntryKind member, any other (declared) kind as it is."""
+    return EntryKind(value) if value in BUILT_IN_KINDS else value

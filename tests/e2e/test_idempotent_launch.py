@@ -98,7 +98,7 @@ async def test_twenty_concurrent_starts_with_one_key_give_every_caller_the_same_
     assert funded.account("alice").balance == eur("900.00")
     assert funded.account("bob").balance == eur("150.00")
     assert len(funded.holds(saga_id=saga_id)) == 1
-    assert [e.kind.value for e in funded.entries(saga_id=saga_id)] == [
+    assert [e.kind for e in funded.entries(saga_id=saga_id)] == [
         "capture",
         "transfer",
         "settlement",

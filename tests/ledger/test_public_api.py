@@ -13,6 +13,7 @@ def test_the_public_names_change_only_on_purpose() -> None:
         "HoldView",
         "JOURNAL_CHAIN",
         "Ledger",
+        "Leg",
         "PostingView",
         "RowSigner",
         "SignatureProblem",
@@ -20,5 +21,6 @@ def test_the_public_names_change_only_on_purpose() -> None:
         "entry_hash",
         "funding_account_id",
         "metadata",
+        "system_account_id",
     ]
     assert all(hasattr(sagas.ledger, name) for name in sagas.ledger.__all__)
