@@ -1,9 +1,16 @@
 """Temporal workflow definitions: deterministic orchestration only."""
 
 from workflows.audit import AuditAnchorWorkflow
+from workflows.fees import FeeCollectionWorkflow
 from workflows.transfer import TransferLocalStepsWorkflow, TransferWorkflow
 
-ALL_WORKFLOWS = [TransferWorkflow, TransferLocalStepsWorkflow]
-"""The saga workflows: every one has recorded histories (tests/replay)."""
+ALL_WORKFLOWS = [TransferWorkflow, TransferLocalStepsWorkflow, FeeCollectionWorkflow]
+"""The built-in saga types' workflows, each with recorded histories (sagas.testing)."""
 
-__all__ = ["ALL_WORKFLOWS", "AuditAnchorWorkflow", "TransferLocalStepsWorkflow", "TransferWorkflow"]
+__all__ = [
+    "ALL_WORKFLOWS",
+    "AuditAnchorWorkflow",
+    "FeeCollectionWorkflow",
+    "TransferLocalStepsWorkflow",
+    "TransferWorkflow",
+]

@@ -16,12 +16,14 @@ from typing import Any
 
 from temporalio import activity, workflow
 
+from activities.fees import FeeActivities
 from activities.transfer import TransferActivities
 from sagas.engine import FaultPlan, SagaDefinition
+from sagas.fees import FEE_COLLECTION_SAGA, FEE_ENTRY, FEE_INCOME, TAX_PAYABLE
 from sagas.foundations import InvalidRequestError, RegistrationError
 from sagas.ledger import Ledger
 from sagas.transfer import TRANSFER_SAGA
-from workflows import TransferLocalStepsWorkflow, TransferWorkflow
+from workflows import FeeCollectionWorkflow, TransferLocalStepsWorkflow, TransferWorkflow
 
 ENTRY_POINT_GROUP = "fundsaga.saga_types"
 STEP_MODES = ("activity", "local")
@@ -137,7 +139,14 @@ TRANSFER = SagaType(
     workflows={"activity": TransferWorkflow, "local": TransferLocalStepsWorkflow},
     activities=lambda context: TransferActivities(context.ledger, context.faults).all(),
 )
-BUILT_IN: tuple[SagaType, ...] = (TRANSFER,)
+FEE_COLLECTION = SagaType(
+    definition=FEE_COLLECTION_SAGA,
+    workflows={"activity": FeeCollectionWorkflow},
+    activities=lambda context: FeeActivities(context.ledger, context.faults).all(),
+    system_accounts=(FEE_INCOME, TAX_PAYABLE),
+    entry_kinds=(FEE_ENTRY,),
+)
+BUILT_IN: tuple[SagaType, ...] = (TRANSFER, FEE_COLLECTION)
 
 
 def built_in_registry() -> SagaRegistry:

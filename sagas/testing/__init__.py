@@ -26,7 +26,13 @@ from sagas.testing._environments import (
 from sagas.testing._eventually import assert_eventually
 from sagas.testing._fault_matrix import FaultMatrix
 from sagas.testing._histories import Outcome
-from sagas.testing._ledger_checks import hold_findings, key_findings, money_in_the_system
+from sagas.testing._ledger_checks import (
+    conservation_findings,
+    hold_findings,
+    key_findings,
+    money_in_the_system,
+    money_out,
+)
 from sagas.testing._matrix import Decision, Expected, Fault, MatrixCase, workflow_type_name
 from sagas.testing._matrix_run import CaseRun, ClearableFaults, run_case
 from sagas.testing._replay import ReplayGuard, load_history
@@ -46,12 +52,14 @@ __all__ = [
     "ReplayGuard",
     "SagaScenario",
     "assert_eventually",
+    "conservation_findings",
     "dev_server_environment",
     "directory_audit_store",
     "hold_findings",
     "key_findings",
     "load_history",
     "money_in_the_system",
+    "money_out",
     "new_task_queue",
     "run_case",
     "saga_worker",

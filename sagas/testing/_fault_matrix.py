@@ -12,7 +12,13 @@ from temporalio.testing import WorkflowEnvironment
 from sagas.audit import AuditStore
 from sagas.engine import AuditKind, SagaOutcome, SagaStatus
 from sagas.ledger import Ledger
-from sagas.testing._ledger_checks import hold_findings, key_findings, money_in_the_system
+from sagas.testing._ledger_checks import (
+    conservation_findings,
+    hold_findings,
+    key_findings,
+    money_in_the_system,
+    money_out,
+)
 from sagas.testing._matrix import MatrixCase, matrix_cases
 from sagas.testing._matrix_run import CaseRun, run_case
 from sagas.testing._scenario import SagaScenario
@@ -45,7 +51,7 @@ class FaultMatrix:
         scenario.fund(ledger)
         request = scenario.request(f"matrix-{uuid.uuid4().hex[:12]}")
         leaving = set(scenario.money_leaves_through(request))
-        funded = money_in_the_system(ledger, leaving)
+        inside, out = money_in_the_system(ledger, leaving), money_out(ledger, leaving)
         run = await run_case(env, scenario, case, request, ledger, audit_store)
         saga_id = run.outcome.saga_id
         completed = case.expected.status is SagaStatus.COMPLETED
@@ -54,7 +60,9 @@ class FaultMatrix:
         return [
             *_end_findings(case, run, [s.attempt for s in ledger.snapshots(saga_id)]),
             *[f"ledger: {finding}" for finding in ledger.check_invariants()],
-            *_differs("money in the system", funded, money_in_the_system(ledger, leaving)),
+            *conservation_findings(
+                inside, out, money_in_the_system(ledger, leaving), money_out(ledger, leaving)
+            ),
             *key_findings(ledger, saga_id, scenario.key_scheme(saga_id, case.definition)),
             *hold_findings(ledger),
             *_differs("net effect", effect, ledger.net_effect(saga_id)),

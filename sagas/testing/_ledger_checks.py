@@ -22,6 +22,36 @@ def money_in_the_system(ledger: Ledger, leaves_through: Iterable[str] = ()) -> d
     return {code: total for code, total in totals.items() if total}
 
 
+def money_out(ledger: Ledger, leaves_through: Iterable[str]) -> dict[str, int]:
+    """Per currency, what the accounts money leaves through hold (a system account that was
+    never used holds nothing)."""
+    totals: Counter[str] = Counter()
+    for account_id in set(leaves_through):
+        account = ledger.find_account(account_id)
+        if account is not None:
+            totals[account.currency] += account.balance.minor
+    return dict(totals)
+
+
+def conservation_findings(
+    inside_before: dict[str, int],
+    out_before: dict[str, int],
+    inside_after: dict[str, int],
+    out_after: dict[str, int],
+) -> list[str]:
+    """Money in the system changed only by what left through the declared accounts."""
+    findings: list[str] = []
+    for code in sorted(inside_before.keys() | inside_after.keys() | out_after.keys()):
+        left = out_after.get(code, 0) - out_before.get(code, 0)
+        expected = inside_before.get(code, 0) - left
+        if inside_after.get(code, 0) != expected:
+            findings.append(
+                f"money in the system: {code} {inside_before.get(code, 0)} minor units before, "
+                f"{inside_after.get(code, 0)} after, but {left} left through the declared accounts"
+            )
+    return findings
+
+
 def key_findings(ledger: Ledger, saga_id: str, belongs: KeyCheck) -> list[str]:
     """Each journal entry and hold has its own key, and the saga's keys follow its scheme."""
     findings: list[str] = []

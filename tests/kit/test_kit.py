@@ -17,6 +17,7 @@ from sagas.testing import (
     FaultMatrix,
     MatrixCase,
     assert_eventually,
+    conservation_findings,
     directory_audit_store,
     sqlite_ledger,
     step_keys,
@@ -81,3 +82,18 @@ async def test_assert_eventually_raises_the_last_failure_when_time_runs_out() ->
         await assert_eventually(never, timeout=timedelta(milliseconds=200))
 
     assert "still failing after 0.2 s" in (raised.value.__notes__ or [])
+
+
+def test_money_may_leave_only_through_the_declared_accounts() -> None:
+    before, out_before = {"EUR": 10_000}, {"EUR": -10_000}
+
+    paid_out = conservation_findings(before, out_before, {"EUR": 7_500}, {"EUR": -7_500})
+    vanished = conservation_findings(before, out_before, {"EUR": 7_500}, {"EUR": -10_000})
+    appeared = conservation_findings(before, {}, {"EUR": 10_001}, {})
+
+    assert paid_out == []
+    assert vanished == [
+        "money in the system: EUR 10000 minor units before, 7500 after, "
+        "but 0 left through the declared accounts"
+    ]
+    assert len(appeared) == 1
