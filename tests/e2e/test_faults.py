@@ -119,7 +119,9 @@ async def test_a_worker_imports_the_saga_modules_before_it_reads_a_rule_naming_t
             worker.send_signal(signal.SIGTERM)
         _, stderr = await asyncio.wait_for(worker.communicate(), timeout=60)
 
-    assert started.decode().startswith("worker running saga types escrow, transfer"), stderr
+    assert started.decode().startswith(
+        "worker running saga types escrow, fee-collection, transfer"
+    ), stderr
     assert (
         "FAULT INJECTION IS ON (FUNDSAGA_FAULTS): "
         "escrow/hold.action=business(EscrowDisputedError)*always@any"
