@@ -18,7 +18,7 @@ from temporalio import activity, workflow
 
 from activities.fees import FeeActivities
 from activities.transfer import TransferActivities
-from sagas.engine import FaultPlan, SagaDefinition
+from sagas.engine import FaultPlan, SagaDefinition, asking_first
 from sagas.fees import FEE_COLLECTION_SAGA, FEE_ENTRY, FEE_INCOME, TAX_PAYABLE
 from sagas.foundations import InvalidRequestError, RegistrationError
 from sagas.ledger import Ledger
@@ -109,17 +109,20 @@ class SagaRegistry:
             context.ledger.declare(
                 system_accounts=saga_type.system_accounts, entry_kinds=saga_type.entry_kinds
             )
-        built = [fn for saga_type in self for fn in saga_type.activities(context)]
-        names = {activity_name(fn) for fn in built}
+        built = {
+            activity_name(fn): fn for saga_type in self for fn in saga_type.activities(context)
+        }
         for saga_type in self:
             for step in saga_type.definition.steps:
-                for name in (step.action, step.compensation):
-                    if name is not None and name not in names:
+                for name in (step.action, step.compensation, step.inquiry):
+                    if name is not None and name not in built:
                         raise RegistrationError(
                             f"saga type {saga_type.name}: step {step.name!r} names the "
                             f"activity {name!r}, which no registered activity provides"
                         )
-        return built
+                if step.inquiry is not None:
+                    built[step.action] = asking_first(built[step.action], built[step.inquiry])
+        return list(built.values())
 
 
 def activity_name(fn: Callable[..., Any]) -> str:

@@ -19,6 +19,7 @@ from sagas.engine._definition import (
 )
 from sagas.engine._faults import ENV_VAR as FAULTS_ENV_VAR
 from sagas.engine._faults import FaultKind, FaultPlan, FaultRule, parse_faults
+from sagas.engine._inquiry import Inquiry, InquiryAnswer, InquiryRecord, asking_first
 from sagas.engine._outcome import (
     CompensationOutcome,
     CompensationResult,
@@ -66,6 +67,9 @@ __all__ = [
     "FaultKind",
     "FaultPlan",
     "FaultRule",
+    "Inquiry",
+    "InquiryAnswer",
+    "InquiryRecord",
     "OperatorAction",
     "OperatorDecision",
     "Phase",
@@ -86,6 +90,7 @@ __all__ = [
     "StepCall",
     "StepDefinition",
     "StepFailure",
+    "asking_first",
     "completed_or_raise",
     "parse_faults",
     "retry_spec",

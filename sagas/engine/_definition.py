@@ -105,6 +105,17 @@ class StepDefinition(Generic[RequestT]):
     For short steps only (a ledger write): a local attempt gives no per-attempt activity events
     in the history, and the saga's deadline is then raced against a timer.
     """
+    pivot: bool = False
+    """The saga's point of no return (at most one step). Once it starts, nothing is compensated:
+    failures of it and of the steps after it retry forward and then park for an operator, and a
+    cancel or the deadline is recorded and otherwise ignored."""
+    inquiry: str | None = None
+    """Activity type name that asks the counterparty whether the action executed, by its
+    idempotency key (see Inquiry). The action asks it before every retry, and the saga asks it
+    when the action's attempts end in timeouts or transient errors, before deciding."""
+    inquiry_retry: RetrySpec | None = None
+    """How often an inquiry that answers `unknown` (or fails) is asked again; the action's spec
+    when None."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -121,11 +132,24 @@ class SagaDefinition(Generic[RequestT, StateT]):
         names = [step.name for step in self.steps]
         if len(set(names)) != len(names):
             raise ValueError(f"saga {self.saga_type}: step names must be unique, got {names}")
+        pivots = [step.name for step in self.steps if step.pivot]
+        if len(pivots) > 1:
+            raise ValueError(f"saga {self.saga_type}: at most one pivot step, got {pivots}")
         object.__setattr__(self, "call_type", StepCall[self.request_type, self.state_type])  # type: ignore[name-defined]
 
     @property
     def has_local_steps(self) -> bool:
         return any(step.local for step in self.steps)
+
+    @property
+    def pivot_index(self) -> int | None:
+        """The index of the pivot step, if the saga has one."""
+        return next((index for index, step in enumerate(self.steps) if step.pivot), None)
+
+    def forward_only(self, step_index: int) -> bool:
+        """Whether a failure at this step retries forward instead of compensating."""
+        pivot = self.pivot_index
+        return pivot is not None and step_index >= pivot
 
     def with_local_steps(self) -> SagaDefinition[RequestT, StateT]:
         """The same saga with every step run as a local activity.

@@ -7,6 +7,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
+from sagas.engine._inquiry import InquiryRecord
 from sagas.engine._snapshot import CompensationEntry, Snapshot
 from sagas.engine._status import SagaStatus
 from sagas.foundations import FundsagaError
@@ -34,8 +35,9 @@ class CompensationResult(StrEnum):
 class OperatorDecision(StrEnum):
     """What an operator decided for a parked saga."""
 
-    RETRY = "retry"  # run the parked compensation again
-    RESOLVE = "resolve"  # the effect was undone by hand: pop the compensation and go on
+    RETRY = "retry"  # run the parked compensation (or, parked on a step, the step) again
+    RESOLVE = "resolve"  # done by hand: the compensation is popped, or the parked step ends
+    # the saga RESOLVED
 
 
 class StepFailure(BaseModel):
@@ -81,6 +83,12 @@ class SagaView(BaseModel):
     failure: StepFailure | None
     compensations: list[CompensationOutcome]
     operator_actions: list[OperatorAction] = []
+    pivot: str | None = None
+    """The saga's point of no return, if its definition has one."""
+    pivot_passed: bool = False
+    ignored_stops: list[StepFailure] = []
+    """Cancels and deadlines that arrived past the pivot (or while parked on a step)."""
+    inquiries: list[InquiryRecord] = []
 
 
 class SagaOutcome(BaseModel):
@@ -96,6 +104,10 @@ class SagaOutcome(BaseModel):
     failure: StepFailure | None = None
     compensations: list[CompensationOutcome] = []
     operator_actions: list[OperatorAction] = []
+    pivot: str | None = None
+    pivot_passed: bool = False
+    ignored_stops: list[StepFailure] = []
+    inquiries: list[InquiryRecord] = []
 
 
 class SagaNotCompletedError(FundsagaError):

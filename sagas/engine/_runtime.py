@@ -24,6 +24,7 @@ from sagas.engine._definition import (
     StateT,
     StepDefinition,
 )
+from sagas.engine._inquiry import Inquiry, InquiryAnswer, InquiryRecord
 from sagas.engine._outcome import (
     CompensationOutcome,
     CompensationResult,
@@ -74,6 +75,13 @@ class SagaRuntime(Generic[RequestT, StateT]):
         self._decision: tuple[OperatorDecision, OperatorAction] | None = None
         self.decisions_applied = 0
         self._parkings = 0
+        self.forward_only = False
+        """The pivot step has started: from now on nothing is compensated."""
+        self._parked_forward = False
+        self._resolved_forward = False
+        self.ignored_stops: list[StepFailure] = []
+        """Cancels and the deadline that arrived after the pivot: recorded, not acted on."""
+        self.inquiries: list[InquiryRecord] = []
 
     # ---- public surface used by the workflow's handlers
     def view(self) -> SagaView:
@@ -87,7 +95,16 @@ class SagaRuntime(Generic[RequestT, StateT]):
             failure=self.failure,
             compensations=list(self.compensations),
             operator_actions=list(self.operator_actions),
+            pivot=self._pivot_name,
+            pivot_passed=self.forward_only,
+            ignored_stops=list(self.ignored_stops),
+            inquiries=list(self.inquiries),
         )
+
+    @property
+    def _pivot_name(self) -> str | None:
+        index = self.definition.pivot_index
+        return None if index is None else self.definition.steps[index].name
 
     @property
     def _request(self) -> RequestT:
@@ -114,6 +131,10 @@ class SagaRuntime(Generic[RequestT, StateT]):
             self._set_status(SagaStatus.COMPLETED)
             if audit_completed_sagas():
                 await self._audit(AuditKind.COMPLETED, CLOSING_RECORD, self._outcome_payload())
+        elif self._resolved_forward:
+            self.current_step = None
+            self._set_status(SagaStatus.RESOLVED)
+            await self._audit(AuditKind.TERMINAL, CLOSING_RECORD, self._outcome_payload())
         elif self.failure.reason is FailureReason.SAGA_ID_REUSED:
             self._close_rejected()
             await self._audit(AuditKind.TERMINAL, CLOSING_RECORD, self._outcome_payload())
@@ -144,32 +165,54 @@ class SagaRuntime(Generic[RequestT, StateT]):
     # ---- forward path
     async def _run_forward(self) -> StepFailure | None:
         forward = asyncio.create_task(self._run_steps())
-        try:
-            done = await self._wait_forward(forward)
-        except asyncio.CancelledError:
-            await self._stop(forward)
-            return self._stop_failure(FailureReason.CANCELLED, "the saga was cancelled")
-        if not done:
-            await self._stop(forward)
-            return self._deadline_failure()
+        racing_deadline = self._races_deadline()
+        while True:
+            try:
+                done = await self._wait_forward(forward, racing_deadline)
+            except asyncio.CancelledError:
+                if self._holds_forward():
+                    self._ignore_stop(FailureReason.CANCELLED, "the saga was cancelled")
+                    continue
+                await self._stop(forward)
+                return self._stop_failure(FailureReason.CANCELLED, "the saga was cancelled")
+            if done:
+                break
+            if not self._holds_forward():
+                await self._stop(forward)
+                return self._deadline_failure()
+            self._ignore_stop(FailureReason.DEADLINE, "the saga's deadline passed")
+            racing_deadline = False
         try:
             forward.result()
         except _ForwardStoppedError as stopped:
             return stopped.failure
         return None
 
-    async def _wait_forward(self, forward: asyncio.Task[None]) -> bool:
-        """Whether the forward path ended before a deadline timer fired.
+    def _races_deadline(self) -> bool:
+        """Regular activity steps need no deadline timer: each step's schedule-to-close timeout
+        is the time left. Local steps need one, and so does a saga with a pivot, which records
+        a deadline that passes after its pivot."""
+        return self.definition.has_local_steps or self.definition.pivot_index is not None
 
-        Regular activity steps need no timer: each step's schedule-to-close timeout is the time
-        left. Local steps need one, left to lapse rather than cancelled.
-        """
-        if not self.definition.has_local_steps:
+    async def _wait_forward(self, forward: asyncio.Task[None], racing_deadline: bool) -> bool:
+        """Whether the forward path ended (else the deadline timer fired first); the timer is
+        left to lapse rather than cancelled."""
+        if not racing_deadline:
             await workflow.wait([forward])
             return True
         timer = asyncio.ensure_future(asyncio.sleep(self._time_left().total_seconds()))
         await workflow.wait([forward, timer], return_when=asyncio.FIRST_COMPLETED)
         return forward.done()
+
+    def _holds_forward(self) -> bool:
+        """Past the pivot, or parked on a step: a cancel or the deadline compensates nothing."""
+        return self.forward_only or self._parked_forward
+
+    def _ignore_stop(self, reason: FailureReason, message: str) -> None:
+        why = "past the pivot" if self.forward_only else "parked on a step"
+        workflow.logger.warning("%s ignored: saga %s is %s", reason.value, self.saga_id, why)
+        self.ignored_stops.append(self._stop_failure(reason, f"{message} ({why}): ignored"))
+        self._show_details()
 
     def _until_deadline(self) -> timedelta:
         deadline = workflow.info().start_time + timedelta(seconds=self._request.deadline_seconds)
@@ -196,17 +239,33 @@ class SagaRuntime(Generic[RequestT, StateT]):
     async def _run_steps(self) -> None:
         for index, step in enumerate(self.definition.steps):
             self.current_step = step.name
+            if self.definition.forward_only(index) and not self.forward_only:
+                self._pass_pivot()
             snapshot = self._snapshot(index, step.name)
             self.snapshots.append(snapshot)
-            if step.compensation is not None:
+            if step.compensation is not None and not self.forward_only:
                 self.stack.append(
                     CompensationEntry(
                         step_index=index, step_name=step.name, compensation=step.compensation
                     )
                 )
             self._show_details()
-            deadline_in = self._until_deadline()
-            if deadline_in <= timedelta(0):
+            await self._run_step(index, step, snapshot)
+
+    def _pass_pivot(self) -> None:
+        """The point of no return: the steps taken stay taken, whatever happens next."""
+        self.forward_only = True
+        self.stack.clear()
+
+    async def _run_step(
+        self, index: int, step: StepDefinition[RequestT], snapshot: Snapshot
+    ) -> None:
+        """Run the step's action until it succeeds; a failure before the pivot stops the forward
+        path (the saga compensates), one from the pivot on parks it for an operator."""
+        retrying = False
+        while True:
+            deadline_in = None if self.forward_only else self._until_deadline()
+            if deadline_in is not None and deadline_in <= timedelta(0):
                 raise _ForwardStoppedError(self._deadline_failure())
             try:
                 self.state = await run_step_activity(
@@ -219,8 +278,64 @@ class SagaRuntime(Generic[RequestT, StateT]):
                     deadline_in=deadline_in,
                     wait_for_cancel=True,
                 )
-            except StepActivityError as failed:
-                raise _ForwardStoppedError(self._step_failure(step.name, failed)) from failed
+                failed = None
+            except StepActivityError as error:
+                failed = error
+            answer = None if failed is None else await self._inquire_after(index, step, failed)
+            if retrying:  # the operator's retry update returns once this attempt has ended
+                retrying = False
+                self.decisions_applied += 1
+            if failed is None or answer is InquiryAnswer.EXECUTED:
+                return
+            failure = self._step_failure(step.name, failed)
+            must_park = self.forward_only or answer is InquiryAnswer.UNKNOWN
+            if failure.reason is FailureReason.SAGA_ID_REUSED or not must_park:
+                raise _ForwardStoppedError(failure)
+            await self._park_on_step(failure)
+            retrying = True
+
+    async def _inquire_after(
+        self, index: int, step: StepDefinition[RequestT], failed: StepActivityError
+    ) -> InquiryAnswer | None:
+        """Ask the step's inquiry when its attempts ended in timeouts or transient errors."""
+        if step.inquiry is None or failed.business or failed.deadline:
+            return None
+        retry = step.inquiry_retry or step.action_retry
+        for asked in range(1, retry.maximum_attempts + 1):
+            found: Inquiry = await run_step_activity(
+                step,
+                step.inquiry,
+                self._call(index, step.name, Phase.ACTION, None),
+                retry=retry,
+                summary=f"ask whether {step.name} executed",
+                result_type=Inquiry,
+            )
+            if found.answer is InquiryAnswer.EXECUTED:
+                self.state = self.definition.state_type.model_validate(found.state or {})
+            if found.answer is not InquiryAnswer.UNKNOWN or asked == retry.maximum_attempts:
+                self.inquiries.append(
+                    InquiryRecord(
+                        step_name=step.name, answer=found.answer, asked=asked, at=workflow.now()
+                    )
+                )
+                return found.answer
+            await workflow.sleep(retry.delay_before_retry(asked))
+        return InquiryAnswer.UNKNOWN
+
+    async def _park_on_step(self, failure: StepFailure) -> None:
+        """Wait for an operator: retry runs the step again, resolve ends the saga RESOLVED
+        (the operator finished it by hand)."""
+        self.failure = failure
+        self._parked_forward = True
+        try:
+            decision = await self._park(resume_as=SagaStatus.RUNNING)
+        finally:
+            self._parked_forward = False
+        if decision is OperatorDecision.RESOLVE:
+            self._resolved_forward = True
+            self.decisions_applied += 1
+            raise _ForwardStoppedError(failure)
+        self.failure = None
 
     def _step_failure(self, step_name: str, failed: StepActivityError) -> StepFailure:
         if failed.deadline:
@@ -248,6 +363,8 @@ class SagaRuntime(Generic[RequestT, StateT]):
             compensation_stack=list(self.stack),
             attempt=1,
             recorded_at=workflow.now(),
+            forward_only=self.forward_only,
+            inquiries=list(self.inquiries),
         )
 
     def _call(self, index: int, step_name: str, phase: Phase, snapshot: Snapshot | None) -> Any:
@@ -313,7 +430,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
             return failed
         return None
 
-    async def _park(self) -> OperatorDecision:
+    async def _park(self, resume_as: SagaStatus = SagaStatus.COMPENSATING) -> OperatorDecision:
         self._set_status(SagaStatus.NEEDS_ATTENTION)
         self._parkings += 1
         await self._audit(
@@ -336,7 +453,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
         payload = self._outcome_payload() | {"operator_action": action.model_dump(mode="json")}
         await self._audit(kind, f"operator:{len(self.operator_actions)}", payload)
         self._decision = None
-        self._set_status(SagaStatus.COMPENSATING)
+        self._set_status(resume_as)
         return decision
 
     def _record_compensation(
@@ -388,8 +505,13 @@ class SagaRuntime(Generic[RequestT, StateT]):
             f"**Step:** {self.current_step or '-'}",
             f"**Compensation stack (next first):** {stack}",
         ]
+        pivot = self._pivot_name
+        if pivot is not None:
+            lines.append(f"**Pivot:** {pivot} ({'passed' if self.forward_only else 'ahead'})")
         if self.failure is not None:
             lines.append(f"**Failure:** {self.failure.reason}: {self.failure.message}")
+        if self.ignored_stops:
+            lines.append(f"**Ignored:** {', '.join(s.reason for s in self.ignored_stops)}")
         workflow.set_current_details("\n\n".join(lines))
 
     def _outcome(self) -> SagaOutcome:
@@ -400,6 +522,10 @@ class SagaRuntime(Generic[RequestT, StateT]):
             failure=self.failure,
             compensations=list(self.compensations),
             operator_actions=list(self.operator_actions),
+            pivot=self._pivot_name,
+            pivot_passed=self.forward_only,
+            ignored_stops=list(self.ignored_stops),
+            inquiries=list(self.inquiries),
         )
 
 

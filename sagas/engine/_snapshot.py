@@ -6,6 +6,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, JsonValue
 
+from sagas.engine._inquiry import InquiryRecord
 from sagas.engine._status import SagaStatus
 
 
@@ -47,3 +48,7 @@ class Snapshot(BaseModel):
     compensation_stack: list[CompensationEntry]
     attempt: int = 1
     recorded_at: datetime
+    forward_only: bool = False
+    """The saga's pivot has started by this step: it is never compensated from here on."""
+    inquiries: list[InquiryRecord] = []
+    """The inquiries the saga made before this step."""

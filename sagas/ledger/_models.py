@@ -13,6 +13,7 @@ from sqlalchemy import (
     MetaData,
     String,
     Text,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -153,6 +154,8 @@ class SagaSnapshot(Base):
     compensation_stack: Mapped[str] = mapped_column(Text)
     attempt: Mapped[int] = mapped_column(Integer)
     recorded_at: Mapped[datetime]
+    forward_only: Mapped[bool] = mapped_column(server_default=false())
+    inquiries: Mapped[str] = mapped_column(Text, server_default="[]")
 
 
 class SagaClaim(Base):

@@ -71,6 +71,8 @@ def _values(snapshot: Snapshot) -> dict[str, object]:
         "compensation_stack": json.dumps(dumped["compensation_stack"]),
         "attempt": snapshot.attempt,
         "recorded_at": snapshot.recorded_at,
+        "forward_only": snapshot.forward_only,
+        "inquiries": json.dumps(dumped["inquiries"]),
     }
 
 
@@ -86,5 +88,7 @@ def _snapshot(row: SagaSnapshot) -> Snapshot:
             "compensation_stack": json.loads(row.compensation_stack),
             "attempt": row.attempt,
             "recorded_at": row.recorded_at,
+            "forward_only": row.forward_only,
+            "inquiries": json.loads(row.inquiries),
         }
     )
