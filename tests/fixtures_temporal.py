@@ -11,12 +11,8 @@ import pytest
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
-from sagas.testing import (
-    dev_server_environment,
-    new_task_queue,
-    time_skipping_environment,
-    workflow_type_name,
-)
+from sagas.app import workflow_type_name
+from sagas.testing import dev_server_environment, new_task_queue, time_skipping_environment
 
 __all__ = ["new_task_queue", "worker_for", "workflow_name"]
 

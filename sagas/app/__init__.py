@@ -22,8 +22,10 @@ from sagas.app._registry import (
     SagaRegistry,
     SagaType,
     WorkerContext,
+    activity_name,
     built_in_registry,
     load_registry,
+    workflow_type_name,
 )
 from sagas.app._saga_handle import SagaHandle, saga_id
 from sagas.app._worker import build_worker, saga_workflow_runner
@@ -46,6 +48,7 @@ __all__ = [
     "TemporalUnreachableError",
     "TrailVerdict",
     "WorkerContext",
+    "activity_name",
     "anchor_head",
     "anchor_schedule_id",
     "build_worker",
@@ -64,5 +67,6 @@ __all__ = [
     "verifier_keys",
     "verify_ledger",
     "verify_trail",
+    "workflow_type_name",
     "writer_keys",
 ]

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from pydantic import ValidationError
 from temporalio.client import WorkflowExecutionStatus
 
 from sagas.app._cli_errors import CommandRefusedError
@@ -24,7 +23,7 @@ from sagas.engine import (
     SagaView,
     completed_or_raise,
 )
-from sagas.foundations import InvalidRequestError, invalid_request_from
+from sagas.foundations import InvalidRequestError
 
 app = typer.Typer(
     name="sagas",
@@ -70,13 +69,7 @@ def start(
 
 def _parsed_request(invocation: Invocation, saga_type: str, fields: dict[str, Any]) -> SagaRequest:
     """The request checked before Temporal is asked anything: bad input is a usage error."""
-    registry = load_registry(invocation.settings.saga_module_names)
-    request_type = registry.get(saga_type).definition.request_type
-    try:
-        parsed: SagaRequest = request_type.model_validate(fields)
-    except ValidationError as err:
-        raise invalid_request_from(err) from None
-    return parsed
+    return load_registry(invocation.settings.saga_module_names).parse_request(saga_type, fields)
 
 
 def _request_fields(text: str) -> dict[str, Any]:

@@ -12,7 +12,6 @@ from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 
-from pydantic import ValidationError
 from temporalio.client import Client, WorkflowHandle
 from temporalio.common import (
     SearchAttributePair,
@@ -41,7 +40,6 @@ from sagas.foundations import (
     IdempotencyConflictError,
     InvalidRequestError,
     Settings,
-    invalid_request_from,
 )
 from sagas.ledger import Ledger
 from sagas.transfer import TRANSFER_SAGA, TransferRequest
@@ -187,18 +185,7 @@ class FundsagaClient:
         return found
 
     def _parse(self, saga_type: str, request: SagaRequest | Mapping[str, Any]) -> SagaRequest:
-        request_type: type[SagaRequest] = self.registry.get(saga_type).definition.request_type
-        if isinstance(request, request_type):
-            return request
-        if isinstance(request, SagaRequest):
-            raise InvalidRequestError(
-                "request", f"is a {type(request).__name__}, not a {request_type.__name__}"
-            )
-        try:
-            parsed: SagaRequest = request_type.model_validate(dict(request))
-        except ValidationError as err:
-            raise invalid_request_from(err) from None
-        return parsed
+        return self.registry.parse_request(saga_type, request)
 
     def _check_accounts(self, request: SagaRequest) -> None:
         if self.ledger is None:

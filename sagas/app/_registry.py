@@ -1,9 +1,9 @@
 """The saga registry: every saga type a worker runs and a client starts, declared once.
 
 A saga type is its definition, its workflow class per step mode and the factory of its
-activities. The built-in transfer is registered here; teams add theirs from their own modules
-(`FUNDSAGA_SAGA_MODULES`) or an entry-point group (`fundsaga.saga_types`), each a module-level
-`SAGA_TYPES` sequence or a `SagaType`.
+activities. The built-in transfer and fee collection are registered here; teams add theirs
+from their own modules (`FUNDSAGA_SAGA_MODULES`) or an entry-point group
+(`fundsaga.saga_types`), each a module-level `SAGA_TYPES` sequence or a `SagaType`.
 """
 
 from __future__ import annotations
@@ -14,13 +14,14 @@ from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Any
 
+from pydantic import ValidationError
 from temporalio import activity, workflow
 
 from activities.fees import FeeActivities
 from activities.transfer import TransferActivities
-from sagas.engine import FaultPlan, SagaDefinition, asking_first
+from sagas.engine import FaultPlan, SagaDefinition, SagaRequest, asking_first
 from sagas.fees import FEE_COLLECTION_SAGA, FEE_ENTRY, FEE_INCOME, TAX_PAYABLE
-from sagas.foundations import InvalidRequestError, RegistrationError
+from sagas.foundations import InvalidRequestError, RegistrationError, invalid_request_from
 from sagas.ledger import Ledger
 from sagas.transfer import TRANSFER_SAGA
 from workflows import FeeCollectionWorkflow, TransferLocalStepsWorkflow, TransferWorkflow
@@ -69,7 +70,7 @@ class SagaType:
     def workflow_type(self, step_mode: str = "activity") -> str:
         """The workflow type a saga starts as; that of `activity` if the mode is not offered."""
         chosen = self.workflows.get(step_mode, self.workflows["activity"])
-        return _workflow_name(chosen)
+        return workflow_type_name(chosen)
 
 
 class SagaRegistry:
@@ -93,11 +94,36 @@ class SagaRegistry:
             )
         return found
 
+    def parse_request(
+        self, saga_type: str, request: SagaRequest | Mapping[str, Any]
+    ) -> SagaRequest:
+        """The request as the saga type's model; InvalidRequestError naming the field."""
+        request_type: type[SagaRequest] = self.get(saga_type).definition.request_type
+        if isinstance(request, request_type):
+            return request
+        if isinstance(request, SagaRequest):
+            raise InvalidRequestError(
+                "request", f"is a {type(request).__name__}, not a {request_type.__name__}"
+            )
+        try:
+            parsed: SagaRequest = request_type.model_validate(dict(request))
+        except ValidationError as err:
+            raise invalid_request_from(err) from None
+        return parsed
+
     def names(self) -> list[str]:
         return sorted(self._types)
 
     def __iter__(self) -> Iterator[SagaType]:
         return iter(self._types.values())
+
+    def has_step(self, saga_type: str | None, step: str) -> bool:
+        """Whether `step` is a step of `saga_type` (of any registered type when None)."""
+        return any(
+            (saga_type is None or t.name == saga_type)
+            and any(s.name == step for s in t.definition.steps)
+            for t in self
+        )
 
     def workflows(self) -> list[type]:
         return [cls for saga_type in self for cls in saga_type.workflows.values()]
@@ -126,11 +152,13 @@ class SagaRegistry:
 
 
 def activity_name(fn: Callable[..., Any]) -> str:
+    """The activity type a function is registered as."""
     name = activity._Definition.must_from_callable(fn).name
     return name or fn.__name__
 
 
-def _workflow_name(workflow_class: type) -> str:
+def workflow_type_name(workflow_class: type) -> str:
+    """The workflow type a class is registered as."""
     name = workflow._Definition.must_from_class(workflow_class).name
     if name is None:
         raise RegistrationError(f"{workflow_class.__name__} is a dynamic workflow: give it a name")

@@ -66,6 +66,13 @@ def build_worker(
             FAULTS_ENV_VAR,
             "; ".join(rule.describe() for rule in faults.rules),
         )
+        for rule in faults.rules:
+            if not registry.has_step(rule.saga_type, rule.step):
+                log.warning(
+                    "%s rule %s matches no step of a registered saga type: it never fires",
+                    FAULTS_ENV_VAR,
+                    rule.describe(),
+                )
     chosen = list(workflows) if workflows is not None else registry.workflows()
     modules = sorted({cls.__module__ for cls in chosen})
     context = WorkerContext(ledger=ledger, faults=faults)

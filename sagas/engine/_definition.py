@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from enum import StrEnum
 from typing import Generic, TypeVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from sagas.engine._retry import RetrySpec
 from sagas.engine._snapshot import RunClaim, Snapshot
-from sagas.foundations import canonical_json, sha256_hex
+from sagas.foundations import InvalidRequestError, canonical_json, sha256_hex
+
+IDEMPOTENCY_KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
+MAX_DEADLINE_SECONDS = 30 * 24 * 3600
 
 
 class SagaRequest(BaseModel):
@@ -22,6 +26,22 @@ class SagaRequest(BaseModel):
     deadline_seconds: int = Field(
         default=24 * 3600, description="Compensate if not completed this long after the start."
     )
+
+    @field_validator("idempotency_key")
+    @classmethod
+    def _check_key(cls, value: str) -> str:
+        if not IDEMPOTENCY_KEY.fullmatch(value):
+            raise InvalidRequestError(
+                "idempotency_key", "must be 1-128 characters of letters, digits and . _ : -"
+            )
+        return value
+
+    @field_validator("deadline_seconds")
+    @classmethod
+    def _check_deadline(cls, value: int) -> int:
+        if not 1 <= value <= MAX_DEADLINE_SECONDS:
+            raise InvalidRequestError("deadline_seconds", f"must be in [1, {MAX_DEADLINE_SECONDS}]")
+        return value
 
     def account_fields(self) -> dict[str, str]:
         """Field name → ledger account id, for every account the saga moves money on.

@@ -172,4 +172,10 @@ def _error_class(kind: FaultKind, name: str | None, text: str) -> type[FundsagaE
             f"rule {text!r}: {name!r} is not a known {base.__name__} subclass "
             "(its module must be imported first: list it in FUNDSAGA_SAGA_MODULES)",
         )
+    try:
+        cls(f"probe of rule {text!r}")
+    except TypeError as err:
+        raise InvalidRequestError(
+            ENV_VAR, f"rule {text!r}: {name} cannot be raised with a message alone ({err})"
+        ) from None
     return cls

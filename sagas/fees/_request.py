@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-import re
-
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from sagas.engine import SagaRequest
-from sagas.foundations import InvalidRequestError, Money, check_text, currency, parse_money
-
-ACCOUNT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,63}")
-IDEMPOTENCY_KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
+from sagas.foundations import Money, check_account_id, check_text, currency, parse_money
 
 
 class FeeRequest(SagaRequest):
@@ -27,23 +22,10 @@ class FeeRequest(SagaRequest):
     tax: str = Field(default="0", description="Decimal string, zero or more: tax on the fee.")
     reference: str = Field(default="", description="Free text for statements, up to 140 chars.")
 
-    @field_validator("idempotency_key")
-    @classmethod
-    def _check_key(cls, value: str) -> str:
-        if not IDEMPOTENCY_KEY.fullmatch(value):
-            raise InvalidRequestError(
-                "idempotency_key", "must be 1-128 characters of letters, digits and . _ : -"
-            )
-        return value
-
     @field_validator("customer_account")
     @classmethod
     def _check_account(cls, value: str) -> str:
-        if not ACCOUNT_ID.fullmatch(value):
-            raise InvalidRequestError(
-                "customer_account", "must be 1-64 characters of letters, digits and . _ : -"
-            )
-        return value
+        return check_account_id(value, "customer_account")
 
     @field_validator("currency")
     @classmethod

@@ -37,7 +37,7 @@ from sagas.foundations._errors import (
 )
 from sagas.foundations._money import MAX_MINOR_UNITS, Money, parse_money
 from sagas.foundations._settings import DEFAULT_HOME, Settings, load_settings
-from sagas.foundations._validation import check_text, invalid_request_from
+from sagas.foundations._validation import check_account_id, check_text, invalid_request_from
 
 __all__ = [
     "BUSINESS_ERRORS",
@@ -75,6 +75,7 @@ __all__ = [
     "UtcDateTime",
     "alembic_config",
     "canonical_json",
+    "check_account_id",
     "check_text",
     "currency",
     "error_class_by_name",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from pydantic import ValidationError
@@ -33,4 +34,16 @@ def check_text(value: str, field: str, *, max_length: int) -> str:
             raise InvalidRequestError(
                 field, f"contains the control or format character U+{ord(char):04X}"
             )
+    return value
+
+
+ACCOUNT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,63}")
+"""A customer account id; ids starting with '@' are the system's own."""
+
+
+def check_account_id(value: str, field: str) -> str:
+    """Refuse anything but a customer account id, naming `field`: a request can never name a
+    system account (`@funding:EUR`, a saga's declared accounts) as one to take money from."""
+    if not isinstance(value, str) or ACCOUNT_ID.fullmatch(value) is None:
+        raise InvalidRequestError(field, "must be 1-64 characters of letters, digits and . _ : -")
     return value

@@ -28,12 +28,12 @@ from sagas.testing._fault_matrix import FaultMatrix
 from sagas.testing._histories import Outcome
 from sagas.testing._ledger_checks import (
     conservation_findings,
+    customer_money,
     hold_findings,
     key_findings,
-    money_in_the_system,
-    money_out,
+    money_on,
 )
-from sagas.testing._matrix import Decision, Expected, Fault, MatrixCase, workflow_type_name
+from sagas.testing._matrix import Decision, Expected, Fault, MatrixCase
 from sagas.testing._matrix_run import CaseRun, ClearableFaults, run_case
 from sagas.testing._replay import ReplayGuard, load_history
 from sagas.testing._scenario import KeyCheck, KeyScheme, SagaScenario, step_keys
@@ -53,13 +53,13 @@ __all__ = [
     "SagaScenario",
     "assert_eventually",
     "conservation_findings",
+    "customer_money",
     "dev_server_environment",
     "directory_audit_store",
     "hold_findings",
     "key_findings",
     "load_history",
-    "money_in_the_system",
-    "money_out",
+    "money_on",
     "new_task_queue",
     "run_case",
     "saga_worker",
@@ -67,5 +67,4 @@ __all__ = [
     "step_keys",
     "time_skipping_environment",
     "time_skipping_server_path",
-    "workflow_type_name",
 ]

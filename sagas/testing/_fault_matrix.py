@@ -14,10 +14,10 @@ from sagas.engine import AuditKind, SagaOutcome, SagaStatus
 from sagas.ledger import Ledger
 from sagas.testing._ledger_checks import (
     conservation_findings,
+    customer_money,
     hold_findings,
     key_findings,
-    money_in_the_system,
-    money_out,
+    money_on,
 )
 from sagas.testing._matrix import MatrixCase, matrix_cases
 from sagas.testing._matrix_run import CaseRun, run_case
@@ -50,8 +50,8 @@ class FaultMatrix:
         scenario = self.scenario
         scenario.fund(ledger)
         request = scenario.request(f"matrix-{uuid.uuid4().hex[:12]}")
-        leaving = set(scenario.money_leaves_through(request))
-        inside, out = money_in_the_system(ledger, leaving), money_out(ledger, leaving)
+        declared = set(scenario.money_leaves_through(request))
+        customers, on_declared = customer_money(ledger), money_on(ledger, declared)
         run = await run_case(env, scenario, case, request, ledger, audit_store)
         saga_id = run.outcome.saga_id
         completed = case.expected.status is SagaStatus.COMPLETED
@@ -61,7 +61,7 @@ class FaultMatrix:
             *_end_findings(case, run, [s.attempt for s in ledger.snapshots(saga_id)]),
             *[f"ledger: {finding}" for finding in ledger.check_invariants()],
             *conservation_findings(
-                inside, out, money_in_the_system(ledger, leaving), money_out(ledger, leaving)
+                customers, on_declared, customer_money(ledger), money_on(ledger, declared)
             ),
             *key_findings(ledger, saga_id, scenario.key_scheme(saga_id, case.definition)),
             *hold_findings(ledger),

@@ -5,28 +5,22 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
-from sagas.ledger import HoldStatus, Ledger, funding_account_id
+from sagas.ledger import HoldStatus, Ledger
 from sagas.testing._scenario import KeyCheck
 
 
-def money_in_the_system(ledger: Ledger, leaves_through: Iterable[str] = ()) -> dict[str, int]:
-    """Per currency, the minor units on every account but the outside world (@funding) and
-    the accounts money legitimately leaves through."""
-    outside = set(leaves_through)
+def customer_money(ledger: Ledger) -> dict[str, int]:
+    """Per currency, the minor units on customer accounts (every account but the system's)."""
     totals: Counter[str] = Counter()
-    for account in ledger.accounts(include_system=True):
-        if account.account_id == funding_account_id(account.currency):
-            continue
-        if account.account_id not in outside:
-            totals[account.currency] += account.balance.minor
-    return {code: total for code, total in totals.items() if total}
+    for account in ledger.accounts():
+        totals[account.currency] += account.balance.minor
+    return dict(totals)
 
 
-def money_out(ledger: Ledger, leaves_through: Iterable[str]) -> dict[str, int]:
-    """Per currency, what the accounts money leaves through hold (a system account that was
-    never used holds nothing)."""
+def money_on(ledger: Ledger, account_ids: Iterable[str]) -> dict[str, int]:
+    """Per currency, what these accounts hold (a system account never used holds nothing)."""
     totals: Counter[str] = Counter()
-    for account_id in set(leaves_through):
+    for account_id in set(account_ids):
         account = ledger.find_account(account_id)
         if account is not None:
             totals[account.currency] += account.balance.minor
@@ -34,33 +28,32 @@ def money_out(ledger: Ledger, leaves_through: Iterable[str]) -> dict[str, int]:
 
 
 def conservation_findings(
-    inside_before: dict[str, int],
-    out_before: dict[str, int],
-    inside_after: dict[str, int],
-    out_after: dict[str, int],
+    customers_before: dict[str, int],
+    declared_before: dict[str, int],
+    customers_after: dict[str, int],
+    declared_after: dict[str, int],
 ) -> list[str]:
-    """Money in the system changed only by what left through the declared accounts."""
+    """What customers lost (or gained) went exactly to (or came from) the declared accounts:
+    money never appears, and never leaves them for an account the saga did not declare."""
     findings: list[str] = []
-    for code in sorted(inside_before.keys() | inside_after.keys() | out_after.keys()):
-        left = out_after.get(code, 0) - out_before.get(code, 0)
-        expected = inside_before.get(code, 0) - left
-        if inside_after.get(code, 0) != expected:
+    for code in sorted(customers_before.keys() | customers_after.keys() | declared_after.keys()):
+        lost = customers_before.get(code, 0) - customers_after.get(code, 0)
+        declared = declared_after.get(code, 0) - declared_before.get(code, 0)
+        if lost != declared:
             findings.append(
-                f"money in the system: {code} {inside_before.get(code, 0)} minor units before, "
-                f"{inside_after.get(code, 0)} after, but {left} left through the declared accounts"
+                f"money: customers' {code} changed by {-lost} minor units, the declared "
+                f"accounts' by {declared}"
             )
     return findings
 
 
 def key_findings(ledger: Ledger, saga_id: str, belongs: KeyCheck) -> list[str]:
-    """Each journal entry and hold has its own key, and the saga's keys follow its scheme."""
+    """The saga's journal entries and holds are keyed by its scheme (a unique constraint
+    already keeps every key to one row)."""
     findings: list[str] = []
     entries = [(e.idempotency_key, e.saga_id) for e in ledger.entries()]
     holds = [(h.hold_key, h.saga_id) for h in ledger.holds()]
     for kind, keyed in (("entry", entries), ("hold", holds)):
-        for key, count in Counter(key for key, _ in keyed).items():
-            if count > 1:
-                findings.append(f"{kind} key {key!r} is used {count} times")
         for key, owner in keyed:
             if owner == saga_id and not belongs(key):
                 findings.append(f"{kind} key {key!r} does not follow the key scheme of {saga_id}")

@@ -13,8 +13,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
-from temporalio import workflow
-
+from sagas.app import workflow_type_name
 from sagas.engine import AuditKind, Phase, SagaDefinition, SagaStatus, StepDefinition, parse_faults
 from sagas.foundations import FundsagaError
 from sagas.testing._scenario import SagaScenario
@@ -89,14 +88,6 @@ class MatrixCase:
 
     def __str__(self) -> str:
         return self.id
-
-
-def workflow_type_name(workflow_class: type) -> str:
-    """The workflow type a class is registered as."""
-    name = workflow._Definition.must_from_class(workflow_class).name
-    if name is None:
-        raise TypeError(f"{workflow_class.__name__} is a dynamic workflow: give it a name")
-    return name
 
 
 def fault_rule(saga_type: str, step: str, phase: Phase, fault: Fault) -> str:

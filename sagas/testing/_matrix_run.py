@@ -6,12 +6,11 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from temporalio import activity
 from temporalio.client import WorkflowExecutionStatus, WorkflowHandle
 from temporalio.testing import ActivityEnvironment, WorkflowEnvironment
 from temporalio.worker import Worker
 
-from sagas.app import saga_id
+from sagas.app import activity_name, saga_id
 from sagas.audit import AuditStore
 from sagas.engine import (
     RESOLVE_UPDATE,
@@ -131,9 +130,7 @@ def _compensate_by_hand(
     """What an operator does before resolving: run the step's compensation once, healthy."""
     definition, step = case.definition, case.step
     (compensation,) = [
-        fn
-        for fn in worker.config()["activities"]
-        if activity._Definition.must_from_callable(fn).name == step.compensation
+        fn for fn in worker.config()["activities"] if activity_name(fn) == step.compensation
     ]
     call = definition.call_type(
         saga_id=parked.saga_id,

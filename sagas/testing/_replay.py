@@ -17,7 +17,13 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Replayer
 
-from sagas.app import FundsagaClient, SagaHandle, SagaRegistry, saga_workflow_runner
+from sagas.app import (
+    FundsagaClient,
+    SagaHandle,
+    SagaRegistry,
+    saga_workflow_runner,
+    workflow_type_name,
+)
 from sagas.audit import AuditStore
 from sagas.engine import OperatorAction, SagaOutcome, SagaStatus, parse_faults
 from sagas.ledger import Ledger
@@ -36,7 +42,6 @@ from sagas.testing._histories import (
     outcome_faults,
     outcomes,
 )
-from sagas.testing._matrix import workflow_type_name
 from sagas.testing._matrix_run import ClearableFaults
 from sagas.testing._scenario import SagaScenario
 

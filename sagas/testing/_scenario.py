@@ -41,8 +41,8 @@ class SagaScenario:
     """One saga type as the testing kit runs it: the fault matrix and the replay recorder both
     start from this.
 
-    The invariants default to the engine's own: money stays in the system, every key follows
-    the step key scheme, and each fault ends as backward recovery derives it from the steps.
+    The invariants default to the engine's own: customers' money stays with customers, every
+    key follows the step key scheme, and each fault ends as the kit derives it from the steps.
     """
 
     saga_type: SagaType
@@ -54,8 +54,9 @@ class SagaScenario:
     """The saga's net effect per account once it has COMPLETED (accounts it leaves at zero
     omitted); a saga that ends otherwise must leave none."""
     money_leaves_through: Callable[[SagaRequest], Iterable[str]] = _nowhere
-    """Accounts through which money legitimately leaves the system (a payout's clearing
-    account): excluded, like @funding, from the money that must stay in."""
+    """The system accounts customers' money may legitimately end on, or come from: a fee's
+    income account, or @funding, the outside world, for a payout. Every other change of the
+    customers' money is a finding."""
     key_scheme: KeyScheme = step_keys
     expected_end: Callable[[MatrixCase], Expected] | None = None
     """The end of a fault case when it differs from the one the kit derives (`case.expected`)."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -12,16 +11,13 @@ from sagas.foundations import (
     InvalidRequestError,
     Money,
     canonical_json,
+    check_account_id,
     check_text,
     currency,
     invalid_request_from,
     parse_money,
     sha256_hex,
 )
-
-ACCOUNT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,63}")
-IDEMPOTENCY_KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
-MAX_DEADLINE_SECONDS = 30 * 24 * 3600
 
 
 class TransferRequest(SagaRequest):
@@ -35,23 +31,10 @@ class TransferRequest(SagaRequest):
     amount: str = Field(description="Positive decimal string with at most the currency's decimals.")
     reference: str = Field(default="", description="Free text for statements, up to 140 chars.")
 
-    @field_validator("idempotency_key")
-    @classmethod
-    def _check_key(cls, value: str) -> str:
-        if not IDEMPOTENCY_KEY.fullmatch(value):
-            raise InvalidRequestError(
-                "idempotency_key", "must be 1-128 characters of letters, digits and . _ : -"
-            )
-        return value
-
     @field_validator("source_account", "destination_account")
     @classmethod
     def _check_account(cls, value: str, info: Any) -> str:
-        if not ACCOUNT_ID.fullmatch(value):
-            raise InvalidRequestError(
-                info.field_name, "must be 1-64 characters of letters, digits and . _ : -"
-            )
-        return value
+        return check_account_id(value, info.field_name)
 
     @field_validator("currency")
     @classmethod
@@ -63,13 +46,6 @@ class TransferRequest(SagaRequest):
     @classmethod
     def _check_reference(cls, value: str) -> str:
         return check_text(value, "reference", max_length=140)
-
-    @field_validator("deadline_seconds")
-    @classmethod
-    def _check_deadline(cls, value: int) -> int:
-        if not 1 <= value <= MAX_DEADLINE_SECONDS:
-            raise InvalidRequestError("deadline_seconds", f"must be in [1, {MAX_DEADLINE_SECONDS}]")
-        return value
 
     @model_validator(mode="after")
     def _check_transfer(self) -> TransferRequest:

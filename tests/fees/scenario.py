@@ -19,6 +19,14 @@ def _request(key: str) -> SagaRequest:
     )
 
 
+def _fee_accounts(request: SagaRequest) -> list[str]:
+    assert isinstance(request, FeeRequest)
+    return [
+        system_account_id(FEE_INCOME, request.currency),
+        system_account_id(TAX_PAYABLE, request.currency),
+    ]
+
+
 def _completed_effect(request: SagaRequest) -> dict[str, Money]:
     assert isinstance(request, FeeRequest)
     return {
@@ -33,4 +41,5 @@ FEE_SCENARIO = SagaScenario(
     fund=_fund,
     request=_request,
     completed_effect=_completed_effect,
+    money_leaves_through=_fee_accounts,
 )

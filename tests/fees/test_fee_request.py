@@ -53,3 +53,8 @@ def test_the_customer_pays_fee_plus_tax() -> None:
 )
 def test_bad_input_names_its_field(changes: dict[str, Any], field: str) -> None:
     assert refused_field(**changes) == field
+
+
+def test_a_deadline_beyond_thirty_days_is_refused_like_any_saga_s() -> None:
+    assert refused_field(deadline_seconds=10**12) == "deadline_seconds"
+    assert refused_field(deadline_seconds=0) == "deadline_seconds"

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from temporalio.testing import WorkflowEnvironment
 
-from sagas import SagaStatus
+from sagas import SagaStatus, parse_money
+from sagas.ledger import Leg, system_account_id
 from sagas.testing import (
     Expected,
     Fault,
@@ -18,7 +19,9 @@ from sagas.testing import (
     MatrixCase,
     assert_eventually,
     conservation_findings,
+    customer_money,
     directory_audit_store,
+    money_on,
     sqlite_ledger,
     step_keys,
 )
@@ -84,16 +87,24 @@ async def test_assert_eventually_raises_the_last_failure_when_time_runs_out() ->
     assert "still failing after 0.2 s" in (raised.value.__notes__ or [])
 
 
-def test_money_may_leave_only_through_the_declared_accounts() -> None:
-    before, out_before = {"EUR": 10_000}, {"EUR": -10_000}
+def test_customers_money_may_go_only_to_the_declared_accounts(tmp_path: Path) -> None:
+    ledger = sqlite_ledger(tmp_path)
+    ledger.declare(system_accounts=["rail"], entry_kinds=["payout"])
+    ledger.open_account("c", "EUR", opening_balance=parse_money("100.00", "EUR"))
+    rail = system_account_id("rail", "EUR")
+    customers, on_rail = customer_money(ledger), money_on(ledger, [rail])
+    nothing_declared = money_on(ledger, [])
 
-    paid_out = conservation_findings(before, out_before, {"EUR": 7_500}, {"EUR": -7_500})
-    vanished = conservation_findings(before, out_before, {"EUR": 7_500}, {"EUR": -10_000})
-    appeared = conservation_findings(before, {}, {"EUR": 10_001}, {})
+    ledger.post(
+        "k1",
+        [Leg("c", -parse_money("40.00", "EUR")), Leg(rail, parse_money("40.00", "EUR"))],
+        kind="payout",
+        saga_id="s1",
+    )
 
-    assert paid_out == []
-    assert vanished == [
-        "money in the system: EUR 10000 minor units before, 7500 after, "
-        "but 0 left through the declared accounts"
+    after = customer_money(ledger)
+    assert conservation_findings(customers, on_rail, after, money_on(ledger, [rail])) == []
+    assert conservation_findings(customers, nothing_declared, after, money_on(ledger, [])) == [
+        "money: customers' EUR changed by -4000 minor units, the declared accounts' by 0"
     ]
-    assert len(appeared) == 1
+    ledger.close_connections()

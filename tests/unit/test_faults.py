@@ -18,6 +18,7 @@ from sagas import (
     TransientError,
     parse_faults,
 )
+from sagas.app import load_registry
 from tests.escrow import EscrowAgentBusyError, EscrowDisputedError
 from tests.unit._guard import RecordingSnapshotStore, at_attempt, run_guarded, transfer_call
 
@@ -348,3 +349,26 @@ def test_a_fault_hits_only_its_step_and_phase(
     _, failure = run_step(activity_env, store, spec, step=step, phase=phase)
 
     assert (failure is not None) is fires
+
+
+class FrozenByRegulatorError(BusinessError):
+    """A saga type's own error whose constructor needs more than a message."""
+
+    def __init__(self, message: str, regulator: str) -> None:
+        super().__init__(f"{message} (by {regulator})")
+
+
+def test_an_error_class_that_cannot_be_raised_with_a_message_is_refused_at_parse() -> None:
+    with pytest.raises(InvalidRequestError, match="cannot be raised with a message alone") as err:
+        parse_faults("escrow/hold=business(FrozenByRegulatorError)")
+
+    assert err.value.field == FAULTS_ENV_VAR
+
+
+def test_a_rule_that_matches_no_registered_step_is_named_at_worker_start() -> None:
+    registry = load_registry(["tests.escrow"])
+
+    assert registry.has_step("escrow", "hold")
+    assert registry.has_step(None, "reserve")
+    assert not registry.has_step("escrow", "reserve")
+    assert not registry.has_step("fee-colection", "charge")
