@@ -34,7 +34,8 @@ from sagas.engine._outcome import (
     StepFailure,
     completed_or_raise,
 )
-from sagas.engine._retry import MAX_WAIT, RetrySpec, retry_spec
+from sagas.engine._retry import DEFAULT_INSTANT, MAX_WAIT, Jitter, RetrySpec, retry_spec
+from sagas.engine._retry_delay import NextRetry, jitter_seed, next_retry, retry_delay
 from sagas.engine._search_attributes import ALL_KEYS as SEARCH_ATTRIBUTE_KEYS
 from sagas.engine._search_attributes import SAGA_STATUS, SAGA_TYPE
 from sagas.engine._snapshot import CompensationEntry, RunClaim, Snapshot
@@ -48,6 +49,7 @@ __all__ = [
     "AUDIT_COMPLETED_MEMO",
     "AUDIT_RETRY",
     "AUDIT_TIMEOUT",
+    "DEFAULT_INSTANT",
     "FAULTS_ENV_VAR",
     "MAX_WAIT",
     "RESOLVE_UPDATE",
@@ -66,6 +68,8 @@ __all__ = [
     "FaultKind",
     "FaultPlan",
     "FaultRule",
+    "Jitter",
+    "NextRetry",
     "OperatorAction",
     "OperatorDecision",
     "Phase",
@@ -87,7 +91,10 @@ __all__ = [
     "StepDefinition",
     "StepFailure",
     "completed_or_raise",
+    "jitter_seed",
+    "next_retry",
     "parse_faults",
+    "retry_delay",
     "retry_spec",
     "step_guard",
     "to_application_error",

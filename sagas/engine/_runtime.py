@@ -35,6 +35,7 @@ from sagas.engine._outcome import (
     StepFailure,
 )
 from sagas.engine._retry import RetrySpec
+from sagas.engine._retry_delay import RETRIES_EXHAUSTED
 from sagas.engine._search_attributes import SAGA_STATUS, SAGA_TYPE
 from sagas.engine._snapshot import CompensationEntry, Snapshot
 from sagas.engine._status import SagaStatus
@@ -212,7 +213,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
                 self.state = await run_step_activity(
                     step,
                     step.action,
-                    self._call(index, step.name, Phase.ACTION, snapshot),
+                    self._call(index, step.name, Phase.ACTION, snapshot, step.action_retry),
                     retry=step.action_retry,
                     summary=step.describe_action(self._request),
                     result_type=self.definition.state_type,
@@ -250,7 +251,14 @@ class SagaRuntime(Generic[RequestT, StateT]):
             recorded_at=workflow.now(),
         )
 
-    def _call(self, index: int, step_name: str, phase: Phase, snapshot: Snapshot | None) -> Any:
+    def _call(
+        self,
+        index: int,
+        step_name: str,
+        phase: Phase,
+        snapshot: Snapshot | None,
+        retry: RetrySpec,
+    ) -> Any:
         return self.definition.call_type(
             saga_id=self.saga_id,
             saga_type=self.definition.saga_type,
@@ -261,6 +269,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
             request=self._request,
             state=self.state,
             snapshot=snapshot,
+            retry=retry,
         )
 
     # ---- compensation path
@@ -302,7 +311,13 @@ class SagaRuntime(Generic[RequestT, StateT]):
             run_step_activity(
                 step,
                 entry.compensation,
-                self._call(entry.step_index, step.name, Phase.COMPENSATION, None),
+                self._call(
+                    entry.step_index,
+                    step.name,
+                    Phase.COMPENSATION,
+                    None,
+                    step.compensation_retry,
+                ),
                 retry=step.compensation_retry,
                 summary=step.describe_compensation(self._request),
             )
@@ -479,10 +494,10 @@ async def run_step_activity(
             summary=summary,
         )
     except ActivityError as err:
-        raise _from_activity_error(err, retry.maximum_attempts) from err
+        raise _from_activity_error(err, retry.policy_attempts) from err
     except ApplicationError as err:
         # A local activity's own failure arrives unwrapped, not as the cause of an ActivityError.
-        raise _from_application_error(err, retry.maximum_attempts) from err
+        raise _from_application_error(err, retry.policy_attempts) from err
 
 
 def _from_activity_error(err: ActivityError, max_attempts: int) -> StepActivityError:
@@ -517,11 +532,14 @@ def _from_application_error(
     if isinstance(details.get("attempt"), int):
         attempts = details["attempt"]
     claimed_by = details.get("claimed_by")
+    # The step's activity ended a retry class at its own C: exhausted, not a business refusal.
+    exhausted = details.get(RETRIES_EXHAUSTED) is True
+    business = is_business_error_type(error_type) or non_retryable or err.non_retryable
     return StepActivityError(
         error_type,
         str(err),
         attempts=attempts,
-        business=is_business_error_type(error_type) or non_retryable or err.non_retryable,
+        business=business and not exhausted,
         deadline=deadline,
         claimed_by=claimed_by if isinstance(claimed_by, str) else None,
     )

@@ -72,6 +72,8 @@ PUBLIC = {
         "parse_money",
         "retry_spec",
         "step_guard",
+        "Jitter",
+        "RetryClass",
     ],
     "sagas.testing": [
         "CaseRun",
@@ -184,6 +186,12 @@ PUBLIC = {
         "retry_spec",
         "step_guard",
         "to_application_error",
+        "DEFAULT_INSTANT",
+        "Jitter",
+        "NextRetry",
+        "jitter_seed",
+        "next_retry",
+        "retry_delay",
     ],
     "sagas.foundations": [
         "AccountClosedError",
@@ -234,6 +242,8 @@ PUBLIC = {
         "sha256_hex",
         "translate_db_errors",
         "upgrade_database",
+        "RetryClass",
+        "retry_class_of",
     ],
     "sagas.fees": [
         "ACTION_RETRY",
