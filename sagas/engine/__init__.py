@@ -17,6 +17,7 @@ from sagas.engine._definition import (
     StepCall,
     StepDefinition,
 )
+from sagas.engine._duration import format_duration, parse_duration
 from sagas.engine._faults import ENV_VAR as FAULTS_ENV_VAR
 from sagas.engine._faults import FaultKind, FaultPlan, FaultRule, parse_faults
 from sagas.engine._outcome import (
@@ -36,6 +37,24 @@ from sagas.engine._outcome import (
 )
 from sagas.engine._retry import DEFAULT_INSTANT, MAX_WAIT, Jitter, RetrySpec, retry_spec
 from sagas.engine._retry_delay import NextRetry, jitter_seed, next_retry, retry_delay
+from sagas.engine._retry_plan import (
+    DEFAULT_DEADLINE,
+    PRESETS,
+    PlannedRetry,
+    Preset,
+    retry_plan,
+    spec_advice,
+    total_backoff,
+)
+from sagas.engine._retry_specs import (
+    RetrySpecsCall,
+    SagaRetrySpecs,
+    StepRetrySpecs,
+    check_saga_types,
+    code_specs,
+    overlay,
+    read_retry_specs,
+)
 from sagas.engine._search_attributes import ALL_KEYS as SEARCH_ATTRIBUTE_KEYS
 from sagas.engine._search_attributes import SAGA_STATUS, SAGA_TYPE
 from sagas.engine._snapshot import CompensationEntry, RunClaim, Snapshot
@@ -49,9 +68,11 @@ __all__ = [
     "AUDIT_COMPLETED_MEMO",
     "AUDIT_RETRY",
     "AUDIT_TIMEOUT",
+    "DEFAULT_DEADLINE",
     "DEFAULT_INSTANT",
     "FAULTS_ENV_VAR",
     "MAX_WAIT",
+    "PRESETS",
     "RESOLVE_UPDATE",
     "RETRY_UPDATE",
     "SAGA_STATUS",
@@ -73,7 +94,10 @@ __all__ = [
     "OperatorAction",
     "OperatorDecision",
     "Phase",
+    "PlannedRetry",
+    "Preset",
     "RetrySpec",
+    "RetrySpecsCall",
     "RunClaim",
     "SagaCompensatedError",
     "SagaDefinition",
@@ -82,6 +106,7 @@ __all__ = [
     "SagaRejectedError",
     "SagaRequest",
     "SagaResolvedError",
+    "SagaRetrySpecs",
     "SagaStatus",
     "SagaView",
     "SagaWorkflow",
@@ -90,12 +115,22 @@ __all__ = [
     "StepCall",
     "StepDefinition",
     "StepFailure",
+    "StepRetrySpecs",
+    "check_saga_types",
+    "code_specs",
     "completed_or_raise",
+    "format_duration",
     "jitter_seed",
     "next_retry",
+    "overlay",
+    "parse_duration",
     "parse_faults",
+    "read_retry_specs",
     "retry_delay",
+    "retry_plan",
     "retry_spec",
+    "spec_advice",
     "step_guard",
     "to_application_error",
+    "total_backoff",
 ]
