@@ -47,14 +47,14 @@ from sagas.engine._retry_plan import (
     total_backoff,
 )
 from sagas.engine._retry_specs import (
+    RETRY_SPECS_ACTIVITY,
     RetrySpecsCall,
-    SagaRetrySpecs,
-    StepRetrySpecs,
     check_saga_types,
     code_specs,
     overlay,
     read_retry_specs,
 )
+from sagas.engine._saga_retry_specs import SagaRetrySpecs, StepRetrySpecs
 from sagas.engine._search_attributes import ALL_KEYS as SEARCH_ATTRIBUTE_KEYS
 from sagas.engine._search_attributes import SAGA_STATUS, SAGA_TYPE
 from sagas.engine._snapshot import CompensationEntry, RunClaim, Snapshot
@@ -74,6 +74,7 @@ __all__ = [
     "MAX_WAIT",
     "PRESETS",
     "RESOLVE_UPDATE",
+    "RETRY_SPECS_ACTIVITY",
     "RETRY_UPDATE",
     "SAGA_STATUS",
     "SAGA_TYPE",

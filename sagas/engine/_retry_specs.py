@@ -17,43 +17,33 @@ import json
 import tomllib
 from collections.abc import Mapping
 from dataclasses import replace
+from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel
+from temporalio.common import RetryPolicy
 
 from sagas.engine._definition import Phase, SagaDefinition
 from sagas.engine._duration import parse_duration
 from sagas.engine._retry import DEFAULT_INSTANT, Jitter, RetrySpec
+from sagas.engine._saga_retry_specs import SagaRetrySpecs, StepRetrySpecs
 from sagas.foundations import InvalidRequestError, RetryClass
 
+RETRY_SPECS_ACTIVITY = "fundsaga.retry_specs"
+"""The local activity a saga runs first: the worker's configured specs for its steps."""
+RETRY_SPECS_TIMEOUT = timedelta(seconds=10)
+RETRY_SPECS_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=1),
+    backoff_coefficient=2.0,
+    maximum_interval=timedelta(minutes=1),
+    maximum_attempts=0,
+)
+"""Unlimited: a configuration file that turned unreadable holds new sagas until it is fixed."""
 ROOT = "retry_specs"
 _CLASSES = (RetryClass.TEMPORARY.value, RetryClass.INSTANT.value)
 _FIELDS = ("first_interval", "multiplier", "max_retries", "max_interval")
-
-
-class StepRetrySpecs(BaseModel):
-    """The specs of one step's two phases."""
-
-    model_config = ConfigDict(frozen=True)
-
-    action: RetrySpec
-    compensation: RetrySpec
-
-    def of(self, phase: Phase) -> RetrySpec:
-        return self.action if phase is Phase.ACTION else self.compensation
-
-
-class SagaRetrySpecs(BaseModel):
-    """Every step's specs, fixed for a saga when it starts."""
-
-    model_config = ConfigDict(frozen=True)
-
-    steps: dict[str, StepRetrySpecs]
-
-    def of(self, step: str, phase: Phase) -> RetrySpec:
-        return self.steps[step].of(phase)
 
 
 class RetrySpecsCall(BaseModel):

@@ -36,6 +36,14 @@ from sagas.engine._outcome import (
 )
 from sagas.engine._retry import RetrySpec
 from sagas.engine._retry_delay import RETRIES_EXHAUSTED
+from sagas.engine._retry_specs import (
+    RETRY_SPECS_ACTIVITY,
+    RETRY_SPECS_RETRY,
+    RETRY_SPECS_TIMEOUT,
+    RetrySpecsCall,
+    code_specs,
+)
+from sagas.engine._saga_retry_specs import SagaRetrySpecs
 from sagas.engine._search_attributes import SAGA_STATUS, SAGA_TYPE
 from sagas.engine._snapshot import CompensationEntry, Snapshot
 from sagas.engine._status import SagaStatus
@@ -75,6 +83,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
         self._decision: tuple[OperatorDecision, OperatorAction] | None = None
         self.decisions_applied = 0
         self._parkings = 0
+        self.retry_specs: SagaRetrySpecs = code_specs(definition)
 
     # ---- public surface used by the workflow's handlers
     def view(self) -> SagaView:
@@ -109,7 +118,12 @@ class SagaRuntime(Generic[RequestT, StateT]):
         """Run the saga to its end; every business end completes the workflow with its outcome."""
         self._upsert([SAGA_TYPE.value_set(self.definition.saga_type)])
         self._set_status(SagaStatus.RUNNING)
-        self.failure = await self._run_forward()
+        try:
+            self.retry_specs = await self._resolve_retry_specs()
+        except asyncio.CancelledError:
+            self.failure = self._stop_failure(FailureReason.CANCELLED, "the saga was cancelled")
+        else:
+            self.failure = await self._run_forward()
         if self.failure is None:
             self.current_step = None
             self._set_status(SagaStatus.COMPLETED)
@@ -122,6 +136,19 @@ class SagaRuntime(Generic[RequestT, StateT]):
             await self._compensate()
             await self._audit(AuditKind.TERMINAL, CLOSING_RECORD, self._outcome_payload())
         return await self._closed()
+
+    async def _resolve_retry_specs(self) -> SagaRetrySpecs:
+        """The worker's configured specs, fixed for this saga by the marker in its history."""
+        call = RetrySpecsCall(saga_type=self.definition.saga_type, defaults=self.retry_specs)
+        resolved: SagaRetrySpecs = await workflow.execute_local_activity(
+            RETRY_SPECS_ACTIVITY,
+            call,
+            result_type=SagaRetrySpecs,
+            start_to_close_timeout=RETRY_SPECS_TIMEOUT,
+            retry_policy=RETRY_SPECS_RETRY,
+            summary="retry specs of this saga",
+        )
+        return resolved
 
     async def reject(self, failure: StepFailure, raw_input: JsonValue) -> SagaOutcome:
         """End REJECTED before any step: the input was refused. Nothing was written."""
@@ -198,6 +225,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
         for index, step in enumerate(self.definition.steps):
             self.current_step = step.name
             snapshot = self._snapshot(index, step.name)
+            retry = self._retry(step, Phase.ACTION)
             self.snapshots.append(snapshot)
             if step.compensation is not None:
                 self.stack.append(
@@ -213,8 +241,8 @@ class SagaRuntime(Generic[RequestT, StateT]):
                 self.state = await run_step_activity(
                     step,
                     step.action,
-                    self._call(index, step.name, Phase.ACTION, snapshot, step.action_retry),
-                    retry=step.action_retry,
+                    self._call(index, step.name, Phase.ACTION, snapshot, retry),
+                    retry=retry,
                     summary=step.describe_action(self._request),
                     result_type=self.definition.state_type,
                     deadline_in=deadline_in,
@@ -222,6 +250,12 @@ class SagaRuntime(Generic[RequestT, StateT]):
                 )
             except StepActivityError as failed:
                 raise _ForwardStoppedError(self._step_failure(step.name, failed)) from failed
+
+    def _retry(self, step: StepDefinition[RequestT], phase: Phase) -> RetrySpec:
+        specs = self.retry_specs.steps.get(step.name)
+        if specs is None:  # a step the definition gained after this saga started
+            return step.action_retry if phase is Phase.ACTION else step.compensation_retry
+        return specs.of(phase)
 
     def _step_failure(self, step_name: str, failed: StepActivityError) -> StepFailure:
         if failed.deadline:
@@ -249,6 +283,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
             compensation_stack=list(self.stack),
             attempt=1,
             recorded_at=workflow.now(),
+            retry_specs=self.retry_specs if index == 0 else None,
         )
 
     def _call(
@@ -307,6 +342,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
         step = self.definition.steps[entry.step_index]
         self.current_step = step.name
         self._show_details()
+        retry = self._retry(step, Phase.COMPENSATION)
         attempt = asyncio.create_task(
             run_step_activity(
                 step,
@@ -316,9 +352,9 @@ class SagaRuntime(Generic[RequestT, StateT]):
                     step.name,
                     Phase.COMPENSATION,
                     None,
-                    step.compensation_retry,
+                    retry,
                 ),
-                retry=step.compensation_retry,
+                retry=retry,
                 summary=step.describe_compensation(self._request),
             )
         )

@@ -6,6 +6,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, JsonValue
 
+from sagas.engine._saga_retry_specs import SagaRetrySpecs
 from sagas.engine._status import SagaStatus
 
 
@@ -47,3 +48,5 @@ class Snapshot(BaseModel):
     compensation_stack: list[CompensationEntry]
     attempt: int = 1
     recorded_at: datetime
+    retry_specs: SagaRetrySpecs | None = None
+    """On the saga's first snapshot: the retry specs it runs with, resolved when it started."""

@@ -153,6 +153,8 @@ class SagaSnapshot(Base):
     compensation_stack: Mapped[str] = mapped_column(Text)
     attempt: Mapped[int] = mapped_column(Integer)
     recorded_at: Mapped[datetime]
+    retry_specs: Mapped[str | None] = mapped_column(Text)
+    """JSON, on a saga's first snapshot: the retry specs it runs with."""
 
 
 class SagaClaim(Base):

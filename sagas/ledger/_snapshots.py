@@ -71,6 +71,7 @@ def _values(snapshot: Snapshot) -> dict[str, object]:
         "compensation_stack": json.dumps(dumped["compensation_stack"]),
         "attempt": snapshot.attempt,
         "recorded_at": snapshot.recorded_at,
+        "retry_specs": None if dumped["retry_specs"] is None else json.dumps(dumped["retry_specs"]),
     }
 
 
@@ -86,5 +87,6 @@ def _snapshot(row: SagaSnapshot) -> Snapshot:
             "compensation_stack": json.loads(row.compensation_stack),
             "attempt": row.attempt,
             "recorded_at": row.recorded_at,
+            "retry_specs": None if row.retry_specs is None else json.loads(row.retry_specs),
         }
     )

@@ -208,6 +208,7 @@ PUBLIC = {
         "read_retry_specs",
         "format_duration",
         "parse_duration",
+        "RETRY_SPECS_ACTIVITY",
     ],
     "sagas.foundations": [
         "AccountClosedError",
