@@ -11,6 +11,7 @@ import pytest
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
+from activities.retry_specs import RetrySpecsActivity
 from sagas.app import workflow_type_name
 from sagas.testing import dev_server_environment, new_task_queue, time_skipping_environment
 
@@ -39,11 +40,14 @@ def worker_for(
     workflows: Sequence[type],
     activities: Sequence[Callable[..., Any]],
     task_queue: str,
+    retry_specs: str = "",
 ) -> Worker:
+    """A worker of `workflows` and `activities`, with the retry-specs activity every saga runs
+    first, reading the file `retry_specs` (none: the code's specs)."""
     return Worker(
         env.client,
         task_queue=task_queue,
         workflows=workflows,
-        activities=activities,
+        activities=[*activities, RetrySpecsActivity(retry_specs).resolve],
         activity_executor=ThreadPoolExecutor(max_workers=16),
     )

@@ -17,6 +17,7 @@ from sagas.app import (
     _cli_db,
     _cli_dev,
     _cli_ledger,
+    _cli_retry_plan,
     _cli_sagas,
     _cli_transfers,
 )
@@ -43,6 +44,7 @@ app.add_typer(_cli_audit.app, rich_help_panel=BOOKS)
 app.command(rich_help_panel=RUNNING)(_cli_dev.dev)
 app.command(rich_help_panel=RUNNING)(_cli_dev.worker)
 app.add_typer(_cli_db.app, rich_help_panel=RUNNING)
+app.command("retry-plan", rich_help_panel=SAGAS)(_cli_retry_plan.retry_plan_command)
 
 
 def _print_version(asked: bool) -> None:

@@ -79,6 +79,7 @@ async def run_dev(
                     audit,
                     faults,
                     registry=registry,
+                    retry_specs=settings.retry_specs,
                 )
             )
             print(
@@ -107,7 +108,16 @@ async def run_worker(invocation: Invocation) -> None:
     client = await invocation.temporal()
     ledger = invocation.ledger(signing=True)
     store = invocation.audit(writer_keys(settings))
-    async with build_worker(client, settings.task_queue, ledger, store, faults, registry=registry):
+    worker = build_worker(
+        client,
+        settings.task_queue,
+        ledger,
+        store,
+        faults,
+        registry=registry,
+        retry_specs=settings.retry_specs,
+    )
+    async with worker:
         print(
             f"worker running saga types {', '.join(registry.names())} on "
             f"{settings.temporal_address}, task queue {settings.task_queue!r}"

@@ -12,7 +12,9 @@ from temporalio.worker import Worker, WorkflowRunner
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
 from activities.audit import AuditActivities
+from activities.retry_specs import RetrySpecsActivity
 from sagas.app._registry import SagaRegistry, WorkerContext, built_in_registry
+from sagas.app._retry_specs import configured_specs
 from sagas.audit import AnchoredAuditStore, AuditStore
 from sagas.engine import FAULTS_ENV_VAR, FaultPlan
 from sagas.ledger import Ledger
@@ -48,6 +50,7 @@ def build_worker(
     max_concurrent_workflow_tasks: int | None = None,
     max_cached_workflows: int = 1000,
     workflow_runner: WorkflowRunner | None = None,
+    retry_specs: str = "",
 ) -> Worker:
     """A worker for every registered saga type (the built-in ones by default): its workflows,
     the activities of its steps, and the audit activity.
@@ -57,8 +60,11 @@ def build_worker(
     `max_concurrent_activities` is also the size of the thread pool the sync step activities
     run on; None for the workflow task slots keeps the SDK's default, None for the runner is
     `saga_workflow_runner()` with the registry's workflow modules passed through.
+    `retry_specs` is the configuration file of retry specs (FUNDSAGA_RETRY_SPECS), checked now
+    (InvalidRequestError naming the bad field) and read again as each saga starts.
     """
     registry = registry or built_in_registry()
+    configured_specs(retry_specs, registry)
     faults = faults or FaultPlan()
     if faults:
         log.warning(
@@ -82,6 +88,7 @@ def build_worker(
         *registry.activities(context),
         audit.record,
         audit.anchor,
+        RetrySpecsActivity(retry_specs).resolve,
     ]
     return Worker(
         client,

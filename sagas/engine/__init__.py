@@ -17,6 +17,7 @@ from sagas.engine._definition import (
     StepCall,
     StepDefinition,
 )
+from sagas.engine._duration import format_duration, parse_duration
 from sagas.engine._faults import ENV_VAR as FAULTS_ENV_VAR
 from sagas.engine._faults import FaultKind, FaultPlan, FaultRule, parse_faults
 from sagas.engine._inquiry import Inquiry, InquiryAnswer, InquiryRecord, asking_first
@@ -35,7 +36,26 @@ from sagas.engine._outcome import (
     StepFailure,
     completed_or_raise,
 )
-from sagas.engine._retry import MAX_WAIT, RetrySpec, retry_spec
+from sagas.engine._retry import DEFAULT_INSTANT, MAX_WAIT, Jitter, RetrySpec, retry_spec
+from sagas.engine._retry_delay import NextRetry, jitter_seed, next_retry, retry_delay
+from sagas.engine._retry_plan import (
+    DEFAULT_DEADLINE,
+    PRESETS,
+    PlannedRetry,
+    Preset,
+    retry_plan,
+    spec_advice,
+    total_backoff,
+)
+from sagas.engine._retry_specs import (
+    RETRY_SPECS_ACTIVITY,
+    RetrySpecsCall,
+    check_saga_types,
+    code_specs,
+    overlay,
+    read_retry_specs,
+)
+from sagas.engine._saga_retry_specs import SagaRetrySpecs, StepRetrySpecs
 from sagas.engine._search_attributes import ALL_KEYS as SEARCH_ATTRIBUTE_KEYS
 from sagas.engine._search_attributes import SAGA_STATUS, SAGA_TYPE
 from sagas.engine._snapshot import CompensationEntry, RunClaim, Snapshot
@@ -49,9 +69,13 @@ __all__ = [
     "AUDIT_COMPLETED_MEMO",
     "AUDIT_RETRY",
     "AUDIT_TIMEOUT",
+    "DEFAULT_DEADLINE",
+    "DEFAULT_INSTANT",
     "FAULTS_ENV_VAR",
     "MAX_WAIT",
+    "PRESETS",
     "RESOLVE_UPDATE",
+    "RETRY_SPECS_ACTIVITY",
     "RETRY_UPDATE",
     "SAGA_STATUS",
     "SAGA_TYPE",
@@ -70,10 +94,15 @@ __all__ = [
     "Inquiry",
     "InquiryAnswer",
     "InquiryRecord",
+    "Jitter",
+    "NextRetry",
     "OperatorAction",
     "OperatorDecision",
     "Phase",
+    "PlannedRetry",
+    "Preset",
     "RetrySpec",
+    "RetrySpecsCall",
     "RunClaim",
     "SagaCompensatedError",
     "SagaDefinition",
@@ -82,6 +111,7 @@ __all__ = [
     "SagaRejectedError",
     "SagaRequest",
     "SagaResolvedError",
+    "SagaRetrySpecs",
     "SagaStatus",
     "SagaView",
     "SagaWorkflow",
@@ -90,10 +120,23 @@ __all__ = [
     "StepCall",
     "StepDefinition",
     "StepFailure",
+    "StepRetrySpecs",
     "asking_first",
+    "check_saga_types",
+    "code_specs",
     "completed_or_raise",
+    "format_duration",
+    "jitter_seed",
+    "next_retry",
+    "overlay",
+    "parse_duration",
     "parse_faults",
+    "read_retry_specs",
+    "retry_delay",
+    "retry_plan",
     "retry_spec",
+    "spec_advice",
     "step_guard",
     "to_application_error",
+    "total_backoff",
 ]

@@ -87,6 +87,9 @@ class StepCall(BaseModel, Generic[RequestT, StateT]):
     request: RequestT
     state: StateT
     snapshot: Snapshot | None = None
+    retry: RetrySpec | None = None
+    """The spec this phase of the step runs with, as resolved when the saga started: the step's
+    activity decides each class's wait and last attempt by it."""
 
     def claim(self) -> RunClaim:
         return RunClaim(saga_id=self.saga_id, saga_type=self.saga_type, run_chain=self.run_chain)

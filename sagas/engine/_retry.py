@@ -1,14 +1,16 @@
-"""Retry specs: first interval F, multiplier M, maximum retries C and a maximum interval."""
+"""Retry specs: first interval F, multiplier M, maximum retries C and a maximum interval, per
+retry class (instant, temporary; permanent faults are never retried), with optional jitter."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
+from enum import StrEnum
 
 from temporalio.common import RetryPolicy
 
-from sagas.foundations import InvalidRequestError, non_retryable_error_types
+from sagas.foundations import InvalidRequestError, RetryClass, non_retryable_error_types
 
 MIN_MULTIPLIER = Decimal("1.0")
 MAX_MULTIPLIER = Decimal("8.0")
@@ -19,11 +21,20 @@ MAX_WAIT = timedelta(seconds=315_576_000_000)
 _MAX_WAIT_S = Decimal(int(MAX_WAIT.total_seconds()))
 
 
+class Jitter(StrEnum):
+    """How a retry's wait is drawn from its capped delay."""
+
+    NONE = "none"  # the capped delay itself
+    FULL = "full"  # uniform in [0, capped delay], seeded by (effect key, attempt): reproducible
+
+
 @dataclass(frozen=True, kw_only=True)
 class RetrySpec:
     """How a step's action or compensation is retried.
 
     The n-th retry waits ``first_interval * multiplier ** (n - 1)``, capped at ``max_interval``.
+    F, M, C and the cap are those of the temporary class (and of unknown errors); `instant`
+    overrides them for instant faults. Permanent faults are never retried.
     """
 
     first_interval: timedelta
@@ -34,9 +45,18 @@ class RetrySpec:
     """C: retries after the first attempt, in [1, 16]; Temporal's maximum_attempts is C + 1."""
     max_interval: timedelta | None = None
     """Cap on any single wait; defaults to the wait of the last retry (no cap)."""
+    instant: RetrySpec | None = None
+    """The spec of instant faults (timeouts, dropped connections); None: `DEFAULT_INSTANT`, with
+    at most this spec's own C."""
+    jitter: Jitter = Jitter.NONE
+    """Full jitter draws each wait uniformly between 0 and the capped delay."""
 
     def __post_init__(self) -> None:
         self._validate()
+        if self.instant is not None and self.instant.instant is not None:
+            raise InvalidRequestError("instant.instant", "a class's spec has no classes of its own")
+        if not isinstance(self.jitter, Jitter):
+            raise InvalidRequestError("jitter", "must be none or full")
 
     def _validate(self) -> None:
         if not isinstance(self.first_interval, timedelta) or self.first_interval <= timedelta(0):
@@ -66,6 +86,31 @@ class RetrySpec:
     def maximum_attempts(self) -> int:
         return self.max_retries + 1
 
+    def for_class(self, retry_class: RetryClass) -> RetrySpec | None:
+        """The spec that retries faults of `retry_class`; None for permanent ones."""
+        if retry_class is RetryClass.PERMANENT:
+            return None
+        if retry_class is RetryClass.INSTANT:
+            return self.instant or self._default_instant()
+        return self
+
+    def _default_instant(self) -> RetrySpec:
+        """100, 200, 400 ms; never more retries than the step asks for its temporary faults."""
+        retries = min(DEFAULT_INSTANT.max_retries, self.max_retries)
+        return RetrySpec(
+            first_interval=DEFAULT_INSTANT.first_interval,
+            multiplier=DEFAULT_INSTANT.multiplier,
+            max_retries=retries,
+        )
+
+    @property
+    def policy_attempts(self) -> int:
+        """Temporal's maximum_attempts: enough for the class with the most retries; the step's
+        activity ends each class at its own C."""
+        return max(
+            self.maximum_attempts, (self.instant or self._default_instant()).maximum_attempts
+        )
+
     def delay_before_retry(self, n: int) -> timedelta:
         """The wait before the n-th retry (n starts at 1)."""
         seconds = Decimal(str(self.first_interval.total_seconds())) * Decimal(self.multiplier) ** (
@@ -84,7 +129,7 @@ class RetrySpec:
             initial_interval=self.first_interval,
             backoff_coefficient=float(self.multiplier),
             maximum_interval=cap,
-            maximum_attempts=self.maximum_attempts,
+            maximum_attempts=self.policy_attempts,
             non_retryable_error_types=list(non_retryable_error_types()),
         )
 
@@ -104,3 +149,7 @@ def retry_spec(
         if max_interval_s is None
         else timedelta(seconds=float(Decimal(str(max_interval_s)))),
     )
+
+
+DEFAULT_INSTANT = retry_spec("0.1", 2, 3)
+"""Instant faults: retries after 100, 200 and 400 ms."""

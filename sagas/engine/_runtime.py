@@ -36,6 +36,15 @@ from sagas.engine._outcome import (
     StepFailure,
 )
 from sagas.engine._retry import RetrySpec
+from sagas.engine._retry_delay import RETRIES_EXHAUSTED
+from sagas.engine._retry_specs import (
+    RETRY_SPECS_ACTIVITY,
+    RETRY_SPECS_RETRY,
+    RETRY_SPECS_TIMEOUT,
+    RetrySpecsCall,
+    code_specs,
+)
+from sagas.engine._saga_retry_specs import SagaRetrySpecs
 from sagas.engine._search_attributes import SAGA_STATUS, SAGA_TYPE
 from sagas.engine._snapshot import CompensationEntry, Snapshot
 from sagas.engine._status import SagaStatus
@@ -82,6 +91,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
         self.ignored_stops: list[StepFailure] = []
         """Cancels and the deadline that arrived after the pivot: recorded, not acted on."""
         self.inquiries: list[InquiryRecord] = []
+        self.retry_specs: SagaRetrySpecs = code_specs(definition)
 
     # ---- public surface used by the workflow's handlers
     def view(self) -> SagaView:
@@ -125,7 +135,12 @@ class SagaRuntime(Generic[RequestT, StateT]):
         """Run the saga to its end; every business end completes the workflow with its outcome."""
         self._upsert([SAGA_TYPE.value_set(self.definition.saga_type)])
         self._set_status(SagaStatus.RUNNING)
-        self.failure = await self._run_forward()
+        try:
+            self.retry_specs = await self._resolve_retry_specs()
+        except asyncio.CancelledError:
+            self.failure = self._stop_failure(FailureReason.CANCELLED, "the saga was cancelled")
+        else:
+            self.failure = await self._run_forward()
         if self.failure is None:
             self.current_step = None
             self._set_status(SagaStatus.COMPLETED)
@@ -142,6 +157,19 @@ class SagaRuntime(Generic[RequestT, StateT]):
             await self._compensate()
             await self._audit(AuditKind.TERMINAL, CLOSING_RECORD, self._outcome_payload())
         return await self._closed()
+
+    async def _resolve_retry_specs(self) -> SagaRetrySpecs:
+        """The worker's configured specs, fixed for this saga by the marker in its history."""
+        call = RetrySpecsCall(saga_type=self.definition.saga_type, defaults=self.retry_specs)
+        resolved: SagaRetrySpecs = await workflow.execute_local_activity(
+            RETRY_SPECS_ACTIVITY,
+            call,
+            result_type=SagaRetrySpecs,
+            start_to_close_timeout=RETRY_SPECS_TIMEOUT,
+            retry_policy=RETRY_SPECS_RETRY,
+            summary="retry specs of this saga",
+        )
+        return resolved
 
     async def reject(self, failure: StepFailure, raw_input: JsonValue) -> SagaOutcome:
         """End REJECTED before any step: the input was refused. Nothing was written."""
@@ -262,6 +290,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
     ) -> None:
         """Run the step's action until it succeeds; a failure before the pivot stops the forward
         path (the saga compensates), one from the pivot on parks it for an operator."""
+        retry = self._retry(step, Phase.ACTION)
         retrying = False
         while True:
             deadline_in = None if self.forward_only else self._until_deadline()
@@ -271,8 +300,8 @@ class SagaRuntime(Generic[RequestT, StateT]):
                 self.state = await run_step_activity(
                     step,
                     step.action,
-                    self._call(index, step.name, Phase.ACTION, snapshot),
-                    retry=step.action_retry,
+                    self._call(index, step.name, Phase.ACTION, snapshot, retry),
+                    retry=retry,
                     summary=step.describe_action(self._request),
                     result_type=self.definition.state_type,
                     deadline_in=deadline_in,
@@ -305,7 +334,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
             found: Inquiry = await run_step_activity(
                 step,
                 step.inquiry,
-                self._call(index, step.name, Phase.ACTION, None),
+                self._call(index, step.name, Phase.ACTION, None, retry),
                 retry=retry,
                 summary=f"ask whether {step.name} executed",
                 result_type=Inquiry,
@@ -337,6 +366,12 @@ class SagaRuntime(Generic[RequestT, StateT]):
             raise _ForwardStoppedError(failure)
         self.failure = None
 
+    def _retry(self, step: StepDefinition[RequestT], phase: Phase) -> RetrySpec:
+        specs = self.retry_specs.steps.get(step.name)
+        if specs is None:  # a step the definition gained after this saga started
+            return step.action_retry if phase is Phase.ACTION else step.compensation_retry
+        return specs.of(phase)
+
     def _step_failure(self, step_name: str, failed: StepActivityError) -> StepFailure:
         if failed.deadline:
             return self._deadline_failure()
@@ -365,9 +400,17 @@ class SagaRuntime(Generic[RequestT, StateT]):
             recorded_at=workflow.now(),
             forward_only=self.forward_only,
             inquiries=list(self.inquiries),
+            retry_specs=self.retry_specs if index == 0 else None,
         )
 
-    def _call(self, index: int, step_name: str, phase: Phase, snapshot: Snapshot | None) -> Any:
+    def _call(
+        self,
+        index: int,
+        step_name: str,
+        phase: Phase,
+        snapshot: Snapshot | None,
+        retry: RetrySpec,
+    ) -> Any:
         return self.definition.call_type(
             saga_id=self.saga_id,
             saga_type=self.definition.saga_type,
@@ -378,6 +421,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
             request=self._request,
             state=self.state,
             snapshot=snapshot,
+            retry=retry,
         )
 
     # ---- compensation path
@@ -415,12 +459,19 @@ class SagaRuntime(Generic[RequestT, StateT]):
         step = self.definition.steps[entry.step_index]
         self.current_step = step.name
         self._show_details()
+        retry = self._retry(step, Phase.COMPENSATION)
         attempt = asyncio.create_task(
             run_step_activity(
                 step,
                 entry.compensation,
-                self._call(entry.step_index, step.name, Phase.COMPENSATION, None),
-                retry=step.compensation_retry,
+                self._call(
+                    entry.step_index,
+                    step.name,
+                    Phase.COMPENSATION,
+                    None,
+                    retry,
+                ),
+                retry=retry,
                 summary=step.describe_compensation(self._request),
             )
         )
@@ -605,10 +656,10 @@ async def run_step_activity(
             summary=summary,
         )
     except ActivityError as err:
-        raise _from_activity_error(err, retry.maximum_attempts) from err
+        raise _from_activity_error(err, retry.policy_attempts) from err
     except ApplicationError as err:
         # A local activity's own failure arrives unwrapped, not as the cause of an ActivityError.
-        raise _from_application_error(err, retry.maximum_attempts) from err
+        raise _from_application_error(err, retry.policy_attempts) from err
 
 
 def _from_activity_error(err: ActivityError, max_attempts: int) -> StepActivityError:
@@ -643,11 +694,14 @@ def _from_application_error(
     if isinstance(details.get("attempt"), int):
         attempts = details["attempt"]
     claimed_by = details.get("claimed_by")
+    # The step's activity ended a retry class at its own C: exhausted, not a business refusal.
+    exhausted = details.get(RETRIES_EXHAUSTED) is True
+    business = is_business_error_type(error_type) or non_retryable or err.non_retryable
     return StepActivityError(
         error_type,
         str(err),
         attempts=attempts,
-        business=is_business_error_type(error_type) or non_retryable or err.non_retryable,
+        business=business and not exhausted,
         deadline=deadline,
         claimed_by=claimed_by if isinstance(claimed_by, str) else None,
     )

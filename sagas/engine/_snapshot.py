@@ -7,6 +7,7 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict, JsonValue
 
 from sagas.engine._inquiry import InquiryRecord
+from sagas.engine._saga_retry_specs import SagaRetrySpecs
 from sagas.engine._status import SagaStatus
 
 
@@ -52,3 +53,5 @@ class Snapshot(BaseModel):
     """The saga's pivot has started by this step: it is never compensated from here on."""
     inquiries: list[InquiryRecord] = []
     """The inquiries the saga made before this step."""
+    retry_specs: SagaRetrySpecs | None = None
+    """On the saga's first snapshot: the retry specs it runs with, resolved when it started."""

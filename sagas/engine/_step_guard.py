@@ -7,12 +7,19 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any, Protocol
 
 from temporalio import activity
-from temporalio.exceptions import ApplicationError
+from temporalio.exceptions import ApplicationError, TemporalError
 
 from sagas.engine._definition import StepCall
 from sagas.engine._faults import FaultPlan
+from sagas.engine._retry_delay import RETRIES_EXHAUSTED, next_retry
 from sagas.engine._snapshot import RunClaim, Snapshot
-from sagas.foundations import FundsagaError, SagaIdReusedError, is_non_retryable
+from sagas.foundations import (
+    FundsagaError,
+    SagaIdReusedError,
+    TransientError,
+    is_non_retryable,
+    retry_class_of,
+)
 
 
 class SnapshotStore(Protocol):
@@ -39,13 +46,36 @@ def _touched(call: StepCall[Any, Any]) -> frozenset[str]:
     return accounts
 
 
-def to_application_error(err: FundsagaError, attempt: int) -> ApplicationError:
-    """An error as it crosses into Temporal: typed by class name, non-retryable if business."""
+def to_application_error(
+    err: Exception, attempt: int, call: StepCall[Any, Any] | None = None
+) -> ApplicationError:
+    """An error as it crosses into Temporal: typed by class name, non-retryable if business.
+
+    With the step's call (and so its retry spec), the error's retry class decides the wait
+    before the next attempt, or ends the retries (non-retryable, marked `retries_exhausted`).
+    """
     details: dict[str, object] = {"attempt": attempt}
     if isinstance(err, SagaIdReusedError):
         details["claimed_by"] = err.claimed_by
+    non_retryable = isinstance(err, FundsagaError) and is_non_retryable(err)
+    delay = None
+    if call is not None and call.retry is not None and not non_retryable:
+        retry_after = err.retry_after if isinstance(err, TransientError) else None
+        retry_class = retry_class_of(err)
+        decided = next_retry(
+            call.retry, retry_class, attempt, key=call.effect_key(), retry_after=retry_after
+        )
+        details["retry_class"] = retry_class.value
+        if decided.exhausted:
+            details[RETRIES_EXHAUSTED] = True
+            non_retryable = True
+        delay = decided.delay
     return ApplicationError(
-        str(err), details, type=type(err).__name__, non_retryable=is_non_retryable(err)
+        str(err),
+        details,
+        type=type(err).__name__,
+        non_retryable=non_retryable,
+        next_retry_delay=delay,
     )
 
 
@@ -74,7 +104,13 @@ def step_guard(
             yield
             faults.after_effect(call.saga_type, call.step_name, call.phase, attempt, accounts)
     except FundsagaError as err:
-        raise to_application_error(err, attempt) from err
+        raise to_application_error(err, attempt, call) from err
+    except TemporalError:
+        raise  # a cancel, or a failure already typed for Temporal
+    except Exception as err:
+        if call.retry is None:
+            raise
+        raise to_application_error(err, attempt, call) from err
 
 
 def _beginning(

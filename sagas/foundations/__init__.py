@@ -34,8 +34,10 @@ from sagas.foundations._errors import (
     is_business_error_type,
     is_non_retryable,
     non_retryable_error_types,
+    retry_class_of,
 )
 from sagas.foundations._money import MAX_MINOR_UNITS, Money, parse_money
+from sagas.foundations._retry_class import RetryClass
 from sagas.foundations._settings import DEFAULT_HOME, Settings, load_settings
 from sagas.foundations._validation import check_account_id, check_text, invalid_request_from
 
@@ -65,6 +67,7 @@ __all__ = [
     "Money",
     "NotParkedError",
     "RegistrationError",
+    "RetryClass",
     "SagaIdReusedError",
     "SagaNotFoundError",
     "SerializationFailureError",
@@ -86,6 +89,7 @@ __all__ = [
     "make_engine",
     "non_retryable_error_types",
     "parse_money",
+    "retry_class_of",
     "sha256_hex",
     "translate_db_errors",
     "upgrade_database",

@@ -15,9 +15,9 @@
     │   ├── CurrencyMismatchError
     │   ├── LimitExceededError
     │   └── UnknownAccountError
-    └── TransientError             retried by the step's retry spec
-        ├── StepTimeoutError
-        ├── ConnectionDroppedError
+    └── TransientError             retried by the step's retry spec for its class (temporary)
+        ├── StepTimeoutError           instant
+        ├── ConnectionDroppedError     instant
         ├── DeadlockError
         ├── SerializationFailureError
         └── DatabaseBusyError
@@ -26,12 +26,16 @@ Across the Temporal boundary an error travels as an ApplicationError whose `type
 class name. Every subclass of FundsagaError, the engine's and those a saga type defines in its
 own module, is known by that name once its class statement has run: `error_class_by_name` maps
 a name back, and `non_retryable_error_types()` lists the names that retry policies refuse to
-retry (every BusinessError subclass among them).
+retry (every BusinessError subclass among them). `retry_class_of` says which retry class of a
+step's spec an error is retried by: a TransientError subclass declares it as `retry_class`.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from datetime import timedelta
+from typing import Any, ClassVar
+
+from sagas.foundations._retry_class import RetryClass
 
 _BY_NAME: dict[str, type[FundsagaError]] = {}
 
@@ -135,15 +139,26 @@ class UnknownAccountError(BusinessError):
 
 
 class TransientError(FundsagaError):
-    """A fault that may pass: the step is retried by its retry spec."""
+    """A fault that may pass: the step is retried by its retry spec for `retry_class`."""
+
+    retry_class: ClassVar[RetryClass] = RetryClass.TEMPORARY
+
+    def __init__(self, *args: object, retry_after: timedelta | None = None) -> None:
+        super().__init__(*args)
+        self.retry_after = retry_after
+        """A counterparty's Retry-After: the next attempt waits at least this long."""
 
 
 class StepTimeoutError(TransientError):
     """The step did not answer in time; its effect may or may not have committed."""
 
+    retry_class = RetryClass.INSTANT
+
 
 class ConnectionDroppedError(TransientError):
     """The connection to a dependency dropped."""
+
+    retry_class = RetryClass.INSTANT
 
 
 class DeadlockError(TransientError):
@@ -194,6 +209,15 @@ def non_retryable_error_types() -> tuple[str, ...]:
 
 def is_non_retryable(error: FundsagaError) -> bool:
     return isinstance(error, _NON_RETRYABLE)
+
+
+def retry_class_of(error: BaseException) -> RetryClass:
+    """Which class of a step's retry spec retries `error`; an unknown error is temporary."""
+    if isinstance(error, FundsagaError) and is_non_retryable(error):
+        return RetryClass.PERMANENT
+    if isinstance(error, TransientError):
+        return error.retry_class
+    return RetryClass.TEMPORARY
 
 
 def is_business_error_type(name: str) -> bool:

@@ -43,6 +43,9 @@ class Settings(BaseSettings):
     """Workers keep a Temporal schedule that anchors the chain this often; 0 turns it off."""
     audit_public_keys: str = Field("", alias="FUNDSAGA_AUDIT_PUBLIC_KEYS")
     """Comma-separated public key files (PEM) verifiers trust, besides the signing key's own."""
+    retry_specs: str = Field("", alias="FUNDSAGA_RETRY_SPECS")
+    """A JSON or TOML file of retry specs per saga type, step, phase and class; read by workers
+    when each saga starts."""
     saga_modules: str = Field("", alias="FUNDSAGA_SAGA_MODULES")
     """Comma-separated modules whose `SAGA_TYPES` workers and clients register."""
 

@@ -156,6 +156,8 @@ class SagaSnapshot(Base):
     recorded_at: Mapped[datetime]
     forward_only: Mapped[bool] = mapped_column(server_default=false())
     inquiries: Mapped[str] = mapped_column(Text, server_default="[]")
+    retry_specs: Mapped[str | None] = mapped_column(Text)
+    """JSON, on a saga's first snapshot: the retry specs it runs with."""
 
 
 class SagaClaim(Base):

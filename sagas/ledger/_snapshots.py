@@ -73,6 +73,7 @@ def _values(snapshot: Snapshot) -> dict[str, object]:
         "recorded_at": snapshot.recorded_at,
         "forward_only": snapshot.forward_only,
         "inquiries": json.dumps(dumped["inquiries"]),
+        "retry_specs": None if dumped["retry_specs"] is None else json.dumps(dumped["retry_specs"]),
     }
 
 
@@ -90,5 +91,6 @@ def _snapshot(row: SagaSnapshot) -> Snapshot:
             "recorded_at": row.recorded_at,
             "forward_only": row.forward_only,
             "inquiries": json.loads(row.inquiries),
+            "retry_specs": None if row.retry_specs is None else json.loads(row.retry_specs),
         }
     )

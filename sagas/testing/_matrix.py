@@ -15,7 +15,7 @@ from typing import Any
 
 from sagas.app import workflow_type_name
 from sagas.engine import AuditKind, Phase, SagaDefinition, SagaStatus, StepDefinition, parse_faults
-from sagas.foundations import FundsagaError
+from sagas.foundations import FundsagaError, RetryClass, TransientError, error_class_by_name
 from sagas.testing._scenario import SagaScenario
 
 
@@ -107,6 +107,16 @@ def injected_error(fault: Fault) -> str:
     raise AssertionError(f"{fault} injects no error")
 
 
+def _attempts(step: StepDefinition[Any], fault: Fault) -> int:
+    """How many attempts the action makes when `fault` fails each: its error's class's C + 1."""
+    error = error_class_by_name(injected_error(fault))
+    retry_class = RetryClass.TEMPORARY
+    if error is not None and issubclass(error, TransientError):
+        retry_class = error.retry_class
+    spec = step.action_retry.for_class(retry_class)
+    return spec.maximum_attempts if spec is not None else 1
+
+
 def _undone(steps: Iterable[StepDefinition[Any]]) -> tuple[tuple[str, str], ...]:
     """The compensations of `steps` in LIFO order, each succeeding."""
     return tuple((s.name, COMPENSATED) for s in reversed(list(steps)) if s.compensation)
@@ -123,7 +133,7 @@ def _action_expected(steps: Sequence[StepDefinition[Any]], index: int, fault: Fa
             audit=(),
         )
     business = fault is Fault.BUSINESS
-    tried = 1 if business else step.action_retry.maximum_attempts
+    tried = 1 if business else _attempts(step, fault)
     return Expected(
         status=SagaStatus.COMPENSATED,
         failure=(
@@ -142,7 +152,7 @@ def _compensation_expected(
     steps: Sequence[StepDefinition[Any]], index: int, decision: Decision | None
 ) -> Expected:
     step, last = steps[index], steps[-1]
-    tried_last = last.action_retry.maximum_attempts
+    tried_last = _attempts(last, Fault.TIMEOUT_ALWAYS)
     above, below = _undone(steps[index + 1 :]), _undone(steps[:index])
     failure = (last.name, "retries_exhausted", injected_error(Fault.TIMEOUT_ALWAYS), tried_last)
     attempts = (1,) * (len(steps) - 1) + (tried_last,)

@@ -97,6 +97,10 @@ CASES = [
     Case("audit compensations", 0, 1),
     Case("audit compensations --status RESOLVED --file {new_file}", 0, 1),
     Case("audit compensations --since 2026-11-01", 2, 2, NOTHING),
+    Case("retry-plan --first 10s --multiplier 2 --max-retries 10", 0, 0),
+    Case("retry-plan --preset long", 0, 0),
+    Case("retry-plan --saga transfer --step credit", 0, 0),
+    Case("retry-plan --first 10s --multiplier 9 --max-retries 10", 2, 2, NOTHING),
     Case("transfer start --frm alice", 2, 2, NOTHING),
     Case("sagas view {unknown}", 2, 2, NOTHING),
 ]

@@ -15,8 +15,9 @@ from sagas import (
     Snapshot,
     TransientError,
 )
-from sagas.engine import RunClaim
+from sagas.engine import RunClaim, code_specs
 from sagas.ledger import Ledger
+from sagas.transfer import TRANSFER_SAGA
 from tests.ledger._money import eur
 
 RECORDED = datetime(2026, 11, 21, 12, 30, 15, 123456, tzinfo=UTC)
@@ -130,3 +131,12 @@ def test_only_the_first_transaction_of_the_step_carries_the_snapshot(ledger: Led
 
     assert commits == [2]
     assert ledger.snapshots("transfer-abc") == [snapshot(0)]
+
+
+def test_a_first_snapshot_keeps_the_retry_specs_the_saga_runs_with(ledger: Ledger) -> None:
+    first = snapshot(0, retry_specs=code_specs(TRANSFER_SAGA))
+    ledger.record_snapshot(first)
+    ledger.record_snapshot(snapshot(1))
+
+    assert ledger.snapshots("transfer-abc") == [first, snapshot(1)]
+    assert ledger.snapshots("transfer-abc")[0].model_dump_json() == first.model_dump_json()

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from sagas import FailureReason, InquiryAnswer, SagaStatus
+from sagas.engine import InquiryRecord
 from tests.pivot.activities import RAIL_SCRIPT
 from tests.pivot.rig import OPERATOR, Rig, faults
 
@@ -27,8 +28,8 @@ def rail_script() -> Iterator[dict[str, deque[InquiryAnswer]]]:
     RAIL_SCRIPT.clear()
 
 
-def answers(rig_outcome_inquiries: list[object]) -> list[tuple[str, str, int]]:
-    return [(i.step_name, i.answer, i.asked) for i in rig_outcome_inquiries]  # type: ignore[attr-defined]
+def answers(inquiries: list[InquiryRecord]) -> list[tuple[str, str, int]]:
+    return [(i.step_name, i.answer, i.asked) for i in inquiries]
 
 
 @faults("test-payout/send=timeout")

@@ -180,6 +180,7 @@ def test_each_wait_is_f_times_m_to_the_n_minus_1_capped(
         assert math.isclose(actual, float(expected), rel_tol=1e-9, abs_tol=1e-6)
 
     policy = valid.to_retry_policy()
+    # The default instant class never retries more than the spec's own C.
     assert policy.maximum_attempts == max_retries + 1
     assert policy.initial_interval == timedelta(seconds=first_s)
     assert policy.backoff_coefficient == float(multiplier)

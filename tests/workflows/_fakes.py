@@ -15,6 +15,8 @@ from sagas.engine import AUDIT_ACTIVITY, AuditCall, to_application_error
 from sagas.transfer import TRANSFER_SAGA, TransferCall, TransferState
 
 FailWhen = Callable[[int], bool]
+RaiseWhen = Callable[[int], FundsagaError | None]
+"""The error an attempt (by its number) fails with, or None to succeed."""
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,7 @@ class FakeSteps:
     attempts: list[Attempt] = field(default_factory=list)
     business: set[str] = field(default_factory=set)
     transient: dict[str, FailWhen] = field(default_factory=dict)
+    raising: dict[str, RaiseWhen] = field(default_factory=dict)
     gates: dict[str, asyncio.Event] = field(default_factory=dict)
     audit: list[AuditCall] = field(default_factory=list)
     audit_down: bool = False
@@ -71,8 +74,10 @@ class FakeSteps:
                 error = AccountFrozenError(f"fake business error in {name}")
             elif name in self.transient and self.transient[name](info.attempt):
                 error = TransientError(f"fake transient error in {name}")
+            elif name in self.raising:
+                error = self.raising[name](info.attempt)
             if error is not None:
-                raise to_application_error(error, info.attempt)
+                raise to_application_error(error, info.attempt, call)
             return call.state.model_copy(update={"hold_key": call.state.hold_key or name})
 
         return activity.defn(name=name)(run)

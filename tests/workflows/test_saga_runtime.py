@@ -30,6 +30,7 @@ from sagas.transfer import TransferRequest
 from tests.fixtures_temporal import new_task_queue, worker_for, workflow_name
 from tests.workflows._fakes import FakeSteps
 from tests.workflows._probe import (
+    CLASS_PROBES,
     PROBE_RETRY,
     PROBES,
     ProbeLocalStepsWorkflow,
@@ -63,7 +64,7 @@ class Saga:
     def worker(self) -> Worker:
         return worker_for(
             self.env,
-            workflows=[TransferWorkflow, *PROBES],
+            workflows=[TransferWorkflow, *PROBES, *CLASS_PROBES],
             activities=self.steps.all(),
             task_queue=self.task_queue,
         )

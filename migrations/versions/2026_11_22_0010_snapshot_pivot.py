@@ -1,7 +1,7 @@
 """saga_snapshot: whether the saga's pivot had started, and the inquiries it made before the step
 
-Revision ID: 2026_11_22_0009
-Revises: 2026_11_22_0008
+Revision ID: 2026_11_22_0010
+Revises: 2026_11_22_0009
 Create Date: 2026-11-22 18:00:00
 """
 
@@ -12,8 +12,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "2026_11_22_0009"
-down_revision: str | Sequence[str] | None = "2026_11_22_0008"
+revision: str = "2026_11_22_0010"
+down_revision: str | Sequence[str] | None = "2026_11_22_0009"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -1,0 +1,170 @@
+"""The retry specs a saga runs with: the code's, overlaid by configuration when the saga starts.
+
+The configuration (`FUNDSAGA_RETRY_SPECS`, a JSON or TOML file) maps saga type → step → phase
+(action, compensation) → retry class (temporary, instant) → field, plus `jitter` per phase:
+
+    {"transfer": {"credit": {"action": {"instant": {"max_retries": 2}, "jitter": "full"}}}}
+
+Fields: `first_interval` and `max_interval` (durations: 500ms, 10s, 5m, 2h, or seconds),
+`multiplier` (a decimal string or number), `max_retries` (an integer). A field not given keeps
+the code's value. Errors name the field's path, e.g.
+`retry_specs.transfer.credit.action.instant.multiplier`.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from collections.abc import Mapping
+from dataclasses import replace
+from datetime import timedelta
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+from temporalio.common import RetryPolicy
+
+from sagas.engine._definition import Phase, SagaDefinition
+from sagas.engine._duration import parse_duration
+from sagas.engine._retry import DEFAULT_INSTANT, Jitter, RetrySpec
+from sagas.engine._saga_retry_specs import SagaRetrySpecs, StepRetrySpecs
+from sagas.foundations import InvalidRequestError, RetryClass
+
+RETRY_SPECS_ACTIVITY = "fundsaga.retry_specs"
+"""The local activity a saga runs first: the worker's configured specs for its steps."""
+RETRY_SPECS_TIMEOUT = timedelta(seconds=10)
+RETRY_SPECS_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=1),
+    backoff_coefficient=2.0,
+    maximum_interval=timedelta(minutes=1),
+    maximum_attempts=0,
+)
+"""Unlimited: a configuration file that turned unreadable holds new sagas until it is fixed."""
+ROOT = "retry_specs"
+_CLASSES = (RetryClass.TEMPORARY.value, RetryClass.INSTANT.value)
+_FIELDS = ("first_interval", "multiplier", "max_retries", "max_interval")
+
+
+class RetrySpecsCall(BaseModel):
+    """What the runtime asks the worker when a saga starts: its type and the code's specs."""
+
+    saga_type: str
+    defaults: SagaRetrySpecs
+
+
+def code_specs(definition: SagaDefinition[Any, Any]) -> SagaRetrySpecs:
+    return SagaRetrySpecs(
+        steps={
+            step.name: StepRetrySpecs(
+                action=step.action_retry, compensation=step.compensation_retry
+            )
+            for step in definition.steps
+        }
+    )
+
+
+def overlay(
+    defaults: SagaRetrySpecs, saga_type: str, configured: Mapping[str, Any]
+) -> SagaRetrySpecs:
+    """`defaults` with the configuration's entries for `saga_type` applied; an unknown step,
+    phase, class or field is refused by its path."""
+    entries = _mapping(configured.get(saga_type, {}), f"{ROOT}.{saga_type}")
+    steps = dict(defaults.steps)
+    for step, phases in entries.items():
+        path = f"{ROOT}.{saga_type}.{step}"
+        if step not in steps:
+            known = ", ".join(steps)
+            raise InvalidRequestError(path, f"saga type {saga_type} has no such step ({known})")
+        steps[step] = _step(steps[step], _mapping(phases, path), path)
+    return SagaRetrySpecs(steps=steps)
+
+
+def read_retry_specs(path: str) -> Mapping[str, Any]:
+    """The configuration file's entries (JSON, or TOML for a `.toml` name); none for no path."""
+    if not path:
+        return {}
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+        loaded: object = tomllib.loads(text) if path.endswith(".toml") else json.loads(text)
+    except (OSError, ValueError) as err:
+        raise InvalidRequestError("FUNDSAGA_RETRY_SPECS", f"cannot read {path}: {err}") from None
+    return _mapping(loaded, ROOT)
+
+
+def check_saga_types(configured: Mapping[str, Any], known: list[str]) -> None:
+    for saga_type in configured:
+        if saga_type not in known:
+            raise InvalidRequestError(
+                f"{ROOT}.{saga_type}", f"no such saga type (registered: {', '.join(known)})"
+            )
+
+
+def _step(specs: StepRetrySpecs, phases: Mapping[str, Any], path: str) -> StepRetrySpecs:
+    changed = {}
+    for name, entry in phases.items():
+        if name not in (Phase.ACTION.value, Phase.COMPENSATION.value):
+            raise InvalidRequestError(f"{path}.{name}", "must be action or compensation")
+        phase = Phase(name)
+        changed[name] = _phase(specs.of(phase), _mapping(entry, f"{path}.{name}"), f"{path}.{name}")
+    return specs.model_copy(update=changed)
+
+
+def _phase(spec: RetrySpec, entry: Mapping[str, Any], path: str) -> RetrySpec:
+    for name in entry:
+        if name not in (*_CLASSES, "jitter"):
+            problem = f"must be one of {', '.join(_CLASSES)} or jitter"
+            if name == RetryClass.PERMANENT.value:
+                problem = "permanent faults are never retried: it has no spec"
+            raise InvalidRequestError(f"{path}.{name}", problem)
+    if "jitter" in entry:
+        spec = replace(spec, jitter=_jitter(entry["jitter"], f"{path}.jitter"))
+    instant = spec.instant or DEFAULT_INSTANT
+    if RetryClass.INSTANT.value in entry:
+        instant = _class(instant, entry[RetryClass.INSTANT.value], f"{path}.instant")
+    temporary = replace(spec, instant=None)
+    if RetryClass.TEMPORARY.value in entry:
+        temporary = _class(temporary, entry[RetryClass.TEMPORARY.value], f"{path}.temporary")
+    return replace(
+        temporary, instant=instant if RetryClass.INSTANT.value in entry else spec.instant
+    )
+
+
+def _class(spec: RetrySpec, entry: object, path: str) -> RetrySpec:
+    fields = _mapping(entry, path)
+    values: dict[str, Any] = {}
+    for name, value in fields.items():
+        if name not in _FIELDS:
+            raise InvalidRequestError(f"{path}.{name}", f"must be one of {', '.join(_FIELDS)}")
+        values[name] = _value(name, value, f"{path}.{name}")
+    try:
+        return replace(spec, **values)
+    except InvalidRequestError as err:
+        raise InvalidRequestError(f"{path}.{err.field}", err.problem) from None
+
+
+def _value(name: str, value: object, path: str) -> object:
+    if name in ("first_interval", "max_interval"):
+        return parse_duration(value, path)
+    if name == "multiplier":
+        if isinstance(value, bool) or not isinstance(value, str | int | float):
+            raise InvalidRequestError(path, "must be a number in [1.0, 8.0]")
+        try:
+            return Decimal(str(value))
+        except ArithmeticError:
+            raise InvalidRequestError(path, f"is not a number: {value!r}") from None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidRequestError(path, "must be an integer in [1, 16]")
+    return value
+
+
+def _jitter(value: object, path: str) -> Jitter:
+    if value not in {j.value for j in Jitter}:
+        raise InvalidRequestError(path, "must be none or full")
+    return Jitter(str(value))
+
+
+def _mapping(value: object, path: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise InvalidRequestError(path, "must be a table (a JSON object)")
+    return value
