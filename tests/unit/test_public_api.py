@@ -75,6 +75,8 @@ PUBLIC = {
         "step_guard",
         "Jitter",
         "RetryClass",
+        "Inquiry",
+        "InquiryAnswer",
     ],
     "sagas.testing": [
         "CaseRun",
@@ -211,6 +213,10 @@ PUBLIC = {
         "format_duration",
         "parse_duration",
         "RETRY_SPECS_ACTIVITY",
+        "Inquiry",
+        "InquiryAnswer",
+        "InquiryRecord",
+        "asking_first",
     ],
     "sagas.foundations": [
         "AccountClosedError",
