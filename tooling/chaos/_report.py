@@ -15,6 +15,8 @@ def render(report: ChaosReport) -> str:
         ("dev server restarts", str(report.restarts)),
         ("injected database faults", str(report.db_faults)),
         ("injected step faults", report.plan.faults),
+        ("payees spending all they can", ", ".join(s.payee for s in report.plan.spenders)),
+        ("payee spends", str(report.spends)),
         ("wall time", f"{report.wall_seconds:.1f} s"),
     ]
     rows += [
