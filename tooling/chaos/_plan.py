@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 CURRENCIES = ("EUR", "USD")
 ACCOUNTS_PER_CURRENCY = 8
 OPENING_MINOR = 100_000
-STEPS = ("reserve", "capture", "credit", "settle")
+STEPS = ("reserve", "capture", "credit", "settle", "release")
 PAYEE_INDEX = ACCOUNTS_PER_CURRENCY - 2
 """Per currency, the account that spends whatever it receives; the last one is frozen."""
 

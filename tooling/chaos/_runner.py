@@ -37,6 +37,8 @@ class ChaosReport:
     statuses: dict[str, str]
     spends: int
     """Times a payee spent its whole available balance during the run."""
+    parked_by_spent_funds: list[str]
+    """Sagas parked because a compensation found the money it was to take back spent."""
     kills_issued: int
     worker_deaths: int
     restarts: int
@@ -146,6 +148,7 @@ class ChaosRun:
             checks=checks,
             statuses=self.statuses,
             spends=spends,
+            parked_by_spent_funds=self.parked_by_spent_funds,
             kills_issued=self.kills_issued,
             worker_deaths=sum(w.deaths for w in workers),
             restarts=self.restarts,
