@@ -8,7 +8,7 @@ from contextlib import AbstractContextManager
 from temporalio import activity
 
 from sagas import FaultPlan, step_guard
-from sagas.ledger import Ledger
+from sagas.ledger import Ledger, pending_hold_key
 from sagas.transfer import TransferCall, TransferState, clearing_account
 
 
@@ -64,13 +64,20 @@ class TransferActivities:
                 request.destination_account,
                 request.money,
                 saga_id=call.saga_id,
+                pending=True,
             )
         return call.state.model_copy(update={"credit_entry_id": entry.entry_id})
 
     @activity.defn(name="transfer.credit.undo")
     def compensate_credit(self, call: TransferCall) -> None:
+        credit_key = call.action_key()
         with self._guard(call):
-            self.ledger.reverse(call.effect_key(), call.action_key(), saga_id=call.saga_id)
+            self.ledger.reverse(
+                call.effect_key(),
+                credit_key,
+                saga_id=call.saga_id,
+                consume_hold=pending_hold_key(credit_key),
+            )
 
     @activity.defn(name="transfer.settle")
     def settle(self, call: TransferCall) -> TransferState:
@@ -84,6 +91,14 @@ class TransferActivities:
     def compensate_settle(self, call: TransferCall) -> None:
         with self._guard(call):
             self.ledger.reverse(call.effect_key(), call.action_key(), saga_id=call.saga_id)
+
+    @activity.defn(name="transfer.release")
+    def release(self, call: TransferCall) -> TransferState:
+        with self._guard(call):
+            hold = self.ledger.void_hold(
+                pending_hold_key(call.action_key("credit")), saga_id=call.saga_id
+            )
+        return call.state.model_copy(update={"released_hold_key": hold.hold_key})
 
     def _guard(self, call: TransferCall) -> AbstractContextManager[None]:
         """Every effect here is ledger transactions: the snapshot rides in the first of them."""
@@ -99,4 +114,5 @@ class TransferActivities:
             self.compensate_credit,
             self.settle,
             self.compensate_settle,
+            self.release,
         ]

@@ -4,6 +4,7 @@ from sagas.ledger._accounts import clearing_account_id, funding_account_id, syst
 from sagas.ledger._chain import GENESIS_HASH, JOURNAL_CHAIN, entry_hash
 from sagas.ledger._ledger import Ledger
 from sagas.ledger._models import metadata
+from sagas.ledger._pending import pending_hold_key
 from sagas.ledger._posting import Leg
 from sagas.ledger._signing import RowSigner, SignatureProblem
 from sagas.ledger._views import (
@@ -36,5 +37,6 @@ __all__ = [
     "entry_hash",
     "funding_account_id",
     "metadata",
+    "pending_hold_key",
     "system_account_id",
 ]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -19,7 +21,14 @@ from sagas.ledger._accounts import (
     lock_account,
     lock_accounts,
 )
-from sagas.ledger._journal import check_amount, check_key, find_entry, post_entry, replay
+from sagas.ledger._journal import (
+    AccountLeg,
+    check_amount,
+    check_key,
+    find_entry,
+    post_entry,
+    replay,
+)
 from sagas.ledger._models import Account, Hold, utc_now
 from sagas.ledger._signing import sign_hold
 from sagas.ledger._views import EntryKind, EntryView, HoldStatus, HoldView, hold_view
@@ -60,13 +69,18 @@ def place_hold(
     check_currency(account, amount)
     check_active(account)
     check_can_take(account, amount.minor)
-    account.held += amount.minor
+    return hold_view(add_hold(session, key, account, amount.minor, saga_id=saga_id))
+
+
+def add_hold(session: Session, key: str, account: Account, minor: int, *, saga_id: str) -> Hold:
+    """Reserve `minor` units on the (locked, checked) account as an active hold under `key`."""
+    account.held += minor
     account.updated_at = utc_now()
     hold = Hold(
         hold_key=key,
-        account_id=account_id,
+        account_id=account.account_id,
         currency=account.currency,
-        amount=amount.minor,
+        amount=minor,
         status=HoldStatus.ACTIVE,
         saga_id=saga_id,
         created_at=utc_now(),
@@ -74,7 +88,7 @@ def place_hold(
     sign_hold(session, hold)
     session.add(hold)
     session.flush()
-    return hold_view(hold)
+    return hold
 
 
 def void_hold(session: Session, hold_key: str, *, saga_id: str) -> HoldView:
@@ -132,6 +146,32 @@ def post_hold(session: Session, hold: Hold, account: Account) -> None:
     written in the same transaction moves its money."""
     account.held -= hold.amount
     _close(session, hold, HoldStatus.POSTED)
+
+
+def consume(
+    session: Session,
+    locked: Hold | None,
+    hold_key: str,
+    legs: Sequence[AccountLeg],
+    saga_id: str,
+) -> None:
+    """Post the saga's hold on a debited account: its reserved money is what that leg takes."""
+    hold, account_id, _ = capturable(locked, hold_key, "consume_hold")
+    if hold.saga_id != saga_id:
+        raise InvalidRequestError("consume_hold", f"hold {hold_key!r} belongs to another saga")
+    debited: dict[str, tuple[Account, int]] = {a.account_id: (a, -m) for a, m in legs if m < 0}
+    if account_id not in debited:
+        raise InvalidRequestError(
+            "consume_hold", f"hold {hold_key!r} is on {account_id!r}, which no leg debits"
+        )
+    account, debit = debited[account_id]
+    if hold.amount > debit:
+        raise InvalidRequestError(
+            "consume_hold",
+            f"hold {hold_key!r} reserves {Money.of(hold.amount, account.currency)}, more than "
+            f"the {Money.of(debit, account.currency)} taken from {account_id!r}",
+        )
+    post_hold(session, hold, account)
 
 
 def _check_payee(session: Session, payee: str, amount: Money) -> None:

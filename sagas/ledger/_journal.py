@@ -1,8 +1,7 @@
-"""Journal entries: idempotent lookup, balanced posting, transfers, reversals and settlements.
+"""Journal entries: idempotent lookup, balanced posting, transfers and settlements.
 
-A reversal is a new entry negating an earlier one, at most once, never overdrawing; a
-settlement is the postingless last word of a transfer, written only when its clearing leg nets
-to zero.
+A settlement is the postingless last word of a transfer, written only when its clearing leg
+nets to zero. Reversals are in _reversal.
 """
 
 from __future__ import annotations
@@ -14,13 +13,7 @@ from sqlalchemy import Table, insert, select
 from sqlalchemy.orm import Session
 
 from sagas.foundations import KEY_LENGTH, EffectCompensatedError, InvalidRequestError, Money
-from sagas.ledger._accounts import (
-    check_active,
-    check_can_take,
-    check_currency,
-    lock_accounts,
-    move,
-)
+from sagas.ledger._accounts import check_active, check_can_take, check_currency, lock_accounts, move
 from sagas.ledger._chain import ChainLink, PostingContent, entry_hash, lock_head, move_head
 from sagas.ledger._invariants import net_effect
 from sagas.ledger._models import Account, JournalEntry, Posting, utc_now
@@ -75,7 +68,7 @@ def replay(
             "key",
             f"{existing.idempotency_key!r} was already used by a different {existing.kind} entry",
         )
-    reversal = _reversal_of(session, existing)
+    reversal = reversal_of(session, existing)
     if reversal is not None:
         raise EffectCompensatedError(
             f"{existing.idempotency_key!r} was reversed by {reversal.idempotency_key!r}"
@@ -83,7 +76,7 @@ def replay(
     return entry_view(existing)
 
 
-def _reversal_of(session: Session, original: JournalEntry) -> JournalEntry | None:
+def reversal_of(session: Session, original: JournalEntry) -> JournalEntry | None:
     reversal: JournalEntry | None = session.scalars(
         select(JournalEntry).where(JournalEntry.reverses_entry_id == original.entry_id)
     ).one_or_none()
@@ -226,70 +219,6 @@ def transfer(
     return post_entry(session, key=key, kind=kind, saga_id=saga_id, legs=legs_rows)
 
 
-# ---- reversals
-def reverse(session: Session, key: str, original_key: str, *, saga_id: str) -> EntryView | None:
-    """Negate the entry under `original_key`, whatever the accounts' status.
-
-    When there is no such entry yet, a void marker takes its key so the original, should it
-    arrive late, becomes a no-op; the result is then None, as it is for an already marked key.
-    """
-    check_key(key)
-    check_key(original_key, "original_key")
-    if key == original_key:
-        raise InvalidRequestError("key", "must differ from original_key")
-    existing = find_entry(session, key)
-    if existing is not None:
-        return _replay_reversal(session, existing, original_key)
-    original = find_entry(session, original_key)
-    if original is None:
-        post_entry(session, key=original_key, kind=EntryKind.VOID_MARKER, saga_id=saga_id, legs=[])
-        return None
-    if original.kind == EntryKind.VOID_MARKER:
-        return None
-    if original.kind == EntryKind.REVERSAL:
-        raise InvalidRequestError("original_key", f"{original_key!r} is itself a reversal")
-    accounts = lock_accounts(session, *{p.account_id for p in original.postings})
-    existing = find_entry(session, key)
-    if existing is not None:
-        return _replay_reversal(session, existing, original_key)
-    _check_not_reversed(session, original)
-    legs = [(accounts[p.account_id], -p.amount) for p in original.postings]
-    for account, minor in legs:
-        if minor < 0:
-            check_can_take(account, -minor)
-    return post_entry(
-        session,
-        key=key,
-        kind=EntryKind.REVERSAL,
-        saga_id=saga_id,
-        legs=legs,
-        reverses_entry_id=original.entry_id,
-    )
-
-
-def _replay_reversal(
-    session: Session, existing: JournalEntry, original_key: str
-) -> EntryView | None:
-    if existing.kind == EntryKind.VOID_MARKER:
-        return None
-    original = find_entry(session, original_key)
-    if original is None or existing.reverses_entry_id != original.entry_id:
-        raise InvalidRequestError(
-            "key", f"{existing.idempotency_key!r} was already used by a different entry"
-        )
-    return entry_view(existing)
-
-
-def _check_not_reversed(session: Session, original: JournalEntry) -> None:
-    earlier = _reversal_of(session, original)
-    if earlier is not None:
-        raise InvalidRequestError(
-            "original_key",
-            f"{original.idempotency_key!r} was already reversed by {earlier.idempotency_key!r}",
-        )
-
-
-# ---- settlement
 def settle(session: Session, key: str, clearing_account_id: str, *, saga_id: str) -> EntryView:
     """Write a postingless 'settlement' entry; refuse while money of the saga sits in clearing."""
     check_key(key)

@@ -27,7 +27,9 @@ from sagas.ledger import (
     _invariants,
     _journal,
     _lifecycle,
+    _pending,
     _posting,
+    _reversal,
     _signing,
     _snapshots,
 )
@@ -170,9 +172,28 @@ class Ledger:
         )
 
     def transfer(
-        self, key: str, from_account_id: str, to_account_id: str, amount: Money, *, saga_id: str
+        self,
+        key: str,
+        from_account_id: str,
+        to_account_id: str,
+        amount: Money,
+        *,
+        saga_id: str,
+        pending: bool = False,
     ) -> EntryView:
-        """Move `amount` as a 'transfer' entry; a void-marked key returns the marker."""
+        """Move `amount` as a 'transfer' entry; a known key returns its entry.
+
+        With `pending`, the credit lands pending: in the same transaction a hold of `amount`
+        under `pending_hold_key(key)` is placed on the destination, so the money counts in its
+        balance but not in what it can spend. `void_hold` of that key makes it available;
+        `reverse(..., consume_hold=that key)` takes it back whatever the payee spent since.
+        """
+        if pending:
+            return self._run(
+                lambda s: _pending.transfer_pending(
+                    s, key, from_account_id, to_account_id, amount, saga_id=saga_id
+                )
+            )
         return self._run(
             lambda s: _journal.transfer(
                 s, key, from_account_id, to_account_id, amount, saga_id=saga_id
@@ -200,9 +221,20 @@ class Ledger:
             )
         )
 
-    def reverse(self, key: str, original_key: str, *, saga_id: str) -> EntryView | None:
-        """Negate the entry under `original_key`; None when there was nothing to reverse."""
-        return self._run(lambda s: _journal.reverse(s, key, original_key, saga_id=saga_id))
+    def reverse(
+        self, key: str, original_key: str, *, saga_id: str, consume_hold: str | None = None
+    ) -> EntryView | None:
+        """Negate the entry under `original_key`; None when there was nothing to reverse.
+
+        With `consume_hold` (the pending hold of a credit), that hold of the saga, while still
+        active, is posted with the reversal before its funds check: taking back a pending
+        credit always succeeds, whatever else the payee spent.
+        """
+        return self._run(
+            lambda s: _reversal.reverse(
+                s, key, original_key, saga_id=saga_id, consume_hold=consume_hold
+            )
+        )
 
     def settle(self, key: str, clearing_account_id: str, *, saga_id: str) -> EntryView:
         """Certify that the saga's clearing leg nets to zero, as a 'settlement' entry."""

@@ -10,9 +10,8 @@ from sqlalchemy.orm import Session
 from sagas.foundations import InvalidRequestError, Money
 from sagas.ledger._accounts import check_active, check_can_take, check_currency, lock_accounts
 from sagas.ledger._declarations import declarations_of
-from sagas.ledger._holds import capturable, find_hold, post_hold
+from sagas.ledger._holds import consume, find_hold
 from sagas.ledger._journal import AccountLeg, check_key, find_entry, post_entry, replay
-from sagas.ledger._models import Account, Hold
 from sagas.ledger._views import EntryView
 
 
@@ -53,7 +52,7 @@ def post(
         check_currency(accounts[leg.account_id], leg.amount)
         check_active(accounts[leg.account_id])
     if consume_hold is not None:
-        _consume(session, hold, consume_hold, rows, saga_id)
+        consume(session, hold, consume_hold, rows, saga_id)
     for account, minor in rows:
         if minor < 0:
             check_can_take(account, -minor)
@@ -83,29 +82,3 @@ def _checked(legs: Sequence[Leg]) -> list[Leg]:
         sums = ", ".join(str(money) for money in unbalanced.values())
         raise InvalidRequestError("legs", f"must sum to zero in each currency, not {sums}")
     return items
-
-
-def _consume(
-    session: Session,
-    locked: Hold | None,
-    hold_key: str,
-    rows: Sequence[AccountLeg],
-    saga_id: str,
-) -> None:
-    """Post the saga's hold on a debited account: its reserved money is what that leg takes."""
-    hold, account_id, _ = capturable(locked, hold_key, "consume_hold")
-    if hold.saga_id != saga_id:
-        raise InvalidRequestError("consume_hold", f"hold {hold_key!r} belongs to another saga")
-    debited: dict[str, tuple[Account, int]] = {a.account_id: (a, -m) for a, m in rows if m < 0}
-    if account_id not in debited:
-        raise InvalidRequestError(
-            "consume_hold", f"hold {hold_key!r} is on {account_id!r}, which no leg debits"
-        )
-    account, debit = debited[account_id]
-    if hold.amount > debit:
-        raise InvalidRequestError(
-            "consume_hold",
-            f"hold {hold_key!r} reserves {Money.of(hold.amount, account.currency)}, more than "
-            f"the {Money.of(debit, account.currency)} taken from {account_id!r}",
-        )
-    post_hold(session, hold, account)

@@ -1,4 +1,8 @@
-"""The transfer saga: reserve → capture → credit → settle, each with its compensation."""
+"""The transfer saga: reserve → capture → credit → settle → release.
+
+Every step but the last has a compensation. The credit lands pending on the destination: it
+counts in the balance but cannot be spent until `release`, the last step, makes it final.
+"""
 
 from __future__ import annotations
 
@@ -17,18 +21,28 @@ def clearing_account(request: TransferRequest) -> str:
 
 
 def _step(
-    name: str, describe_action: str, describe_compensation: str
+    name: str, describe_action: str, describe_compensation: str | None
 ) -> StepDefinition[TransferRequest]:
+    """A step whose compensation is `transfer.<name>.undo`; none when it is not described."""
     return StepDefinition(
         name=name,
         action=f"transfer.{name}",
-        compensation=f"transfer.{name}.undo",
+        compensation=None if describe_compensation is None else f"transfer.{name}.undo",
         action_retry=ACTION_RETRY,
         compensation_retry=COMPENSATION_RETRY,
         describe_action=lambda r: describe_action.format(m=r.money, r=r),
-        describe_compensation=lambda r: describe_compensation.format(m=r.money, r=r),
+        describe_compensation=lambda r: (describe_compensation or "nothing to undo").format(
+            m=r.money, r=r
+        ),
     )
 
+
+RELEASE = _step("release", "release {m} to {r.destination_account}: spendable from now on", None)
+"""The saga's point of no return: once the payee may spend the money, nothing can take it back,
+so no step may compensate after it. It is the last step and has no compensation; when pivot
+steps land in the engine it is declared the pivot, so a failure from it on retries forward
+instead of compensating. Until then, a release that exhausts its retries compensates the
+earlier steps, which stays safe: the money is still pending, and taken back with its hold."""
 
 TRANSFER_SAGA = SagaDefinition(
     saga_type="transfer",
@@ -47,13 +61,14 @@ TRANSFER_SAGA = SagaDefinition(
         ),
         _step(
             "credit",
-            "credit {m} to {r.destination_account}",
-            "take back {m} from {r.destination_account}",
+            "credit {m} to {r.destination_account}, pending until released",
+            "take back the pending {m} from {r.destination_account}",
         ),
         _step(
             "settle",
             "settle {m} {r.source_account} → {r.destination_account}",
             "take back the settlement of {m} {r.source_account} → {r.destination_account}",
         ),
+        RELEASE,
     ),
 )

@@ -12,3 +12,5 @@ class TransferState(BaseModel):
     capture_entry_id: int | None = None
     credit_entry_id: int | None = None
     settlement_key: str | None = None
+    released_hold_key: str | None = None
+    """The pending hold on the destination, voided by `release`: the money is then final."""

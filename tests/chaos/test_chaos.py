@@ -25,3 +25,5 @@ async def test_money_is_conserved_and_moved_once_under_chaos(
     assert report.kills_issued == 5
     assert report.restarts == 1
     assert report.db_faults > 0
+    assert report.spends > 0
+    assert report.parked_by_spent_funds == []

@@ -77,12 +77,13 @@ async def test_step_mode_local_runs_the_transfer_steps_inside_the_workflow_task(
     assert (await handle.describe()).workflow_type == "TransferLocalStepsWorkflow"
     events = (await handle.fetch_history()).events
     assert not [e for e in events if e.HasField("activity_task_scheduled_event_attributes")]
-    assert len([e for e in events if e.HasField("marker_recorded_event_attributes")]) == 4
+    assert len([e for e in events if e.HasField("marker_recorded_event_attributes")]) == 5
     assert [s.step_name for s in funded.snapshots(f"transfer-{key}")] == [
         "reserve",
         "capture",
         "credit",
         "settle",
+        "release",
     ]
     assert funded.account("bob").balance.amount_text() == "52.50"
 
@@ -148,6 +149,7 @@ async def test_transfer_start_wait_status_and_list(
         "capture",
         "credit",
         "settle",
+        "release",
     ]
     assert funded.account("bob").balance.amount_text() == "62.34"
     listed: list[dict[str, str]] = []

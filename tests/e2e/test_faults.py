@@ -73,7 +73,7 @@ async def test_a_timeout_after_commit_is_retried_without_a_second_posting(
     assert [e.kind for e in entries] == ["capture", "transfer", "settlement"]
     assert funded.account("alice").balance == eur("960.00")
     assert funded.account("bob").balance == eur("90.00")
-    assert [s.attempt for s in funded.snapshots(outcome.saga_id)] == [1, 2, 3, 1]
+    assert [s.attempt for s in funded.snapshots(outcome.saga_id)] == [1, 2, 3, 1, 1]
 
 
 def worker_environment(home: Path, address: str, **settings: str) -> dict[str, str]:

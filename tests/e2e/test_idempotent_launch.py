@@ -97,7 +97,7 @@ async def test_twenty_concurrent_starts_with_one_key_give_every_caller_the_same_
     assert await runs_of(client, saga_id) == 1
     assert funded.account("alice").balance == eur("900.00")
     assert funded.account("bob").balance == eur("150.00")
-    assert len(funded.holds(saga_id=saga_id)) == 1
+    assert [h.status.value for h in funded.holds(saga_id=saga_id)] == ["posted", "voided"]
     assert [e.kind for e in funded.entries(saga_id=saga_id)] == [
         "capture",
         "transfer",
@@ -136,7 +136,7 @@ async def test_concurrent_starts_with_one_key_and_two_amounts_launch_only_one_of
     assert await runs_of(idle_client, outcome.saga_id) == 1
     assert funded.account("alice").balance == eur("1000.00") - eur(winner)
     assert funded.account("bob").balance == eur("50.00") + eur(winner)
-    assert len(funded.holds(saga_id=outcome.saga_id)) == 1
+    assert [h.status.value for h in funded.holds(saga_id=outcome.saga_id)] == ["posted", "voided"]
 
 
 @pytest.mark.parametrize("first_saga", ["running", "closed"])

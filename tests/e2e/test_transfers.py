@@ -48,13 +48,19 @@ async def test_happy_path_moves_the_money_once_with_a_snapshot_before_each_step(
     assert funded.account("alice").balance == eur("900.00")
     assert funded.account("bob").balance == eur("150.00")
     assert funded.check_invariants() == []
-    assert [s.step_name for s in view.snapshots] == ["reserve", "capture", "credit", "settle"]
-    assert [s.step_name for s in stored] == ["reserve", "capture", "credit", "settle"]
-    assert [s.data["hold_key"] is None for s in stored] == [True, False, False, False]
-    assert [s.data["credit_entry_id"] is None for s in stored] == [True, True, True, False]
+    steps = ["reserve", "capture", "credit", "settle", "release"]
+    assert [s.step_name for s in view.snapshots] == steps
+    assert [s.step_name for s in stored] == steps
+    assert [s.data["hold_key"] is None for s in stored] == [True, False, False, False, False]
+    assert [s.data["credit_entry_id"] is None for s in stored] == [True, True, True, False, False]
     times = [s.recorded_at for s in view.snapshots]
     assert times == sorted(times)
-    assert all(h.status.value == "posted" for h in funded.holds(saga_id=outcome.saga_id))
+    holds = funded.holds(saga_id=outcome.saga_id)
+    assert [(h.hold_key.removeprefix(outcome.saga_id), h.status.value) for h in holds] == [
+        (":reserve:action", "posted"),
+        (":credit:action:pending", "voided"),
+    ]
+    assert funded.account("bob").available == eur("150.00")
 
 
 async def test_frozen_destination_compensates_and_restores_every_balance(
@@ -117,7 +123,7 @@ async def test_same_key_started_twice_and_concurrently_is_one_saga(
     run_ids = {(await h.describe()).run_id for h in [first, *handles, again]}
     assert len(run_ids) == 1
     assert funded.account("alice").balance == eur("900.00")
-    assert len(funded.holds(saga_id=first.id)) == 1
+    assert [h.status.value for h in funded.holds(saga_id=first.id)] == ["posted", "voided"]
 
 
 async def test_same_key_with_a_different_request_is_a_conflict_with_no_effect(

@@ -21,6 +21,7 @@ def test_the_public_names_change_only_on_purpose() -> None:
         "entry_hash",
         "funding_account_id",
         "metadata",
+        "pending_hold_key",
         "system_account_id",
     ]
     assert all(hasattr(sagas.ledger, name) for name in sagas.ledger.__all__)

@@ -20,7 +20,7 @@ _AML_CHECK = dataclasses.replace(
     compensation=None,
 )
 WITH_EXTRA_STEP = dataclasses.replace(TRANSFER_SAGA, steps=(_AML_CHECK, *TRANSFER_SAGA.steps))
-WITHOUT_SETTLE = dataclasses.replace(TRANSFER_SAGA, steps=TRANSFER_SAGA.steps[:-1])
+WITHOUT_RELEASE = dataclasses.replace(TRANSFER_SAGA, steps=TRANSFER_SAGA.steps[:-1])
 ANNOUNCE_PATCH = "announce-transfer"
 
 
@@ -36,10 +36,10 @@ class ExtraStepTransferWorkflow(SagaWorkflow):
 
 
 @workflow.defn(name="TransferWorkflow")
-class NoSettleTransferWorkflow(SagaWorkflow):
-    """The last step dropped."""
+class NoReleaseTransferWorkflow(SagaWorkflow):
+    """The last step, release, dropped: the credit would stay pending."""
 
-    definition = WITHOUT_SETTLE
+    definition = WITHOUT_RELEASE
 
     @workflow.run
     async def run(self, request: RawValue) -> SagaOutcome:

@@ -18,7 +18,7 @@ from temporalio.workflow import NondeterminismError
 from sagas.testing import ReplayGuard, load_history
 from tests.replay._altered import (
     ExtraStepTransferWorkflow,
-    NoSettleTransferWorkflow,
+    NoReleaseTransferWorkflow,
     PatchedTimerTransferWorkflow,
     TimerTransferWorkflow,
 )
@@ -49,7 +49,7 @@ async def test_a_recorded_history_replays_without_nondeterminism(path: Path) -> 
 
 @pytest.mark.parametrize(
     "altered",
-    [ExtraStepTransferWorkflow, NoSettleTransferWorkflow, TimerTransferWorkflow],
+    [ExtraStepTransferWorkflow, NoReleaseTransferWorkflow, TimerTransferWorkflow],
     ids=["extra-first-step", "last-step-dropped", "unpatched-timer"],
 )
 async def test_a_change_that_breaks_replay_is_caught(altered: type) -> None:

@@ -111,11 +111,18 @@ async def test_happy_path_completes_with_one_snapshot_before_each_step(
         "transfer.capture",
         "transfer.credit",
         "transfer.settle",
+        "transfer.release",
     ]
-    assert [s.step_name for s in view.snapshots] == ["reserve", "capture", "credit", "settle"]
+    assert [s.step_name for s in view.snapshots] == [
+        "reserve",
+        "capture",
+        "credit",
+        "settle",
+        "release",
+    ]
     assert view.snapshots[0].data["hold_key"] is None
     assert view.snapshots[1].data["hold_key"] == "transfer.reserve"
-    assert [len(s.compensation_stack) for s in view.snapshots] == [0, 1, 2, 3]
+    assert [len(s.compensation_stack) for s in view.snapshots] == [0, 1, 2, 3, 4]
     description = await handle.describe()
     assert description.typed_search_attributes.get(SAGA_STATUS) == "COMPLETED"
 

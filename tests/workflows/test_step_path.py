@@ -1,8 +1,8 @@
 """A reader follows one step of a saga from the runtime to its ledger effect in five files.
 
-Measured, not asserted by hand: each step's ledger insert is refused, and the project files on
-the stack are counted on both sides, where the runtime issues the step's activity command and
-where the activity's effect reaches the database.
+Measured, not asserted by hand: each step's ledger write (an insert, or release's hold update)
+is refused, and the project files on the stack are counted on both sides, where the runtime
+issues the step's activity command and where the activity's effect reaches the database.
 """
 
 from __future__ import annotations
@@ -29,7 +29,12 @@ from tests.fixtures_temporal import new_task_queue
 
 REPO = Path(__file__).resolve().parents[2]
 MAX_FILES = 5
-LEDGER_INSERTS = ("INSERT INTO posting", "INSERT INTO journal_entry", "INSERT INTO hold")
+LEDGER_WRITES = (
+    "INSERT INTO posting",
+    "INSERT INTO journal_entry",
+    "INSERT INTO hold",
+    "UPDATE hold",
+)
 
 
 def project_files(stack: traceback.StackSummary) -> set[str]:
@@ -62,9 +67,9 @@ class StepPath:
 
     def refuse(self, _conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
         in_step = activity.in_activity() and activity.info().activity_type == self.activity_type
-        if in_step and statement.lstrip().startswith(LEDGER_INSERTS):
+        if in_step and statement.lstrip().startswith(LEDGER_WRITES):
             self.refused = traceback.extract_stack()
-            raise InsufficientFundsError("refused at the ledger insert, to measure the path")
+            raise InsufficientFundsError("refused at the ledger write, to measure the path")
 
 
 @pytest.fixture

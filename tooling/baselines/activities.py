@@ -13,7 +13,7 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from sagas import BusinessError
-from sagas.ledger import Ledger
+from sagas.ledger import Ledger, pending_hold_key
 from sagas.transfer import TransferRequest, clearing_account
 
 
@@ -85,6 +85,7 @@ class NaiveActivities:
                 request.destination_account,
                 request.money,
                 saga_id=call.saga_id,
+                pending=True,
             )
 
     @activity.defn(name="naive.settle")
@@ -93,6 +94,10 @@ class NaiveActivities:
             self.ledger.settle(
                 call.key("settle"), clearing_account(call.request), saga_id=call.saga_id
             )
+
+    @activity.defn(name="naive.release")
+    def release(self, call: NaiveCall) -> None:
+        self.ledger.void_hold(pending_hold_key(call.key("credit")), saga_id=call.saga_id)
 
     @activity.defn(name="naive.reserve.undo")
     def compensate_reserve(self, call: NaiveCall) -> None:
@@ -104,7 +109,12 @@ class NaiveActivities:
 
     @activity.defn(name="naive.credit.undo")
     def compensate_credit(self, call: NaiveCall) -> None:
-        self._reverse(call, "credit")
+        self.ledger.reverse(
+            call.key("credit", "undo"),
+            call.key("credit"),
+            saga_id=call.saga_id,
+            consume_hold=pending_hold_key(call.key("credit")),
+        )
 
     @activity.defn(name="naive.settle.undo")
     def compensate_settle(self, call: NaiveCall) -> None:
@@ -119,6 +129,7 @@ class NaiveActivities:
             self.capture,
             self.credit,
             self.settle,
+            self.release,
             self.compensate_reserve,
             self.compensate_capture,
             self.compensate_credit,

@@ -55,6 +55,7 @@ class NaiveTransferWorkflow:
             await self._do(NaiveActivities.credit, call)
             compensations.append(NaiveActivities.compensate_settle)
             await self._do(NaiveActivities.settle, call)
+            await self._do(NaiveActivities.release, call)
         except ActivityError as err:
             for compensation in reversed(compensations):
                 await workflow.execute_activity_method(

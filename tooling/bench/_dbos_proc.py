@@ -25,8 +25,8 @@ from tooling.bench._metrics import latency, median
 from tooling.bench._results import ScenarioResult
 from tooling.bench._setup import bench_ledger, prepare_ledger, requests
 
-STEPS = ("reserve", "capture", "credit", "settle")
-COMPENSATION = {step: f"compensate_{step}" for step in STEPS}
+STEPS = ("reserve", "capture", "credit", "settle", "release")
+COMPENSATION = {step: f"compensate_{step}" for step in STEPS if step != "release"}
 
 
 def _register(dbos: Any, activities: NaiveActivities) -> Callable[[str, str], str]:
@@ -45,7 +45,7 @@ def _register(dbos: Any, activities: NaiveActivities) -> Callable[[str, str], st
         )(run)
 
     actions = {s: step(s, ACTION_RETRY) for s in STEPS}
-    compensations = {s: step(COMPENSATION[s], COMPENSATION_RETRY) for s in STEPS}
+    compensations = {s: step(name, COMPENSATION_RETRY) for s, name in COMPENSATION.items()}
 
     def transfer(saga_id: str, request_json: str) -> str:
         call_json = NaiveCall.model_validate(
@@ -58,7 +58,8 @@ def _register(dbos: Any, activities: NaiveActivities) -> Callable[[str, str], st
                 actions[name](call_json)
         except Exception:
             for name in reversed(taken):
-                compensations[name](call_json)
+                if name in compensations:
+                    compensations[name](call_json)
             raise
         return "completed"
 

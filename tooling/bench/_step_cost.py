@@ -39,7 +39,7 @@ class StepCost:
 
 
 def measure_step_cost(directory: Path, transfers: int) -> StepCost:
-    """CPU time of the process per transfer (its four actions), after a short warm-up."""
+    """CPU time of the process per transfer (its five actions), after a short warm-up."""
     ledger = bench_ledger(prepare_ledger(directory))
     activities = TransferActivities(ledger)
     actions: list[Action] = [
@@ -47,6 +47,7 @@ def measure_step_cost(directory: Path, transfers: int) -> StepCost:
         activities.capture,
         activities.credit,
         activities.settle,
+        activities.release,
     ]
     source = requests("cost")
     commits = [0]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import text
@@ -117,6 +117,11 @@ def _ledger_verifies(ledger: Ledger, anchors: AnchorStore, keyring: Keyring) -> 
     return Check("g) the ledger verifies (chain, signatures, anchor)", verdict.ok, detail)
 
 
+def _spent_funds(parked: Sequence[str]) -> Check:
+    detail = f"{len(parked)} parked" + (f", first: {sorted(parked)[0]}" if parked else "")
+    return Check("h) no saga parked because its payee spent the money", not parked, detail)
+
+
 def check_run(
     ledger: Ledger,
     store: AuditStore,
@@ -125,6 +130,7 @@ def check_run(
     statuses: Mapping[str, str],
     funded: Mapping[str, int],
     launched: int,
+    parked_by_spent_funds: Sequence[str],
 ) -> list[Check]:
     final, _ = _final_states(ledger, statuses, launched)
     return [
@@ -135,4 +141,5 @@ def check_run(
         _audit(store, statuses),
         _overdrafts(ledger),
         _ledger_verifies(ledger, anchors, keyring),
+        _spent_funds(parked_by_spent_funds),
     ]

@@ -8,7 +8,9 @@ from dataclasses import dataclass, field
 CURRENCIES = ("EUR", "USD")
 ACCOUNTS_PER_CURRENCY = 8
 OPENING_MINOR = 100_000
-STEPS = ("reserve", "capture", "credit", "settle")
+STEPS = ("reserve", "capture", "credit", "settle", "release")
+PAYEE_INDEX = ACCOUNTS_PER_CURRENCY - 2
+"""Per currency, the account that spends whatever it receives; the last one is frozen."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -42,6 +44,16 @@ class ChaosPlan:
     faults: str
     """FUNDSAGA_FAULTS for the workers: transient faults on some accounts' steps."""
     frozen: tuple[str, ...] = field(default=())
+    spenders: tuple[Spender, ...] = field(default=())
+    """Payees that spend all they can, all the time, while every transfer they are in fails
+    to settle and compensates: a credit they could spend would be gone when it is taken back."""
+
+
+@dataclass(frozen=True)
+class Spender:
+    payee: str
+    shop: str
+    """Where the payee's money goes: an account of the same currency."""
 
 
 def account_ids() -> list[str]:
@@ -52,6 +64,7 @@ def make_plan(config: ChaosConfig) -> ChaosPlan:
     rng = random.Random(config.seed)
     accounts = account_ids()
     frozen = (accounts[ACCOUNTS_PER_CURRENCY - 1],)
+    spenders = _spenders(accounts)
     transfers = tuple(_transfer(rng, i, accounts) for i in range(config.transfers))
     marks = sorted(rng.sample(range(1, config.transfers), config.kills + config.restarts))
     rng.shuffle(marks)
@@ -62,9 +75,23 @@ def make_plan(config: ChaosConfig) -> ChaosPlan:
         transfers=transfers,
         kill_after=kill_after,
         restart_after=tuple(sorted(marks[config.kills :])),
-        faults=_faults(rng, accounts),
+        faults=";".join([_faults(rng, accounts), *(_never_settles(s.payee) for s in spenders)]),
         frozen=frozen,
+        spenders=spenders,
     )
+
+
+def _spenders(accounts: list[str]) -> tuple[Spender, ...]:
+    pools = [
+        accounts[n : n + ACCOUNTS_PER_CURRENCY]
+        for n in range(0, len(accounts), ACCOUNTS_PER_CURRENCY)
+    ]
+    return tuple(Spender(payee=pool[PAYEE_INDEX], shop=pool[0]) for pool in pools)
+
+
+def _never_settles(account: str) -> str:
+    """Every settle attempt fails transiently: the saga exhausts its retries and compensates."""
+    return f"settle=transient@{account}"
 
 
 def _transfer(rng: random.Random, index: int, accounts: list[str]) -> PlannedTransfer:

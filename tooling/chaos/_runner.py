@@ -18,13 +18,16 @@ from sagas.audit import AnchorStore, AuditKeys, SigningKey, open_audit_store
 from sagas.engine import SagaOutcome, SagaStatus
 from sagas.foundations import Money, Settings, upgrade_database
 from sagas.ledger import Ledger
+from sagas.transfer import TRANSFER_SAGA
 from tooling.chaos._checker import Check, check_run
 from tooling.chaos._plan import OPENING_MINOR, ChaosPlan, PlannedTransfer, account_ids
 from tooling.chaos._processes import DevServer, WorkerProcess, free_port
+from tooling.chaos._spending import parked_by_spent_funds, spend_until
 
 T = TypeVar("T")
 TASK_QUEUE = "chaos"
 SAGA_TIMEOUT_S = 900
+COMPENSATIONS = frozenset(s.compensation for s in TRANSFER_SAGA.steps if s.compensation)
 
 
 @dataclass
@@ -32,6 +35,10 @@ class ChaosReport:
     plan: ChaosPlan
     checks: list[Check]
     statuses: dict[str, str]
+    spends: int
+    """Times a payee spent its whole available balance during the run."""
+    parked_by_spent_funds: list[str]
+    """Sagas parked because a compensation found the money it was to take back spent."""
     kills_issued: int
     worker_deaths: int
     restarts: int
@@ -75,6 +82,7 @@ class ChaosRun:
         self.signing_key = workdir / "audit-signing.key"
         self.audit_keys = AuditKeys.for_writer(_new_key(self.signing_key))
         self.statuses: dict[str, str] = {}
+        self.parked_by_spent_funds: list[str] = []
         self.kills_issued = 0
         self.restarts = 0
 
@@ -103,6 +111,8 @@ class ChaosRun:
         for worker in workers:
             worker.start()
         supervisor = asyncio.create_task(self._supervise(workers))
+        launched = asyncio.Event()
+        spending = asyncio.create_task(spend_until(ledger, self.plan, launched))
         try:
             client = await _retrying(
                 lambda: FundsagaClient.connect(self._settings(), with_ledger=False)
@@ -110,6 +120,8 @@ class ChaosRun:
             client.ledger = ledger
             await self._launch_all(client, workers)
         finally:
+            launched.set()
+            spends = await spending
             supervisor.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await supervisor
@@ -126,6 +138,7 @@ class ChaosRun:
             self.statuses,
             funded,
             len(self.plan.transfers),
+            self.parked_by_spent_funds,
         )
         store.close_connections()
         anchors.close_connections()
@@ -134,6 +147,8 @@ class ChaosRun:
             plan=self.plan,
             checks=checks,
             statuses=self.statuses,
+            spends=spends,
+            parked_by_spent_funds=self.parked_by_spent_funds,
             kills_issued=self.kills_issued,
             worker_deaths=sum(w.deaths for w in workers),
             restarts=self.restarts,
@@ -193,6 +208,8 @@ class ChaosRun:
             handle = await _retrying(lambda: client.start_transfer(request))
             self.statuses[handle.id] = SagaStatus.RUNNING.value
             self.statuses[handle.id] = await self._final_status(client, key)
+            if self.statuses[handle.id] == SagaStatus.NEEDS_ATTENTION.value:
+                await self._note_parking(client, key)
         finally:
             gate.release()
 
@@ -208,6 +225,11 @@ class ChaosRun:
                     if view.status is SagaStatus.NEEDS_ATTENTION:
                         return view.status.value
         return SagaStatus.RUNNING.value
+
+    async def _note_parking(self, client: FundsagaClient, key: str) -> None:
+        handle = client.handle(key)
+        if await _retrying(lambda: parked_by_spent_funds(handle, COMPENSATIONS)):
+            self.parked_by_spent_funds.append(handle.id)
 
     def _count_db_faults(self) -> int:
         return sum(
