@@ -56,7 +56,8 @@ def retry(
     note: Annotated[str, typer.Option(help="Why.")] = "",
     output: Output = OutputFormat.TABLE,
 ) -> None:
-    """Run the parked compensation again, with its full retry spec."""
+    """Run the parked compensation again, with its full retry spec; a saga parked on a step
+    (past its pivot, or on an unknown outcome) runs the step again."""
     _act(
         ctx,
         saga_type,
@@ -76,7 +77,8 @@ def resolve(
     note: Annotated[str, typer.Option(help="What was done by hand.")],
     output: Output = OutputFormat.TABLE,
 ) -> None:
-    """Record that the compensation was done by hand; the saga ends RESOLVED."""
+    """Record that the compensation (or the parked step) was done by hand; the saga ends
+    RESOLVED once the remaining compensations ran."""
     _act(
         ctx,
         saga_type,
@@ -114,6 +116,13 @@ def _act(
     emit(said(line, facts), output)
 
 
+def _parked_on(view: SagaView) -> str:
+    """What an operator's retry runs again: the step itself, or the compensation on top."""
+    if view.parked_on_step and view.failure is not None:
+        return f"{view.failure.step_name} (step)"
+    return view.compensation_stack[-1].step_name if view.compensation_stack else "-"
+
+
 def _parked(view: SagaView) -> dict[str, str]:
     failed = [c for c in view.compensations if c.result is CompensationResult.FAILED]
     return {
@@ -121,6 +130,6 @@ def _parked(view: SagaView) -> dict[str, str]:
         "saga_type": view.saga_type,
         "key": key_of(view.saga_id, view.saga_type),
         "failed_step": (view.failure.step_name or "-") if view.failure else "-",
-        "parked_on": view.compensation_stack[-1].step_name,
+        "parked_on": _parked_on(view),
         "last_error": failed[-1].message if failed else "",
     }

@@ -85,6 +85,9 @@ class SagaView(BaseModel):
     operator_actions: list[OperatorAction] = []
     pivot: str | None = None
     """The saga's point of no return, if its definition has one."""
+    parked_on_step: bool = False
+    """Parked in NEEDS_ATTENTION on a step's action (after its pivot, or on an unknown
+    outcome), not on a compensation: an operator's retry runs the step again."""
     pivot_passed: bool = False
     ignored_stops: list[StepFailure] = []
     """Cancels and deadlines that arrived past the pivot (or while parked on a step)."""

@@ -106,6 +106,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
             compensations=list(self.compensations),
             operator_actions=list(self.operator_actions),
             pivot=self._pivot_name,
+            parked_on_step=self._parked_forward,
             pivot_passed=self.forward_only,
             ignored_stops=list(self.ignored_stops),
             inquiries=list(self.inquiries),

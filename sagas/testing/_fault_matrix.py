@@ -10,7 +10,7 @@ from temporalio.client import WorkflowExecutionStatus
 from temporalio.testing import WorkflowEnvironment
 
 from sagas.audit import AuditStore
-from sagas.engine import AuditKind, SagaOutcome, SagaStatus
+from sagas.engine import AuditKind, Phase, SagaOutcome, SagaStatus, SagaView
 from sagas.ledger import Ledger
 from sagas.testing._ledger_checks import (
     conservation_findings,
@@ -97,18 +97,23 @@ def _end_findings(case: MatrixCase, run: CaseRun, attempts: list[int]) -> list[s
     ]
     if expected.operator_sees is not None:
         parked = run.parked
-        top = (
-            parked.compensation_stack[-1].step_name
-            if parked and parked.compensation_stack
-            else None
-        )
         findings += [
-            *_differs("parked on", case.step.name, top),
+            *_differs("parked on", case.step.name, _parked_on(case, parked)),
             *_differs("running while parked", True, run.running_while_parked),
             *_differs("audit while parked", expected.audit[:1], run.audit_while_parked),
             *_differs("operator saw", expected.operator_sees, run.operator_saw),
         ]
     return findings
+
+
+def _parked_on(case: MatrixCase, parked: SagaView | None) -> str | None:
+    """The step the saga waited on: its failed action, or its compensation on top of the stack."""
+    if parked is None:
+        return None
+    if case.phase is Phase.ACTION:
+        return parked.failure.step_name if parked.failure else None
+    stack = parked.compensation_stack
+    return stack[-1].step_name if stack else None
 
 
 def _differs(what: str, expected: object, actual: object) -> list[str]:

@@ -8,7 +8,7 @@ commit and time out on every attempt: every step has then taken effect and must 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
@@ -122,19 +122,40 @@ def _undone(steps: Iterable[StepDefinition[Any]]) -> tuple[tuple[str, str], ...]
     return tuple((s.name, COMPENSATED) for s in reversed(list(steps)) if s.compensation)
 
 
-def _action_expected(steps: Sequence[StepDefinition[Any]], index: int, fault: Fault) -> Expected:
+def _action_expected(
+    definition: SagaDefinition[Any, Any], index: int, fault: Fault
+) -> tuple[Expected, Decision | None]:
+    """The end of a failing action, and the operator's decision when the saga parks on it."""
+    steps = definition.steps
     step = steps[index]
-    if fault is Fault.TIMEOUT_ONCE:
-        return Expected(
+    asks = step.inquiry is not None
+    if fault is Fault.TIMEOUT_ONCE or (asks and fault is Fault.TIMEOUT_ALWAYS):
+        # The retry finds the committed effect: by its key, or by asking first (then the step's
+        # snapshot keeps the one attempt that acted).
+        acted = 1 if asks else 2
+        completed = Expected(
             status=SagaStatus.COMPLETED,
             failure=None,
-            attempts=tuple(2 if i == index else 1 for i in range(len(steps))),
+            attempts=tuple(acted if i == index else 1 for i in range(len(steps))),
             compensations=(),
             audit=(),
         )
+        return completed, None
     business = fault is Fault.BUSINESS
     tried = 1 if business else _attempts(step, fault)
-    return Expected(
+    if definition.forward_only(index):
+        # From the pivot on: park on the step; the operator retries it on a healthy worker.
+        last = index == len(steps) - 1
+        forward = Expected(
+            status=SagaStatus.COMPLETED,
+            failure=None,
+            attempts=tuple(tried if i == index else 1 for i in range(len(steps))),
+            compensations=(),
+            audit=(AuditKind.NEEDS_ATTENTION, AuditKind.OPERATOR_RETRY),
+            operator_sees=SagaStatus.COMPLETED if last else SagaStatus.RUNNING,
+        )
+        return forward, Decision.RETRY
+    backward = Expected(
         status=SagaStatus.COMPENSATED,
         failure=(
             step.name,
@@ -146,16 +167,41 @@ def _action_expected(steps: Sequence[StepDefinition[Any]], index: int, fault: Fa
         compensations=_undone(steps[: index + 1]),
         audit=(AuditKind.TERMINAL,),
     )
+    return backward, None
+
+
+def _trigger(definition: SagaDefinition[Any, Any]) -> tuple[int, Fault] | None:
+    """The step whose failure makes every compensable step compensate, and how it fails: the
+    last step before the pivot (or the last step), committing its effect and then timing out
+    on every attempt, or refused at once when it has an inquiry (which would find the effect)."""
+    pivot = definition.pivot_index
+    index = len(definition.steps) - 1 if pivot is None else pivot - 1
+    if index < 0:
+        return None
+    asks = definition.steps[index].inquiry is not None
+    return index, Fault.BUSINESS if asks else Fault.TIMEOUT_ALWAYS
 
 
 def _compensation_expected(
-    steps: Sequence[StepDefinition[Any]], index: int, decision: Decision | None
+    definition: SagaDefinition[Any, Any],
+    index: int,
+    trigger: tuple[int, Fault],
+    decision: Decision | None,
 ) -> Expected:
-    step, last = steps[index], steps[-1]
-    tried_last = _attempts(last, Fault.TIMEOUT_ALWAYS)
-    above, below = _undone(steps[index + 1 :]), _undone(steps[:index])
-    failure = (last.name, "retries_exhausted", injected_error(Fault.TIMEOUT_ALWAYS), tried_last)
-    attempts = (1,) * (len(steps) - 1) + (tried_last,)
+    steps = definition.steps
+    step = steps[index]
+    trigger_index, trigger_fault = trigger
+    trigger_step = steps[trigger_index]
+    business = trigger_fault is Fault.BUSINESS
+    tried = 1 if business else _attempts(trigger_step, trigger_fault)
+    above, below = _undone(steps[index + 1 : trigger_index + 1]), _undone(steps[:index])
+    failure = (
+        trigger_step.name,
+        "business_error" if business else "retries_exhausted",
+        injected_error(trigger_fault),
+        tried,
+    )
+    attempts = (1,) * trigger_index + (tried,)
     if decision is None:
         return Expected(
             status=SagaStatus.COMPENSATED,
@@ -186,35 +232,38 @@ def _compensation_expected(
 
 
 def _cases_of(scenario: SagaScenario, workflow_class: type) -> list[MatrixCase]:
-    definition = scenario.saga_type.definition
-    steps = definition.steps
-    last = steps[-1]
+    definition: SagaDefinition[Any, Any] = getattr(
+        workflow_class, "definition", scenario.saga_type.definition
+    )
     base: dict[str, Any] = {
         "saga_type": scenario.name,
         "workflow": workflow_class,
-        "definition": getattr(workflow_class, "definition", definition),
+        "definition": definition,
     }
+    trigger = _trigger(definition)
     cases: list[MatrixCase] = []
-    for index, step in enumerate(steps):
+    for index, step in enumerate(definition.steps):
         for fault in Fault:
+            expected, decision = _action_expected(definition, index, fault)
             cases.append(
                 MatrixCase(
                     **base,
                     step_index=index,
                     phase=Phase.ACTION,
                     fault=fault,
-                    decision=None,
+                    decision=decision,
                     faults=fault_rule(scenario.name, step.name, Phase.ACTION, fault),
-                    expected=_action_expected(steps, index, fault),
+                    expected=expected,
                 )
             )
-        if step.compensation is None:
-            continue
+        if step.compensation is None or trigger is None or index > trigger[0]:
+            continue  # the pivot and the steps after it are never compensated
+        trigger_name = definition.steps[trigger[0]].name
         for fault in Fault:
             parks = fault is not Fault.TIMEOUT_ONCE
             for decision in list(Decision) if parks else [None]:
                 rules = (
-                    fault_rule(scenario.name, last.name, Phase.ACTION, Fault.TIMEOUT_ALWAYS),
+                    fault_rule(scenario.name, trigger_name, Phase.ACTION, trigger[1]),
                     fault_rule(scenario.name, step.name, Phase.COMPENSATION, fault),
                 )
                 cases.append(
@@ -225,7 +274,7 @@ def _cases_of(scenario: SagaScenario, workflow_class: type) -> list[MatrixCase]:
                         fault=fault,
                         decision=decision,
                         faults=";".join(rules),
-                        expected=_compensation_expected(steps, index, decision),
+                        expected=_compensation_expected(definition, index, trigger, decision),
                     )
                 )
     return cases

@@ -146,7 +146,7 @@ async def _record_one(
                 faults.clear()
             if outcome is Outcome.RESOLVED:
                 await saga.resolve(RECORDER)
-            elif outcome is Outcome.RETRIED:
+            elif outcome in (Outcome.RETRIED, Outcome.FORWARD_RETRIED):
                 await saga.retry_compensation(RECORDER)
             if outcome is not Outcome.NEEDS_ATTENTION:
                 await handle.result()

@@ -1,10 +1,13 @@
 """The transfer saga: reserve → capture → credit → settle → release.
 
 Every step but the last has a compensation. The credit lands pending on the destination: it
-counts in the balance but cannot be spent until `release`, the last step, makes it final.
+counts in the balance but cannot be spent until `release`, the last step and the saga's pivot,
+makes it final.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from sagas.engine import SagaDefinition, StepCall, StepDefinition, retry_spec
 from sagas.transfer._request import TransferRequest
@@ -37,12 +40,13 @@ def _step(
     )
 
 
-RELEASE = _step("release", "release {m} to {r.destination_account}: spendable from now on", None)
-"""The saga's point of no return: once the payee may spend the money, nothing can take it back,
-so no step may compensate after it. It is the last step and has no compensation; when pivot
-steps land in the engine it is declared the pivot, so a failure from it on retries forward
-instead of compensating. Until then, a release that exhausts its retries compensates the
-earlier steps, which stays safe: the money is still pending, and taken back with its hold."""
+RELEASE = replace(
+    _step("release", "release {m} to {r.destination_account}: spendable from now on", None),
+    pivot=True,
+)
+"""The saga's point of no return: once the payee may spend the money, nothing can take it back.
+A failure of it retries forward and then parks for an operator; a cancel or the deadline that
+arrives once it has started compensates nothing."""
 
 TRANSFER_SAGA = SagaDefinition(
     saga_type="transfer",

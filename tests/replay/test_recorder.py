@@ -35,7 +35,7 @@ async def test_recording_one_type_leaves_every_other_types_files_byte_identical(
     names = {path.name for path in written}
     others = before.keys() - names
     assert sorted(written) == sorted(escrow.expected())
-    assert len(others) == 10
+    assert len(others) == 12
     assert all(name.startswith("transfer-") for name in others)
     assert {name: after[name] for name in others} == {name: before[name] for name in others}
     assert after.keys() == before.keys() | names

@@ -38,7 +38,7 @@ def replayer(workflows: list[type]) -> Replayer:
 
 
 def test_every_workflow_type_has_a_history_in_every_outcome() -> None:
-    assert len(GUARD.expected()) == 10  # two workflow types, five outcomes
+    assert len(GUARD.expected()) == 12  # two workflow types, six outcomes
     assert GUARD.missing() == []
 
 

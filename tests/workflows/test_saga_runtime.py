@@ -122,7 +122,9 @@ async def test_happy_path_completes_with_one_snapshot_before_each_step(
     ]
     assert view.snapshots[0].data["hold_key"] is None
     assert view.snapshots[1].data["hold_key"] == "transfer.reserve"
-    assert [len(s.compensation_stack) for s in view.snapshots] == [0, 1, 2, 3, 4]
+    # `release` is the pivot: from it on nothing is compensated, so the stack is dropped.
+    assert [len(s.compensation_stack) for s in view.snapshots] == [0, 1, 2, 3, 0]
+    assert [s.forward_only for s in view.snapshots] == [False, False, False, False, True]
     description = await handle.describe()
     assert description.typed_search_attributes.get(SAGA_STATUS) == "COMPLETED"
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import traceback
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -18,11 +19,12 @@ from temporalio import activity, workflow
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import UnsandboxedWorkflowRunner
 
-from sagas import InsufficientFundsError, SagaStatus, parse_money
-from sagas.app import FundsagaClient, build_worker
+from sagas import InsufficientFundsError, OperatorAction, SagaStatus, parse_money
+from sagas.app import FundsagaClient, SagaHandle, build_worker
 from sagas.audit import open_audit_store
 from sagas.foundations import upgrade_database
 from sagas.ledger import Ledger
+from sagas.testing import assert_eventually
 from sagas.transfer import TRANSFER_SAGA
 from tests.fixtures_audit import TEST_KEYS
 from tests.fixtures_temporal import new_task_queue
@@ -35,6 +37,10 @@ LEDGER_WRITES = (
     "INSERT INTO hold",
     "UPDATE hold",
 )
+
+
+async def parked(saga: SagaHandle) -> None:
+    assert (await saga.view()).status is SagaStatus.NEEDS_ATTENTION
 
 
 def project_files(stack: traceback.StackSummary) -> set[str]:
@@ -110,15 +116,23 @@ async def test_a_step_reaches_its_ledger_effect_through_five_files_at_most(
         "amount": "10.00",
         "currency": "EUR",
     }
+    pivot = TRANSFER_SAGA.step(step).pivot
     async with worker:
         client = FundsagaClient(time_skipping_env.client, queue, ledger)
         await client.start_transfer(request)
-        outcome = await client.outcome(request["idempotency_key"])
+        saga = client.saga("transfer", request["idempotency_key"])
+        if pivot:  # the refused pivot parks on its step; resolving closes the saga
+            await assert_eventually(lambda: parked(saga), timeout=timedelta(seconds=60))
+            failure = (await saga.view()).failure
+            await saga.resolve(OperatorAction(operator="test", note="refused on purpose"))
+        outcome = await saga.outcome()
     store.close_connections()
+    if not pivot:
+        failure = outcome.failure
 
-    assert outcome.status is SagaStatus.COMPENSATED
-    assert outcome.failure is not None
-    assert outcome.failure.step_name == step
+    assert outcome.status is (SagaStatus.RESOLVED if pivot else SagaStatus.COMPENSATED)
+    assert failure is not None
+    assert failure.step_name == step
     assert path.issued is not None
     assert path.refused is not None
     files = project_files(path.issued) | project_files(path.refused)
