@@ -54,17 +54,29 @@ def start(
     COMPLETED."""
     invocation = Invocation.of(ctx)
     parsed = _parsed_request(invocation, saga_type, _request_fields(request))
+    start_saga(invocation, saga_type, parsed, wait=wait, output=output)
+
+
+def start_saga(
+    invocation: Invocation,
+    saga_type: str,
+    request: SagaRequest,
+    *,
+    wait: bool,
+    output: OutputFormat,
+) -> None:
+    """Start the saga (its accounts checked first); with `wait`, show its outcome."""
 
     async def started() -> str:
         client = await invocation.client(with_ledger=True)
-        return (await client.start(saga_type, parsed)).id
+        return (await client.start(saga_type, request)).id
 
     saga_id = invocation.run(started())
     if wait:
-        wait_for(invocation, saga_type, parsed.idempotency_key, output)
+        wait_for(invocation, saga_type, request.idempotency_key, output)
         return
-    facts = {"saga_id": saga_id, "idempotency_key": parsed.idempotency_key}
-    emit(said(f"started {saga_id}: {parsed.summary()}", facts), output)
+    facts = {"saga_id": saga_id, "idempotency_key": request.idempotency_key}
+    emit(said(f"started {saga_id}: {request.summary()}", facts), output)
 
 
 def _parsed_request(invocation: Invocation, saga_type: str, fields: dict[str, Any]) -> SagaRequest:

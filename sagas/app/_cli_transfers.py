@@ -9,9 +9,9 @@ import typer
 
 from sagas.app._cli_invocation import Invocation
 from sagas.app._cli_options import Key, StatusFilter
-from sagas.app._cli_sagas import cancel_saga, show_list, show_view, wait_for
+from sagas.app._cli_sagas import cancel_saga, show_list, show_view, start_saga
 from sagas.app._client import TRANSFER
-from sagas.app._output import Output, OutputFormat, emit, said
+from sagas.app._output import Output, OutputFormat
 from sagas.transfer import TransferRequest
 
 app = typer.Typer(
@@ -47,17 +47,7 @@ def start(
             "reference": reference,
         }
     )
-
-    async def started() -> str:
-        client = await invocation.client(with_ledger=True)
-        return (await client.start_transfer(request)).id
-
-    saga_id = invocation.run(started())
-    if wait:
-        wait_for(invocation, TRANSFER, request.idempotency_key, output)
-        return
-    facts = {"saga_id": saga_id, "idempotency_key": request.idempotency_key}
-    emit(said(f"started {saga_id}: {request.summary()}", facts), output)
+    start_saga(invocation, TRANSFER, request, wait=wait, output=output)
 
 
 @app.command()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field
 from enum import Enum
+from pathlib import Path
 
 from temporalio.client import WorkflowExecutionStatus
 from temporalio.testing import WorkflowEnvironment
@@ -12,6 +13,7 @@ from temporalio.testing import WorkflowEnvironment
 from sagas.audit import AuditStore
 from sagas.engine import AuditKind, Phase, SagaOutcome, SagaStatus, SagaView
 from sagas.ledger import Ledger
+from sagas.testing._environments import directory_audit_store, sqlite_ledger
 from sagas.testing._ledger_checks import (
     conservation_findings,
     customer_money,
@@ -38,6 +40,18 @@ class FaultMatrix:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "cases", tuple(matrix_cases(self.scenario)))
+
+    async def check_in(
+        self, case: MatrixCase, env: WorkflowEnvironment, directory: Path
+    ) -> list[str]:
+        """`check` on a fresh SQLite ledger and audit store of their own in `directory`."""
+        ledger = sqlite_ledger(directory)
+        store = directory_audit_store(directory / "audit")
+        try:
+            return await self.check(case, env, ledger, store)
+        finally:
+            store.close_connections()
+            ledger.close_connections()
 
     async def check(
         self,

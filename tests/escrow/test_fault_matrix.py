@@ -8,12 +8,7 @@ from pathlib import Path
 import pytest
 from temporalio.testing import WorkflowEnvironment
 
-from sagas.testing import (
-    FaultMatrix,
-    MatrixCase,
-    directory_audit_store,
-    sqlite_ledger,
-)
+from sagas.testing import FaultMatrix, MatrixCase
 from tests.escrow.scenario import ESCROW_SCENARIO
 
 MATRIX = FaultMatrix(ESCROW_SCENARIO)
@@ -23,10 +18,4 @@ MATRIX = FaultMatrix(ESCROW_SCENARIO)
 async def test_fault_matrix(
     case: MatrixCase, time_skipping_env: WorkflowEnvironment, tmp_path: Path
 ) -> None:
-    ledger = sqlite_ledger(tmp_path)
-    store = directory_audit_store(tmp_path / "audit")
-    try:
-        assert await MATRIX.check(case, time_skipping_env, ledger, store) == []
-    finally:
-        store.close_connections()
-        ledger.close_connections()
+    assert await MATRIX.check_in(case, time_skipping_env, tmp_path) == []

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from temporalio.testing import WorkflowEnvironment
 
-from sagas.testing import FaultMatrix, MatrixCase, directory_audit_store, sqlite_ledger
+from sagas.testing import FaultMatrix, MatrixCase
 from tests.pivot.scenario import PAYOUT_SCENARIO
 
 MATRIX = FaultMatrix(PAYOUT_SCENARIO)
@@ -27,10 +27,4 @@ def test_steps_from_the_pivot_on_recover_forward_and_are_never_compensated() -> 
 async def test_fault_matrix(
     case: MatrixCase, time_skipping_env: WorkflowEnvironment, tmp_path: Path
 ) -> None:
-    ledger = sqlite_ledger(tmp_path)
-    store = directory_audit_store(tmp_path / "audit")
-    try:
-        assert await MATRIX.check(case, time_skipping_env, ledger, store) == []
-    finally:
-        store.close_connections()
-        ledger.close_connections()
+    assert await MATRIX.check_in(case, time_skipping_env, tmp_path) == []
