@@ -2,15 +2,22 @@
 
 from workflows.audit import AuditAnchorWorkflow
 from workflows.fees import FeeCollectionWorkflow
+from workflows.fx import FxTransferWorkflow
 from workflows.transfer import TransferLocalStepsWorkflow, TransferWorkflow
 
-ALL_WORKFLOWS = [TransferWorkflow, TransferLocalStepsWorkflow, FeeCollectionWorkflow]
+ALL_WORKFLOWS = [
+    TransferWorkflow,
+    TransferLocalStepsWorkflow,
+    FeeCollectionWorkflow,
+    FxTransferWorkflow,
+]
 """The built-in saga types' workflows, each with recorded histories (sagas.testing)."""
 
 __all__ = [
     "ALL_WORKFLOWS",
     "AuditAnchorWorkflow",
     "FeeCollectionWorkflow",
+    "FxTransferWorkflow",
     "TransferLocalStepsWorkflow",
     "TransferWorkflow",
 ]

@@ -1,8 +1,8 @@
 """The saga registry: every saga type a worker runs and a client starts, declared once.
 
 A saga type is its definition, its workflow class per step mode and the factory of its
-activities. The built-in transfer and fee collection are registered here; teams add theirs
-from their own modules (`FUNDSAGA_SAGA_MODULES`) or an entry-point group
+activities. The built-in transfer, fee collection and FX transfer are registered here; teams
+add theirs from their own modules (`FUNDSAGA_SAGA_MODULES`) or an entry-point group
 (`fundsaga.saga_types`), each a module-level `SAGA_TYPES` sequence or a `SagaType`.
 """
 
@@ -18,13 +18,20 @@ from pydantic import ValidationError
 from temporalio import activity, workflow
 
 from activities.fees import FeeActivities
+from activities.fx import FxActivities
 from activities.transfer import TransferActivities
 from sagas.engine import FaultPlan, SagaDefinition, SagaRequest, asking_first
 from sagas.fees import FEE_COLLECTION_SAGA, FEE_ENTRY, FEE_INCOME, TAX_PAYABLE
 from sagas.foundations import InvalidRequestError, RegistrationError, invalid_request_from
+from sagas.fx import FX_ENTRY, FX_POSITION, FX_TRANSFER_SAGA
 from sagas.ledger import Ledger
 from sagas.transfer import TRANSFER_SAGA
-from workflows import FeeCollectionWorkflow, TransferLocalStepsWorkflow, TransferWorkflow
+from workflows import (
+    FeeCollectionWorkflow,
+    FxTransferWorkflow,
+    TransferLocalStepsWorkflow,
+    TransferWorkflow,
+)
 
 ENTRY_POINT_GROUP = "fundsaga.saga_types"
 STEP_MODES = ("activity", "local")
@@ -177,7 +184,16 @@ FEE_COLLECTION = SagaType(
     system_accounts=(FEE_INCOME, TAX_PAYABLE),
     entry_kinds=(FEE_ENTRY,),
 )
-BUILT_IN: tuple[SagaType, ...] = (TRANSFER, FEE_COLLECTION)
+FX_TRANSFER = SagaType(
+    definition=FX_TRANSFER_SAGA,
+    workflows={"activity": FxTransferWorkflow},
+    # The worker has no rate-source setting yet: the built-in type quotes from the fixed
+    # demo rates; a team binds its own source in a saga type of its own.
+    activities=lambda context: FxActivities(context.ledger, context.faults).all(),
+    system_accounts=(FX_POSITION,),
+    entry_kinds=(FX_ENTRY,),
+)
+BUILT_IN: tuple[SagaType, ...] = (TRANSFER, FEE_COLLECTION, FX_TRANSFER)
 
 
 def built_in_registry() -> SagaRegistry:
