@@ -76,6 +76,9 @@ async def test_a_step_after_the_pivot_retries_then_parks_and_resolve_ends_it(rig
         AuditKind.RESOLUTION_APPROVED,
         AuditKind.TERMINAL,
     ]
+    proposed = rig.store.records(saga_id=saga.saga_id)[1].payload["proposal"]
+    assert isinstance(proposed, dict)
+    assert proposed["at"] == {"parking": 1, "parked_on": "confirm", "stack": []}
 
 
 @faults("test-payout/confirm=transient*2")
