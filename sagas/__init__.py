@@ -1,8 +1,9 @@
 """fundsaga: saga orchestration for money movements on Temporal."""
 
 from sagas.engine import (
+    APPROVE_UPDATE,
     FAULTS_ENV_VAR,
-    RESOLVE_UPDATE,
+    PROPOSE_UPDATE,
     RETRY_UPDATE,
     VIEW_QUERY,
     AuditKind,
@@ -57,10 +58,13 @@ from sagas.foundations import (
     LimitExceededError,
     Money,
     NotParkedError,
+    ProposalStaleError,
     RegistrationError,
+    ResolutionRefusedError,
     RetryClass,
     SagaIdReusedError,
     SagaNotFoundError,
+    SameOperatorError,
     SerializationFailureError,
     Settings,
     StepTimeoutError,
@@ -75,9 +79,10 @@ from sagas.foundations import (
 )
 
 __all__ = [
+    "APPROVE_UPDATE",
     "FAULTS_ENV_VAR",
     "MAX_MINOR_UNITS",
-    "RESOLVE_UPDATE",
+    "PROPOSE_UPDATE",
     "RETRY_UPDATE",
     "VIEW_QUERY",
     "AccountClosedError",
@@ -110,7 +115,9 @@ __all__ = [
     "OperatorAction",
     "OperatorDecision",
     "Phase",
+    "ProposalStaleError",
     "RegistrationError",
+    "ResolutionRefusedError",
     "RetryClass",
     "RetrySpec",
     "SagaCompensatedError",
@@ -125,6 +132,7 @@ __all__ = [
     "SagaStatus",
     "SagaView",
     "SagaWorkflow",
+    "SameOperatorError",
     "SerializationFailureError",
     "Settings",
     "Snapshot",

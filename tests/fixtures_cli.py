@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import uuid
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pytest
@@ -28,6 +28,8 @@ from sagas.ledger import Ledger
 from tests.fixtures_audit import TEST_KEYS, TEST_SIGNER
 from tests.fixtures_temporal import new_task_queue
 
+CLI_OPERATOR, MAKER = "cli-operator", "maker"
+"""Who the CLI's operator actions are by (`FUNDSAGA_OPERATOR`), and who proposes in tests."""
 FAULTS = "hold.compensation=business@stuck;reserve=transient@slow"
 """Escrows paid by `stuck` park in NEEDS_ATTENTION when they compensate; transfers from `slow`
 keep retrying their first step for a few seconds, long enough to be cancelled while running."""
@@ -45,6 +47,8 @@ class Stack:
     """Key of a COMPENSATED transfer (its destination is frozen)."""
     parked: str
     """Key of an escrow parked in NEEDS_ATTENTION."""
+    proposals: dict[str, str] = field(default_factory=dict)
+    """The proposal id of each escrow `propose` proposed to resolve, by key."""
 
     def account(self, opening: str = "0") -> str:
         """A new EUR account."""
@@ -72,6 +76,12 @@ class Stack:
                 return key
             await asyncio.sleep(0.05)
         raise AssertionError(f"{saga.saga_id} never parked")
+
+    async def propose(self, key: str) -> str:
+        """Propose to resolve the parked escrow, as an operator other than the CLI's."""
+        saga = replace(self.client.saga("escrow", key), operator=MAKER)
+        self.proposals[key] = await saga.propose_resolution("voided by hand")
+        return self.proposals[key]
 
 
 def unique(prefix: str) -> str:
@@ -103,6 +113,7 @@ async def cli_stack(
         "FUNDSAGA_AUDIT_ANCHOR_STORE": f"dir:{home / 'anchors'}",
         "FUNDSAGA_AUDIT_SIGNING_KEY": str(home / "audit-signing.key"),
         "FUNDSAGA_SAGA_MODULES": "tests.escrow",
+        "FUNDSAGA_OPERATOR": CLI_OPERATOR,
     }
     faults = parse_faults(FAULTS)
     async with build_worker(dev_env.client, queue, ledger, store, faults, registry=registry):

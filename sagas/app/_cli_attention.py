@@ -1,20 +1,20 @@
-"""`fundsaga attention ...`: sagas of every type parked in NEEDS_ATTENTION, and the operator's
-two actions on them."""
+"""`fundsaga attention ...`: sagas of every type parked in NEEDS_ATTENTION, and the operators'
+actions on them: a retry by one, a resolution proposed by one and approved by another."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Annotated
 
 import typer
 
 from sagas.app._cli_invocation import Invocation
-from sagas.app._cli_options import Key, Operator, SagaType, TypeFilter
+from sagas.app._cli_options import Key, SagaType, TypeFilter
 from sagas.app._cli_saga_output import key_of
 from sagas.app._output import Output, OutputFormat, emit, listing, said
 from sagas.app._saga_handle import SagaHandle
 from sagas.engine import (
     CompensationResult,
-    OperatorAction,
     OperatorDecision,
     SagaStatus,
     SagaView,
@@ -22,7 +22,7 @@ from sagas.engine import (
 
 app = typer.Typer(
     name="attention",
-    help="Sagas parked in NEEDS_ATTENTION: list them, retry or resolve a compensation.",
+    help="Sagas parked in NEEDS_ATTENTION: list them, retry, or propose and approve a resolution.",
     no_args_is_help=True,
 )
 COLUMNS = ("saga_id", "saga_type", "key", "failed_step", "parked_on", "last_error")
@@ -52,39 +52,58 @@ def retry(
     ctx: typer.Context,
     key: Key,
     saga_type: SagaType,
-    operator: Operator,
     note: Annotated[str, typer.Option(help="Why.")] = "",
     output: Output = OutputFormat.TABLE,
 ) -> None:
     """Run the parked compensation again, with its full retry spec; a saga parked on a step
-    (past its pivot, or on an unknown outcome) runs the step again."""
+    (past its pivot, or on an unknown outcome) runs the step again. One operator is enough."""
     _act(
         ctx,
         saga_type,
         key,
         OperatorDecision.RETRY,
-        OperatorAction(operator=operator, note=note),
+        lambda saga: saga.retry_compensation(note),
         output,
     )
 
 
 @app.command()
-def resolve(
+def propose(
     ctx: typer.Context,
     key: Key,
     saga_type: SagaType,
-    operator: Operator,
     note: Annotated[str, typer.Option(help="What was done by hand.")],
     output: Output = OutputFormat.TABLE,
 ) -> None:
-    """Record that the compensation (or the parked step) was done by hand; the saga ends
-    RESOLVED once the remaining compensations ran."""
+    """Propose that the parked compensation (or step) was done by hand; prints the proposal id
+    that another operator's `attention approve` names."""
+    _act(
+        ctx,
+        saga_type,
+        key,
+        OperatorDecision.PROPOSE,
+        lambda saga: saga.propose_resolution(note),
+        output,
+    )
+
+
+@app.command()
+def approve(
+    ctx: typer.Context,
+    key: Key,
+    saga_type: SagaType,
+    proposal: Annotated[str, typer.Option(help="The proposal id `attention propose` printed.")],
+    note: Annotated[str, typer.Option(help="Why.")] = "",
+    output: Output = OutputFormat.TABLE,
+) -> None:
+    """Approve another operator's proposal: the saga records the resolution and ends RESOLVED
+    once the remaining compensations ran. Refused for the proposer, or if the saga changed."""
     _act(
         ctx,
         saga_type,
         key,
         OperatorDecision.RESOLVE,
-        OperatorAction(operator=operator, note=note),
+        lambda saga: saga.approve_resolution(proposal, note),
         output,
     )
 
@@ -94,26 +113,23 @@ def _act(
     saga_type: str,
     key: str,
     decision: OperatorDecision,
-    action: OperatorAction,
+    action: Callable[[SagaHandle], Awaitable[str]],
     output: OutputFormat,
 ) -> None:
     invocation = Invocation.of(ctx)
 
-    async def acted() -> tuple[str, SagaStatus]:
+    async def acted() -> tuple[SagaHandle, str]:
         saga = (await invocation.client()).saga(saga_type, key)
-        if decision is OperatorDecision.RETRY:
-            return saga.saga_id, await saga.retry_compensation(action)
-        return saga.saga_id, await saga.resolve(action)
+        return saga, await action(saga)
 
-    saga_id, status = invocation.run(acted())
-    line = f"{saga_id}: {status.value} after {decision.value} by {action.operator}"
-    facts = {
-        "saga_id": saga_id,
-        "decision": decision,
-        "operator": action.operator,
-        "status": status,
-    }
-    emit(said(line, facts), output)
+    saga, result = invocation.run(acted())
+    facts = {"saga_id": saga.saga_id, "decision": decision, "operator": saga.acting_as}
+    if decision is OperatorDecision.PROPOSE:
+        line = f"{saga.saga_id}: proposal {result} by {saga.acting_as}"
+        emit(said(line, facts | {"proposal_id": result}), output)
+    else:
+        line = f"{saga.saga_id}: {result} after {decision.value} by {saga.acting_as}"
+        emit(said(line, facts | {"status": result}), output)
 
 
 def _parked_on(view: SagaView) -> str:

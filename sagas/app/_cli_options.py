@@ -34,4 +34,3 @@ StatusFilter = Annotated[
     SagaStatus | None,
     typer.Option("--status", "-s", help="Only sagas in this status.", case_sensitive=False),
 ]
-Operator = Annotated[str, typer.Option(help="Who acts, as the audit trail records it.")]

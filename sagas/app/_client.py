@@ -29,7 +29,6 @@ from sagas.engine import (
     SAGA_STATUS,
     SAGA_TYPE,
     FailureReason,
-    OperatorAction,
     SagaOutcome,
     SagaRequest,
     SagaStatus,
@@ -108,8 +107,11 @@ class FundsagaClient:
         audit_completed: bool = False,
         step_mode: str = "activity",
         workflow_type: str | None = None,
+        operator: str | None = None,
     ) -> None:
-        """`workflow_type` replaces the workflow type transfers start as (tests, benchmarks)."""
+        """`workflow_type` replaces the workflow type transfers start as (tests, benchmarks);
+        `operator` is who this client's operator actions are by (None: the OS user)."""
+        self.operator = operator
         self.temporal = temporal
         self.task_queue = task_queue
         self.ledger = ledger
@@ -129,8 +131,8 @@ class FundsagaClient:
     def configured(
         cls, temporal: Client, settings: Settings, ledger: Ledger | None
     ) -> FundsagaClient:
-        """A client on `temporal` with the task queue, saga types, audit and step mode of
-        `settings`."""
+        """A client on `temporal` with the task queue, saga types, audit, step mode and operator
+        of `settings`."""
         return cls(
             temporal,
             settings.task_queue,
@@ -138,6 +140,7 @@ class FundsagaClient:
             registry=load_registry(settings.saga_module_names),
             audit_completed=settings.audit_completed,
             step_mode=settings.step_mode,
+            operator=settings.operator.strip() or None,
         )
 
     # ---- any saga type
@@ -164,7 +167,8 @@ class FundsagaClient:
 
     def saga(self, saga_type: str, idempotency_key: str) -> SagaHandle:
         """The saga of this type and key, to view, wait for, cancel or operate (no RPC)."""
-        return SagaHandle(self.temporal, self.registry.get(saga_type).name, idempotency_key)
+        name = self.registry.get(saga_type).name
+        return SagaHandle(self.temporal, name, idempotency_key, self.operator)
 
     async def list_sagas(
         self, saga_type: str | None = None, status: SagaStatus | None = None
@@ -252,11 +256,8 @@ class FundsagaClient:
     async def is_closed(self, idempotency_key: str) -> bool:
         return await self.saga(TRANSFER, idempotency_key).is_closed()
 
-    async def retry_compensation(self, idempotency_key: str, action: OperatorAction) -> SagaStatus:
-        return await self.saga(TRANSFER, idempotency_key).retry_compensation(action)
-
-    async def resolve(self, idempotency_key: str, action: OperatorAction) -> SagaStatus:
-        return await self.saga(TRANSFER, idempotency_key).resolve(action)
+    async def retry_compensation(self, idempotency_key: str, note: str = "") -> SagaStatus:
+        return await self.saga(TRANSFER, idempotency_key).retry_compensation(note)
 
     async def list_transfers(self, status: SagaStatus | None = None) -> list[tuple[str, str]]:
         """(saga id, SagaStatus) of every transfer, newest first, optionally of one status."""

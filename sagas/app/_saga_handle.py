@@ -16,7 +16,8 @@ from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError, RPCStatusCode
 
 from sagas.engine import (
-    RESOLVE_UPDATE,
+    APPROVE_UPDATE,
+    PROPOSE_UPDATE,
     RETRY_UPDATE,
     VIEW_QUERY,
     OperatorAction,
@@ -25,7 +26,18 @@ from sagas.engine import (
     SagaView,
     completed_or_raise,
 )
-from sagas.foundations import NotParkedError, SagaNotFoundError
+from sagas.foundations import (
+    FundsagaError,
+    NotParkedError,
+    ProposalStaleError,
+    SagaNotFoundError,
+    SameOperatorError,
+    os_user,
+)
+
+_REFUSALS: dict[str, type[FundsagaError]] = {
+    error.__name__: error for error in (NotParkedError, ProposalStaleError, SameOperatorError)
+}
 
 
 def saga_id(saga_type: str, idempotency_key: str) -> str:
@@ -40,6 +52,8 @@ class SagaHandle:
     temporal: Client
     saga_type: str
     idempotency_key: str
+    operator: str | None = None
+    """Who the operator actions are by; None: the operating-system user."""
 
     @property
     def saga_id(self) -> str:
@@ -108,27 +122,49 @@ class SagaHandle:
                 raise SagaNotFoundError(f"no saga {self.saga_id}") from err
             raise
 
-    async def retry_compensation(self, action: OperatorAction) -> SagaStatus:
-        return await self._operator_update(RETRY_UPDATE, action)
+    async def retry_compensation(self, note: str = "") -> SagaStatus:
+        """Run the parked compensation (or step) again; one operator is enough."""
+        status: SagaStatus = await self._operator_update(
+            RETRY_UPDATE, self._action(note), SagaStatus
+        )
+        return status
 
-    async def resolve(self, action: OperatorAction) -> SagaStatus:
-        return await self._operator_update(RESOLVE_UPDATE, action)
+    async def propose_resolution(self, note: str) -> str:
+        """Propose that what the saga is parked on was done by hand; returns the proposal id
+        another operator's `approve_resolution` names."""
+        proposal_id: str = await self._operator_update(PROPOSE_UPDATE, self._action(note), str)
+        return proposal_id
 
-    async def _operator_update(self, update: str, action: OperatorAction) -> SagaStatus:
+    async def approve_resolution(self, proposal_id: str, note: str = "") -> SagaStatus:
+        """Approve another operator's proposal: the saga records the resolution and goes on.
+
+        Raises SameOperatorError for the proposer's own approval, ProposalStaleError when the
+        proposal is not the saga's open one or the saga changed since it was made.
+        """
+        action = self._action(note).model_copy(update={"proposal_id": proposal_id})
+        status: SagaStatus = await self._operator_update(APPROVE_UPDATE, action, SagaStatus)
+        return status
+
+    @property
+    def acting_as(self) -> str:
+        """The operator this handle's actions are by: its own, else the OS user."""
+        return self.operator or os_user()
+
+    def _action(self, note: str) -> OperatorAction:
+        return OperatorAction(operator=self.acting_as, note=note)
+
+    async def _operator_update(self, update: str, action: OperatorAction, result: type) -> Any:
         try:
-            status: SagaStatus = await self.workflow.execute_update(
-                update, action, result_type=SagaStatus
-            )
+            return await self.workflow.execute_update(update, action, result_type=result)
         except WorkflowUpdateFailedError as err:
             cause = err.cause
-            if isinstance(cause, ApplicationError) and cause.type == NotParkedError.__name__:
-                raise NotParkedError(cause.message) from err
+            if isinstance(cause, ApplicationError) and cause.type in _REFUSALS:
+                raise _REFUSALS[cause.type](cause.message) from err
             raise
         except RPCError as err:
             if err.status is RPCStatusCode.NOT_FOUND:
                 raise NotParkedError(f"saga {self.saga_id} is closed or unknown") from err
             raise
-        return status
 
 
 async def _query_view(handle: WorkflowHandle[Any, Any]) -> SagaView:

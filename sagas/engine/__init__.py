@@ -61,10 +61,17 @@ from sagas.engine._search_attributes import SAGA_STATUS, SAGA_TYPE
 from sagas.engine._snapshot import CompensationEntry, RunClaim, Snapshot
 from sagas.engine._status import SagaStatus
 from sagas.engine._step_guard import SnapshotStore, step_guard, to_application_error
-from sagas.engine._workflow_base import RESOLVE_UPDATE, RETRY_UPDATE, VIEW_QUERY, SagaWorkflow
+from sagas.engine._workflow_base import (
+    APPROVE_UPDATE,
+    PROPOSE_UPDATE,
+    RETRY_UPDATE,
+    VIEW_QUERY,
+    SagaWorkflow,
+)
 
 __all__ = [
     "ANCHOR_ACTIVITY",
+    "APPROVE_UPDATE",
     "AUDIT_ACTIVITY",
     "AUDIT_COMPLETED_MEMO",
     "AUDIT_RETRY",
@@ -74,7 +81,7 @@ __all__ = [
     "FAULTS_ENV_VAR",
     "MAX_WAIT",
     "PRESETS",
-    "RESOLVE_UPDATE",
+    "PROPOSE_UPDATE",
     "RETRY_SPECS_ACTIVITY",
     "RETRY_UPDATE",
     "SAGA_STATUS",

@@ -30,7 +30,8 @@ class AuditKind(StrEnum):
     COMPLETED = "completed"  # the saga completed (recorded only when configured)
     NEEDS_ATTENTION = "needs_attention"  # a compensation exhausted its retries; the saga parked
     OPERATOR_RETRY = "operator_retry"  # an operator asked to retry the parked compensation
-    OPERATOR_RESOLVE = "operator_resolve"  # an operator resolved the parked compensation by hand
+    RESOLUTION_PROPOSED = "resolution_proposed"  # an operator proposed to resolve by hand
+    RESOLUTION_APPROVED = "resolution_approved"  # another operator approved it: resolved
 
 
 class AuditReceipt(BaseModel):

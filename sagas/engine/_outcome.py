@@ -36,8 +36,9 @@ class OperatorDecision(StrEnum):
     """What an operator decided for a parked saga."""
 
     RETRY = "retry"  # run the parked compensation (or, parked on a step, the step) again
-    RESOLVE = "resolve"  # done by hand: the compensation is popped, or the parked step ends
-    # the saga RESOLVED
+    PROPOSE = "propose"  # propose a resolution by hand; another operator approves it
+    RESOLVE = "resolve"  # approve a proposal: the compensation is popped, or the parked step
+    # ends the saga RESOLVED
 
 
 class StepFailure(BaseModel):
@@ -69,6 +70,8 @@ class OperatorAction(BaseModel):
     note: str = Field(default="", max_length=4000)
     decision: OperatorDecision | None = None
     """Filled in by the saga."""
+    proposal_id: str | None = Field(default=None, max_length=40)
+    """The proposal an approval names; the saga fills it in on a proposal."""
 
 
 class SagaView(BaseModel):

@@ -35,6 +35,7 @@ from sagas.engine._outcome import (
     SagaView,
     StepFailure,
 )
+from sagas.engine._resolution import ParkedAt, Proposals
 from sagas.engine._retry import RetrySpec
 from sagas.engine._retry_delay import RETRIES_EXHAUSTED
 from sagas.engine._retry_specs import (
@@ -49,7 +50,7 @@ from sagas.engine._search_attributes import SAGA_STATUS, SAGA_TYPE
 from sagas.engine._snapshot import CompensationEntry, Snapshot
 from sagas.engine._status import SagaStatus
 from sagas.engine._workflow_util import uncancellable
-from sagas.foundations import SagaIdReusedError, is_business_error_type
+from sagas.foundations import ResolutionRefusedError, SagaIdReusedError, is_business_error_type
 
 CLOSING_RECORD = "terminal"
 """Dedupe suffix of the one record a saga writes as it closes, whatever its kind."""
@@ -84,6 +85,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
         self._decision: tuple[OperatorDecision, OperatorAction] | None = None
         self.decisions_applied = 0
         self._parkings = 0
+        self.proposals = Proposals()
         self.forward_only = False
         """The pivot step has started: from now on nothing is compensated."""
         self._parked_forward = False
@@ -131,6 +133,35 @@ class SagaRuntime(Generic[RequestT, StateT]):
         """Record an operator's decision; returns the count to wait for."""
         self._decision = (decision, action.model_copy(update={"decision": decision}))
         return self.decisions_applied + 1
+
+    def parked_at(self) -> ParkedAt:
+        stack = [entry.step_name for entry in reversed(self.stack)]
+        on_step = self.failure.step_name if self.failure is not None else None
+        return ParkedAt(
+            parking=self._parkings,
+            parked_on=on_step if self._parked_forward else next(iter(stack), None),
+            stack=stack,
+        )
+
+    async def propose(self, action: OperatorAction) -> str:
+        """Record an operator's proposal to resolve the parked saga; returns its id."""
+        proposal = self.proposals.draft(action, self.parked_at())
+        proposed = action.model_copy(
+            update={"decision": OperatorDecision.PROPOSE, "proposal_id": proposal.proposal_id}
+        )
+        self.operator_actions.append(proposed)
+        payload = self._outcome_payload() | {
+            "operator_action": proposed.model_dump(mode="json", exclude_none=True),
+            "proposal": proposal.model_dump(mode="json"),
+        }
+        await self._audit(
+            AuditKind.RESOLUTION_PROPOSED, f"proposal:{proposal.proposal_id}", payload
+        )
+        self.proposals.recorded(proposal)
+        return proposal.proposal_id
+
+    def approval_refusal(self, action: OperatorAction) -> ResolutionRefusedError | None:
+        return self.proposals.refusal(action, self.parked_at())
 
     async def run(self) -> SagaOutcome:
         """Run the saga to its end; every business end completes the workflow with its outcome."""
@@ -500,9 +531,11 @@ class SagaRuntime(Generic[RequestT, StateT]):
         kind = (
             AuditKind.OPERATOR_RETRY
             if decision is OperatorDecision.RETRY
-            else AuditKind.OPERATOR_RESOLVE
+            else AuditKind.RESOLUTION_APPROVED
         )
-        payload = self._outcome_payload() | {"operator_action": action.model_dump(mode="json")}
+        payload = self._outcome_payload() | {
+            "operator_action": action.model_dump(mode="json", exclude_none=True)
+        }
         await self._audit(kind, f"operator:{len(self.operator_actions)}", payload)
         self._decision = None
         self._set_status(resume_as)

@@ -25,7 +25,8 @@ from sagas.foundations import InvalidRequestError, NotParkedError, invalid_reque
 
 VIEW_QUERY = "saga_state"  # the wire name predates `view`; kept for `temporal workflow query`
 RETRY_UPDATE = "retry_compensation"
-RESOLVE_UPDATE = "resolve_compensation"
+PROPOSE_UPDATE = "propose_resolution"
+APPROVE_UPDATE = "approve_resolution"
 
 
 def _payload_of(value: Any) -> Any:
@@ -95,14 +96,27 @@ class SagaWorkflow:
     def _validate_retry(self, action: OperatorAction) -> None:
         self._require_parked()
 
-    @workflow.update(name=RESOLVE_UPDATE)
-    async def resolve_compensation(self, action: OperatorAction) -> SagaStatus:
-        """Record that an operator undid the parked compensation by hand; the saga continues."""
+    @workflow.update(name=PROPOSE_UPDATE)
+    async def propose_resolution(self, action: OperatorAction) -> str:
+        """Propose that the parked compensation (or step) was done by hand; returns the
+        proposal's id, which another operator's approval names."""
+        return await self._require_runtime().propose(action)
+
+    @propose_resolution.validator
+    def _validate_propose(self, action: OperatorAction) -> None:
+        self._require_parked()
+
+    @workflow.update(name=APPROVE_UPDATE)
+    async def approve_resolution(self, action: OperatorAction) -> SagaStatus:
+        """Approve the open proposal: the saga records the resolution and continues."""
         return await self._apply(OperatorDecision.RESOLVE, action)
 
-    @resolve_compensation.validator
-    def _validate_resolve(self, action: OperatorAction) -> None:
+    @approve_resolution.validator
+    def _validate_approve(self, action: OperatorAction) -> None:
         self._require_parked()
+        refusal = self._require_runtime().approval_refusal(action)
+        if refusal is not None:
+            raise ApplicationError(str(refusal), type=type(refusal).__name__, non_retryable=True)
 
     def _require_parked(self) -> None:
         runtime = self._require_runtime()

@@ -23,9 +23,12 @@ from sagas.foundations._errors import (
     InvalidRequestError,
     LimitExceededError,
     NotParkedError,
+    ProposalStaleError,
     RegistrationError,
+    ResolutionRefusedError,
     SagaIdReusedError,
     SagaNotFoundError,
+    SameOperatorError,
     SerializationFailureError,
     StepTimeoutError,
     TransientError,
@@ -38,7 +41,7 @@ from sagas.foundations._errors import (
 )
 from sagas.foundations._money import MAX_MINOR_UNITS, Money, parse_money
 from sagas.foundations._retry_class import RetryClass
-from sagas.foundations._settings import DEFAULT_HOME, Settings, load_settings
+from sagas.foundations._settings import DEFAULT_HOME, Settings, load_settings, os_user
 from sagas.foundations._validation import check_account_id, check_text, invalid_request_from
 
 __all__ = [
@@ -66,10 +69,13 @@ __all__ = [
     "LimitExceededError",
     "Money",
     "NotParkedError",
+    "ProposalStaleError",
     "RegistrationError",
+    "ResolutionRefusedError",
     "RetryClass",
     "SagaIdReusedError",
     "SagaNotFoundError",
+    "SameOperatorError",
     "SerializationFailureError",
     "Settings",
     "StepTimeoutError",
@@ -88,6 +94,7 @@ __all__ = [
     "load_settings",
     "make_engine",
     "non_retryable_error_types",
+    "os_user",
     "parse_money",
     "retry_class_of",
     "sha256_hex",

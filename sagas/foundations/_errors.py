@@ -5,6 +5,9 @@
     ├── IdempotencyConflictError   same idempotency key, different request
     ├── SagaNotFoundError          no saga for that key
     ├── NotParkedError             an operator action on a saga that is not waiting for one
+    ├── ResolutionRefusedError     an approval the saga refuses (maker-checker)
+    │   ├── ProposalStaleError         it names no open proposal, or the saga changed since
+    │   └── SameOperatorError          the approver is the operator who proposed
     ├── RegistrationError          a saga type is declared inconsistently; the worker refuses it
     ├── SagaIdReusedError          non-retryable: another run chain took effects under this id
     ├── EffectCompensatedError     non-retryable: an action found its own effect compensated
@@ -89,6 +92,18 @@ class SagaNotFoundError(FundsagaError):
 
 class NotParkedError(FundsagaError):
     """An operator action was sent to a saga that is not in NEEDS_ATTENTION."""
+
+
+class ResolutionRefusedError(FundsagaError):
+    """An approval of a resolution the saga refused; nothing changed."""
+
+
+class ProposalStaleError(ResolutionRefusedError):
+    """The approval names no open proposal: unknown, superseded, or the saga changed since."""
+
+
+class SameOperatorError(ResolutionRefusedError):
+    """The approver is the operator who proposed: a resolution needs two operators."""
 
 
 class RegistrationError(FundsagaError):

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import getpass
 from pathlib import Path
 from typing import Literal
 
 from pydantic import Field, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from sagas.foundations._errors import InvalidRequestError
 from sagas.foundations._validation import invalid_request_from
 
 DEFAULT_HOME = Path(".fundsaga")
@@ -48,6 +50,8 @@ class Settings(BaseSettings):
     when each saga starts."""
     saga_modules: str = Field("", alias="FUNDSAGA_SAGA_MODULES")
     """Comma-separated modules whose `SAGA_TYPES` workers and clients register."""
+    operator: str = Field("", alias="FUNDSAGA_OPERATOR", max_length=200)
+    """Who this client's operator actions are by; empty: the operating-system user."""
 
     @property
     def audit_public_key_paths(self) -> list[Path]:
@@ -56,6 +60,16 @@ class Settings(BaseSettings):
     @property
     def saga_module_names(self) -> list[str]:
         return [name.strip() for name in self.saga_modules.split(",") if name.strip()]
+
+
+def os_user() -> str:
+    """The operating-system user running this process."""
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        raise InvalidRequestError(
+            "FUNDSAGA_OPERATOR", "not set, and the operating-system user is unknown"
+        ) from None
 
 
 def load_settings() -> Settings:

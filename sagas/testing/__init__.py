@@ -9,6 +9,7 @@
   checked against the expected end and the ledger's and audit trail's invariants;
 - `ReplayGuard(scenario, directory)`: record one type's histories, replay them against today's
   code (`python -m sagas.testing record MODULE:SCENARIO DIRECTORY`);
+- `resolve_by_two(saga, note)`: a resolution proposed by one operator, approved by another;
 - `assert_eventually(check)`.
 
 docs/adding-a-saga.md shows them at work.
@@ -35,6 +36,7 @@ from sagas.testing._ledger_checks import (
 )
 from sagas.testing._matrix import Decision, Expected, Fault, MatrixCase
 from sagas.testing._matrix_run import CaseRun, ClearableFaults, run_case
+from sagas.testing._operators import resolve_by_two
 from sagas.testing._replay import ReplayGuard, load_history
 from sagas.testing._scenario import KeyCheck, KeyScheme, SagaScenario, step_keys
 
@@ -61,6 +63,7 @@ __all__ = [
     "load_history",
     "money_on",
     "new_task_queue",
+    "resolve_by_two",
     "run_case",
     "saga_worker",
     "sqlite_ledger",

@@ -37,7 +37,7 @@ RULE_KIND = {
 
 class Decision(StrEnum):
     RETRY = "retry"  # the operator retries the parked compensation on a healthy worker
-    RESOLVE = "resolve"  # the operator undoes the step by hand and resolves the saga
+    RESOLVE = "resolve"  # an operator undoes the step by hand, proposes, and another approves
 
 
 COMPENSATED = "compensated"
@@ -224,7 +224,11 @@ def _compensation_expected(
         ),
         audit=(
             AuditKind.NEEDS_ATTENTION,
-            AuditKind.OPERATOR_RETRY if retry else AuditKind.OPERATOR_RESOLVE,
+            *(
+                (AuditKind.OPERATOR_RETRY,)
+                if retry
+                else (AuditKind.RESOLUTION_PROPOSED, AuditKind.RESOLUTION_APPROVED)
+            ),
             AuditKind.TERMINAL,
         ),
         operator_sees=SagaStatus.COMPENSATING if below else final,

@@ -10,14 +10,11 @@ from temporalio.client import WorkflowExecutionStatus, WorkflowHandle
 from temporalio.testing import ActivityEnvironment, WorkflowEnvironment
 from temporalio.worker import Worker
 
-from sagas.app import activity_name, saga_id
+from sagas.app import SagaHandle, activity_name, saga_id
 from sagas.audit import AuditStore
 from sagas.engine import (
-    RESOLVE_UPDATE,
-    RETRY_UPDATE,
     VIEW_QUERY,
     FaultPlan,
-    OperatorAction,
     Phase,
     SagaOutcome,
     SagaRequest,
@@ -28,9 +25,10 @@ from sagas.engine import (
 from sagas.ledger import Ledger
 from sagas.testing._environments import new_task_queue, saga_worker
 from sagas.testing._matrix import Decision, MatrixCase
+from sagas.testing._operators import MAKER, resolve_by_two
 from sagas.testing._scenario import SagaScenario
 
-OPERATOR = OperatorAction(operator="matrix-operator", note="fixed the cause")
+NOTE = "fixed the cause"
 
 
 @dataclass(frozen=True)
@@ -89,8 +87,7 @@ async def run_case(
         faults.clear()
         if case.decision is Decision.RESOLVE:
             _compensate_by_hand(worker, case, request, parked, _run_chain(handle))
-        update = RETRY_UPDATE if case.decision is Decision.RETRY else RESOLVE_UPDATE
-        saw = await handle.execute_update(update, OPERATOR, result_type=SagaStatus)
+        saw = await _act(env, case, request)
         closed = await _closed(handle)
     return CaseRun(
         outcome=closed.outcome,
@@ -100,6 +97,14 @@ async def run_case(
         audit_while_parked=audit,
         operator_saw=saw,
     )
+
+
+async def _act(env: WorkflowEnvironment, case: MatrixCase, request: SagaRequest) -> SagaStatus:
+    """The case's decision: a retry by one operator, or a resolution by two."""
+    saga = SagaHandle(env.client, case.saga_type, request.idempotency_key, MAKER)
+    if case.decision is Decision.RETRY:
+        return await saga.retry_compensation(NOTE)
+    return await resolve_by_two(saga, NOTE)
 
 
 async def _closed(handle: WorkflowHandle[Any, Any]) -> CaseRun:

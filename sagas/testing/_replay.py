@@ -25,7 +25,7 @@ from sagas.app import (
     workflow_type_name,
 )
 from sagas.audit import AuditStore
-from sagas.engine import OperatorAction, SagaOutcome, SagaStatus, parse_faults
+from sagas.engine import SagaOutcome, SagaStatus, parse_faults
 from sagas.ledger import Ledger
 from sagas.testing._environments import (
     dev_server_environment,
@@ -43,9 +43,10 @@ from sagas.testing._histories import (
     outcomes,
 )
 from sagas.testing._matrix_run import ClearableFaults
+from sagas.testing._operators import MAKER, resolve_by_two
 from sagas.testing._scenario import SagaScenario
 
-RECORDER = OperatorAction(operator="recorder", note="recorded for the determinism guard")
+NOTE = "recorded for the determinism guard"
 
 
 def load_history(path: Path) -> WorkflowHistory:
@@ -138,6 +139,7 @@ async def _record_one(
                 ledger,
                 registry=SagaRegistry([saga_type]),
                 step_mode=step_mode,
+                operator=MAKER,
             )
             handle = await client.start(saga_type.name, scenario.request(key))
             saga = client.saga(saga_type.name, key)
@@ -145,9 +147,9 @@ async def _record_one(
                 await _wait_parked(saga, handle)
                 faults.clear()
             if outcome is Outcome.RESOLVED:
-                await saga.resolve(RECORDER)
+                await resolve_by_two(saga, NOTE)
             elif outcome in (Outcome.RETRIED, Outcome.FORWARD_RETRIED):
-                await saga.retry_compensation(RECORDER)
+                await saga.retry_compensation(NOTE)
             if outcome is not Outcome.NEEDS_ATTENTION:
                 await handle.result()
             history = await handle.fetch_history()

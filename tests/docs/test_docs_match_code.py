@@ -15,7 +15,8 @@ import typer.main
 from typer.core import TyperGroup
 
 from sagas import (
-    RESOLVE_UPDATE,
+    APPROVE_UPDATE,
+    PROPOSE_UPDATE,
     RETRY_UPDATE,
     VIEW_QUERY,
     OperatorAction,
@@ -116,7 +117,7 @@ def test_query_and_update_examples_use_the_real_names() -> None:
     assert f"--name {VIEW_QUERY}" in read_doc("transfer-input.md")
     updates = list(shell_commands(read_doc("operations.md"), "temporal workflow update execute"))
     assert sorted(flags(words)["--name"][0] for words in updates) == sorted(
-        [RETRY_UPDATE, RESOLVE_UPDATE]
+        [RETRY_UPDATE, PROPOSE_UPDATE, APPROVE_UPDATE]
     )
     for words in updates:
         OperatorAction.model_validate_json(flags(words)["--input"][0])

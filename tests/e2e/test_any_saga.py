@@ -20,7 +20,6 @@ from temporalio.testing import WorkflowEnvironment
 from sagas import (
     FailureReason,
     InvalidRequestError,
-    OperatorAction,
     RegistrationError,
     SagaCompensatedError,
     SagaRejectedError,
@@ -33,6 +32,7 @@ from sagas.app import FundsagaClient, SagaHandle, SagaRegistry, build_worker, lo
 from sagas.audit import AuditStore
 from sagas.engine import AuditKind
 from sagas.ledger import Ledger
+from sagas.testing import resolve_by_two
 from tests.e2e.conftest import TemporalCli, eur
 from tests.escrow import ESCROW
 from tests.fixtures_temporal import new_task_queue
@@ -179,15 +179,17 @@ async def test_parked_waits_for_an_operator_and_resolved_ends_as_the_table_says(
     assert (saga.saga_id, "escrow", "NEEDS_ATTENTION") in await parking_client.list_sagas(
         status=SagaStatus.NEEDS_ATTENTION
     )
-    status = await saga.resolve(OperatorAction(operator="ana", note="hold voided by hand"))
+    status = await resolve_by_two(saga, "hold voided by hand", maker="ana", checker="bo")
     with pytest.raises(SagaResolvedError) as resolved:
         await saga.wait()
 
     assert status is SagaStatus.RESOLVED
-    assert resolved.value.outcome.operator_actions[0].operator == "ana"
+    actions = resolved.value.outcome.operator_actions
+    assert [(a.operator, a.decision) for a in actions] == [("ana", "propose"), ("bo", "resolve")]
     assert kinds(audit_store, saga.saga_id) == [
         AuditKind.NEEDS_ATTENTION,
-        AuditKind.OPERATOR_RESOLVE,
+        AuditKind.RESOLUTION_PROPOSED,
+        AuditKind.RESOLUTION_APPROVED,
         AuditKind.TERMINAL,
     ]
 

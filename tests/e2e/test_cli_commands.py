@@ -71,10 +71,14 @@ CASES = [
     Case("transfer list --status completed", 0, 1, LISTING),
     Case("attention list", 0, 1, LISTING),
     Case("attention list --type escrow", 0, 1, LISTING),
-    Case("attention retry {parked} --type escrow --operator ana", 0, 1),
-    Case("attention resolve {new_parked} --type escrow --operator ana --note by-hand", 0, 1),
-    Case("attention retry {completed} --type transfer --operator ana", 1, 1, NOTHING),
-    Case("attention resolve {parked} --type escrow --operator ana", 2, 2, NOTHING),
+    Case("attention retry {parked} --type escrow --note fixed", 0, 1),
+    Case("attention propose {new_parked} --type escrow --note by-hand", 0, 1),
+    Case("attention approve {proposed} --type escrow --proposal {proposal} --note ok", 0, 1),
+    Case("attention approve {proposed} --type escrow --proposal p99", 1, 1, NOTHING),
+    Case("attention retry {completed} --type transfer", 1, 1, NOTHING),
+    Case("attention propose {parked} --type escrow", 2, 2, NOTHING),
+    Case("attention approve {parked} --type escrow", 2, 2, NOTHING),
+    Case("attention retry {parked} --type escrow --operator ana", 2, 2, NOTHING),
     Case("accounts create {unknown} --currency EUR --opening-balance 5.00", 0, 0),
     Case("accounts create {unknown} --currency EUR --opening-balance 5.001", 2, 2, NOTHING),
     Case("accounts list", 0, 0, LISTING),
@@ -134,6 +138,12 @@ async def made(name: str, stack: Stack, *, live: bool) -> str:
         return await stack.start_transfer("slow", "bob")
     if name == "new_parked" and live:
         return await stack.park_escrow()
+    if name == "proposed" and live:
+        key = await stack.park_escrow()
+        await stack.propose(key)
+        return key
+    if name == "proposal" and live:  # the proposal of the `{proposed}` before it
+        return list(stack.proposals.values())[-1]
     return unique(name)
 
 

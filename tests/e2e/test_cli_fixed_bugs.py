@@ -8,7 +8,7 @@ import json
 import socket
 
 from sagas.audit import Checkpoint
-from tests.fixtures_cli import Stack, fundsaga, unique
+from tests.fixtures_cli import CLI_OPERATOR, Stack, fundsaga, unique
 
 
 async def test_accounts_list_as_json_with_one_account_is_a_list(
@@ -60,16 +60,17 @@ async def test_audit_checkpoint_to_a_file_says_what_it_wrote(cli_stack: Stack) -
 async def test_attention_resolves_a_parked_saga_that_is_not_a_transfer(cli_stack: Stack) -> None:
     key = await cli_stack.park_escrow()
     listed = await until_listed(cli_stack, f"escrow-{key}")
+    proposal = await cli_stack.propose(key)
 
     resolved = await fundsaga(
         cli_stack,
         "attention",
-        "resolve",
+        "approve",
         key,
         "--type",
         "escrow",
-        "--operator",
-        "ana",
+        "--proposal",
+        proposal,
         "--note",
         "hold voided by hand",
         "--output",
@@ -82,7 +83,7 @@ async def test_attention_resolves_a_parked_saga_that_is_not_a_transfer(cli_stack
     assert json.loads(resolved.stdout) == {
         "saga_id": f"escrow-{key}",
         "decision": "resolve",
-        "operator": "ana",
+        "operator": CLI_OPERATOR,
         "status": "RESOLVED",
     }
     assert (await cli_stack.client.saga("escrow", key).outcome()).status == "RESOLVED"

@@ -1,4 +1,5 @@
-"""Operators retry or resolve parked sagas from the CLI; each action is on the audit record."""
+"""Operators retry parked sagas from the CLI, alone; a resolution needs a proposal and an
+approval by another operator. Each action is on the audit record."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
-from sagas import SagaStatus, parse_faults
+from sagas import ProposalStaleError, SagaStatus, SameOperatorError, parse_faults
 from sagas.app import FundsagaClient, build_worker
 from sagas.audit import AuditStore
 from sagas.ledger import Ledger
@@ -32,8 +33,12 @@ async def worker(
         yield running
 
 
-def fast_client(env: WorkflowEnvironment, queue: str, ledger: Ledger) -> FundsagaClient:
-    return FundsagaClient(env.client, queue, ledger, workflow_type="FastTransferWorkflow")
+def fast_client(
+    env: WorkflowEnvironment, queue: str, ledger: Ledger, operator: str | None = None
+) -> FundsagaClient:
+    return FundsagaClient(
+        env.client, queue, ledger, workflow_type="FastTransferWorkflow", operator=operator
+    )
 
 
 async def park_one(client: FundsagaClient) -> str:
@@ -60,25 +65,19 @@ async def test_operator_retry_after_the_fix_completes_the_compensation(
     funded: Ledger,
     audit_store: AuditStore,
     capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setenv("FUNDSAGA_OPERATOR", "ana")
     client = fast_client(dev_env, cli_task_queue, funded)
     async with worker(dev_env, cli_task_queue, funded, audit_store, PARKING_FAULTS):
         key = await park_one(client)
         capsys.readouterr()
         assert await fundsaga("attention", "list", "--output", "json") == 0
         parked = json.loads(capsys.readouterr().out)
-        assert (
-            await fundsaga("attention", "retry", key, "--type", "transfer", "--operator", "ana")
-            == 0
-        )
+        assert await fundsaga("attention", "retry", key, "--type", "transfer") == 0
         still = capsys.readouterr().out
     async with worker(dev_env, cli_task_queue, funded, audit_store, ""):
-        assert (
-            await fundsaga(
-                "attention", "retry", key, "-t", "transfer", "--operator", "ana", "--note", "fixed"
-            )
-            == 0
-        )
+        assert await fundsaga("attention", "retry", key, "-t", "transfer", "--note", "fixed") == 0
         done = capsys.readouterr().out
         outcome = await client.outcome(key)
 
@@ -104,35 +103,41 @@ async def test_operator_retry_after_the_fix_completes_the_compensation(
     assert audit_store.verify().ok
 
 
-async def test_operator_resolve_ends_resolved_and_refuses_sagas_not_parked(
+async def test_a_proposal_approved_by_another_operator_resolves(
     dev_env: WorkflowEnvironment,
     cli_task_queue: str,
     funded: Ledger,
     audit_store: AuditStore,
     capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     client = fast_client(dev_env, cli_task_queue, funded)
     async with worker(dev_env, cli_task_queue, funded, audit_store, PARKING_FAULTS):
         key = await park_one(client)
-        assert (
-            await fundsaga(
-                "attention",
-                "resolve",
-                key,
-                "--type",
-                "transfer",
-                "--operator",
-                "bo",
-                "--note",
-                "reversed at the bank",
-            )
-            == 0
-        )
-        outcome = await client.outcome(key)
+        monkeypatch.setenv("FUNDSAGA_OPERATOR", "bo")
         capsys.readouterr()
-        refused = await fundsaga("attention", "retry", key, "-t", "transfer", "--operator", "bo")
-        error = capsys.readouterr().err
+        note = ("--note", "reversed at the bank", "--output", "json")
+        assert await fundsaga("attention", "propose", key, "-t", "transfer", *note) == 0
+        proposal = json.loads(capsys.readouterr().out)["proposal_id"]
+        by_proposer = await fundsaga(*approving(key, proposal))
+        own = capsys.readouterr().err
+        monkeypatch.delenv("FUNDSAGA_OPERATOR")
+        for name in ("LOGNAME", "USER", "LNAME", "USERNAME"):
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv("LOGNAME", "cy")  # the operating-system user
+        unknown = await fundsaga(*approving(key, "p9"))
+        stale = capsys.readouterr().err
+        assert await fundsaga(*approving(key, proposal)) == 0
+        approved = capsys.readouterr().out
+        outcome = await client.outcome(key)
+        refused = await fundsaga("attention", "retry", key, "-t", "transfer")
+        closed = capsys.readouterr().err
 
+    assert (by_proposer, unknown, refused) == (1, 1, 1)
+    assert f"SameOperatorError: bo proposed {proposal}" in own
+    assert "ProposalStaleError: proposal 'p9' is not the saga's open proposal" in stale
+    assert f"transfer-{key}: COMPENSATING after resolve by cy" in approved
+    assert f"NotParkedError: saga transfer-{key} is closed" in closed
     assert outcome.status is SagaStatus.RESOLVED
     assert [(c.step_name, c.result) for c in outcome.compensations] == [
         ("settle", "compensated"),
@@ -141,13 +146,79 @@ async def test_operator_resolve_ends_resolved_and_refuses_sagas_not_parked(
         ("capture", "compensated"),
         ("reserve", "compensated"),
     ]
-    kinds = [r.kind for r in audit_store.records(saga_id=outcome.saga_id)]
-    assert kinds == ["needs_attention", "operator_resolve", "terminal"]
-    resolve = audit_store.records(saga_id=outcome.saga_id)[1]
-    assert resolve.payload["operator_action"] == {
+    records = audit_store.records(saga_id=outcome.saga_id)
+    assert [r.kind for r in records] == [
+        "needs_attention",
+        "resolution_proposed",
+        "resolution_approved",
+        "terminal",
+    ]
+    assert records[1].payload["proposal"] == {
+        "proposal_id": proposal,
         "operator": "bo",
         "note": "reversed at the bank",
-        "decision": "resolve",
+        "at": {"parking": 1, "parked_on": "credit", "stack": ["credit", "capture", "reserve"]},
     }
-    assert refused == 1
-    assert f"NotParkedError: saga transfer-{key} is closed" in error
+    assert records[2].payload["operator_action"] == {
+        "operator": "cy",
+        "note": "checked",
+        "decision": "resolve",
+        "proposal_id": proposal,
+    }
+    assert audit_store.verify().ok
+
+
+async def test_an_approval_is_refused_once_the_saga_changed_or_a_newer_proposal_came(
+    dev_env: WorkflowEnvironment, cli_task_queue: str, funded: Ledger, audit_store: AuditStore
+) -> None:
+    ana = fast_client(dev_env, cli_task_queue, funded, operator="ana")
+    bo = fast_client(dev_env, cli_task_queue, funded, operator="bo")
+    async with worker(dev_env, cli_task_queue, funded, audit_store, PARKING_FAULTS):
+        key = await park_one(ana)
+        first = await ana.saga("transfer", key).propose_resolution("reversed at the bank")
+        assert await bo.retry_compensation(key) is SagaStatus.NEEDS_ATTENTION
+        with pytest.raises(ProposalStaleError, match=f"changed since proposal {first}"):
+            await bo.saga("transfer", key).approve_resolution(first)
+        second = await ana.saga("transfer", key).propose_resolution("reversed at the bank")
+        third = await ana.saga("transfer", key).propose_resolution("reversed, OPS-412")
+        with pytest.raises(ProposalStaleError, match=f"proposal '{second}' is not"):
+            await bo.saga("transfer", key).approve_resolution(second)
+        with pytest.raises(SameOperatorError):
+            await ana.saga("transfer", key).approve_resolution(third)
+        status = await bo.saga("transfer", key).approve_resolution(third, "checked")
+        outcome = await ana.outcome(key)
+
+    assert (first, second, third) == ("p1", "p2", "p3")
+    assert status is SagaStatus.COMPENSATING
+    assert outcome.status is SagaStatus.RESOLVED
+    assert [(a.operator, a.decision, a.proposal_id) for a in outcome.operator_actions] == [
+        ("ana", "propose", "p1"),
+        ("bo", "retry", None),
+        ("ana", "propose", "p2"),
+        ("ana", "propose", "p3"),
+        ("bo", "resolve", "p3"),
+    ]
+    assert [r.kind for r in audit_store.records(saga_id=outcome.saga_id)] == [
+        "needs_attention",
+        "resolution_proposed",
+        "operator_retry",
+        "needs_attention",
+        "resolution_proposed",
+        "resolution_proposed",
+        "resolution_approved",
+        "terminal",
+    ]
+
+
+def approving(key: str, proposal: str) -> tuple[str, ...]:
+    return (
+        "attention",
+        "approve",
+        key,
+        "-t",
+        "transfer",
+        "--proposal",
+        proposal,
+        "--note",
+        "checked",
+    )

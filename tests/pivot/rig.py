@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from temporalio.testing import WorkflowEnvironment
 
-from sagas import OperatorAction, SagaStatus, parse_faults, parse_money
+from sagas import SagaStatus, parse_faults, parse_money
 from sagas.app import FundsagaClient, SagaHandle, SagaRegistry
 from sagas.audit import AuditStore
 from sagas.ledger import Ledger
@@ -25,7 +25,7 @@ from sagas.testing import (
 )
 from tests.pivot import PAYOUT
 
-OPERATOR = OperatorAction(operator="ana", note="rail fixed")
+NOTE = "rail fixed"
 
 
 @dataclass

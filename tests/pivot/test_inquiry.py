@@ -11,8 +11,9 @@ import pytest
 
 from sagas import FailureReason, InquiryAnswer, SagaStatus
 from sagas.engine import InquiryRecord
+from sagas.testing import resolve_by_two
 from tests.pivot.activities import RAIL_SCRIPT
-from tests.pivot.rig import OPERATOR, Rig, faults
+from tests.pivot.rig import NOTE, Rig, faults
 
 UNKNOWN, EXECUTED, NOT_EXECUTED = (
     InquiryAnswer.UNKNOWN,
@@ -80,7 +81,7 @@ async def test_not_executed_at_the_pivot_parks_and_a_retry_sends(rig: Rig) -> No
     parked = await saga.view()
 
     rig.faults.clear()
-    await saga.retry_compensation(OPERATOR)
+    await saga.retry_compensation(NOTE)
     outcome = await saga.outcome()
 
     assert answers(parked.inquiries) == [("send", NOT_EXECUTED, 1)]
@@ -97,7 +98,7 @@ async def test_an_answer_that_stays_unknown_is_asked_again_then_parks(
     await rig.parked(saga)
     parked = await saga.view()
 
-    status = await saga.resolve(OPERATOR)
+    status = await resolve_by_two(saga, NOTE)
     outcome = await saga.outcome()
 
     assert answers(parked.inquiries) == [("send", UNKNOWN, 3)]
@@ -118,7 +119,7 @@ async def test_an_unknown_outcome_before_the_pivot_parks_instead_of_compensating
     parked = await saga.view()
 
     rig.faults.clear()
-    await saga.retry_compensation(OPERATOR)
+    await saga.retry_compensation(NOTE)
     outcome = await saga.outcome()
 
     assert parked.failure is not None

@@ -13,8 +13,9 @@ from sagas.engine import AuditKind
 from sagas.ledger import funding_account_id
 from sagas.testing import (
     assert_eventually,
+    resolve_by_two,
 )
-from tests.pivot.rig import OPERATOR, Rig, faults
+from tests.pivot.rig import NOTE, Rig, faults
 
 
 @faults("test-payout/debit=business")
@@ -35,7 +36,7 @@ async def test_a_business_error_at_the_pivot_parks_and_a_retry_goes_forward(rig:
     parked = await saga.view()
 
     rig.faults.clear()
-    status = await saga.retry_compensation(OPERATOR)
+    status = await saga.retry_compensation(NOTE)
     outcome = await saga.outcome()
 
     assert parked.failure is not None
@@ -59,7 +60,7 @@ async def test_a_step_after_the_pivot_retries_then_parks_and_resolve_ends_it(rig
     await rig.parked(saga)
     parked = await saga.view()
 
-    status = await saga.resolve(OPERATOR)
+    status = await resolve_by_two(saga, NOTE)
     outcome = await saga.outcome()
 
     assert parked.failure is not None
@@ -71,9 +72,13 @@ async def test_a_step_after_the_pivot_retries_then_parks_and_resolve_ends_it(rig
     assert rig.balance("acc") == "60.00 EUR"
     assert rig.audit_kinds(saga) == [
         AuditKind.NEEDS_ATTENTION,
-        AuditKind.OPERATOR_RESOLVE,
+        AuditKind.RESOLUTION_PROPOSED,
+        AuditKind.RESOLUTION_APPROVED,
         AuditKind.TERMINAL,
     ]
+    proposed = rig.store.records(saga_id=saga.saga_id)[1].payload["proposal"]
+    assert isinstance(proposed, dict)
+    assert proposed["at"] == {"parking": 1, "parked_on": "confirm", "stack": []}
 
 
 @faults("test-payout/confirm=transient*2")

@@ -305,13 +305,34 @@ async def test_operator_resolve_ends_resolved_and_updates_refused_when_not_parke
         with pytest.raises(WorkflowUpdateFailedError) as refused:
             await handle.execute_update("retry_compensation", OperatorAction(operator="bo"))
         await wait_parked(time_skipping_env, handle)
+        proposal = await handle.execute_update(
+            "propose_resolution", OperatorAction(operator="bo", note="refunded by hand")
+        )
         await handle.execute_update(
-            "resolve_compensation", OperatorAction(operator="bo", note="refunded by hand")
+            "approve_resolution", OperatorAction(operator="ana", proposal_id=proposal)
         )
         outcome = await outcome_of(handle)
 
+    assert proposal == "p1"
     assert outcome.status is SagaStatus.RESOLVED
-    assert [r.kind for r in steps.audit] == ["needs_attention", "operator_resolve", "terminal"]
+    assert [r.kind for r in steps.audit] == [
+        "needs_attention",
+        "resolution_proposed",
+        "resolution_approved",
+        "terminal",
+    ]
+    assert steps.audit[1].payload["proposal"] == {
+        "proposal_id": "p1",
+        "operator": "bo",
+        "note": "refunded by hand",
+        "at": {"parking": 1, "parked_on": "capture", "stack": ["capture", "reserve"]},
+    }
+    assert steps.audit[2].payload["operator_action"] == {
+        "operator": "ana",
+        "note": "",
+        "decision": "resolve",
+        "proposal_id": "p1",
+    }
     assert steps.types()[-1] == "transfer.reserve.undo"
     assert [c.result for c in outcome.compensations][-2:] == ["resolved_by_operator", "compensated"]
     cause = refused.value.cause

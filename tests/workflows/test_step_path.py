@@ -19,12 +19,12 @@ from temporalio import activity, workflow
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import UnsandboxedWorkflowRunner
 
-from sagas import InsufficientFundsError, OperatorAction, SagaStatus, parse_money
+from sagas import InsufficientFundsError, SagaStatus, parse_money
 from sagas.app import FundsagaClient, SagaHandle, build_worker
 from sagas.audit import open_audit_store
 from sagas.foundations import upgrade_database
 from sagas.ledger import Ledger
-from sagas.testing import assert_eventually
+from sagas.testing import assert_eventually, resolve_by_two
 from sagas.transfer import TRANSFER_SAGA
 from tests.fixtures_audit import TEST_KEYS
 from tests.fixtures_temporal import new_task_queue
@@ -124,7 +124,7 @@ async def test_a_step_reaches_its_ledger_effect_through_five_files_at_most(
         if pivot:  # the refused pivot parks on its step; resolving closes the saga
             await assert_eventually(lambda: parked(saga), timeout=timedelta(seconds=60))
             failure = (await saga.view()).failure
-            await saga.resolve(OperatorAction(operator="test", note="refused on purpose"))
+            await resolve_by_two(saga, "refused on purpose")
         outcome = await saga.outcome()
     store.close_connections()
     if not pivot:

@@ -1,0 +1,18 @@
+"""Operators in tests: a resolution needs two of them, a maker and a checker."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from sagas.app import SagaHandle
+from sagas.engine import SagaStatus
+
+MAKER, CHECKER = "maker", "checker"
+
+
+async def resolve_by_two(
+    saga: SagaHandle, note: str, *, maker: str = MAKER, checker: str = CHECKER
+) -> SagaStatus:
+    """Resolve the parked saga as operations do: `maker` proposes, `checker` approves."""
+    proposal = await replace(saga, operator=maker).propose_resolution(note)
+    return await replace(saga, operator=checker).approve_resolution(proposal, note)
