@@ -132,3 +132,19 @@ def test_account_pattern_and_unknown_inquiries(provider: str) -> None:
     call(f"{provider}/payouts", "POST", _payout(key, account="acct-unsure-7"))
     answers = [call(f"{provider}/payouts/{key}").body["status"] for _ in range(3)]
     assert answers == ["unknown", "unknown", "accepted"]
+
+
+def test_validation_declines_by_scenario_and_records_nothing(provider: str) -> None:
+    key = _key()
+    _scenario(provider, key=key, behaviour="decline", reason="sanctioned beneficiary")
+    refused = call(f"{provider}/validations", "POST", _payout(key))
+    assert (refused.status, refused.body["reason"]) == (422, "sanctioned beneficiary")
+    assert call(f"{provider}/validations", "POST", _payout(_key())).body["valid"] is True
+    assert call(f"{provider}/payouts/{key}").status == 404
+
+
+def test_settling_at_once_is_settled_before_the_answer(provider: str) -> None:
+    key = _key()
+    _scenario(provider, key=key, behaviour="settle-callback", settle_after_seconds=0)
+    call(f"{provider}/payouts", "POST", _payout(key))
+    assert call(f"{provider}/payouts/{key}").body["status"] == "settled"

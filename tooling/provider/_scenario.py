@@ -35,6 +35,7 @@ class Scenario:
     """How many times the settlement callback is sent: 0 lost, 1 once, 2 duplicated. None:
     never settle, except for settle-callback, which sends it once."""
     settle_after_seconds: float = 0.05
+    """0: settled before the payout is answered (an inquiry finds it settled at once)."""
     unknown_inquiries: int = 0
     """How many status inquiries answer `unknown` before the real status."""
 

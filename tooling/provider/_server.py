@@ -1,6 +1,8 @@
 """The simulator's HTTP API (JSON), on the standard library's threading HTTP server.
 
 POST   /payouts          {key, account, amount, currency, callback_url?}
+POST   /validations      the same body: 200, or 422 with a reason where the scenario declines;
+                         records nothing
 GET    /payouts/<key>    accepted | settled | declined | unknown; 404 for a key never seen
 POST   /scenarios        {key | account (glob), behaviour, options...}: how to answer
 DELETE /scenarios        forget every scenario
@@ -16,7 +18,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from tooling.provider._book import BadPayoutError, Book, PayoutRequest, PayoutStatus
-from tooling.provider._scenario import Scenario, ScenarioError
+from tooling.provider._scenario import Behaviour, Scenario, ScenarioError
 from tooling.provider._settlement import schedule_settlement
 
 
@@ -48,6 +50,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._answer(HTTPStatus.BAD_REQUEST, {"error": "the body is not JSON"})
         elif self.path == "/payouts":
             self._payout(body)
+        elif self.path == "/validations":
+            self._validation(body)
         elif self.path == "/scenarios":
             self._scenario(body)
         else:
@@ -68,6 +72,19 @@ class _Handler(BaseHTTPRequestHandler):
             return
         self.server.book.add_scenario(scenario)
         self._answer(HTTPStatus.CREATED, {"behaviour": scenario.behaviour.value})
+
+    def _validation(self, body: Any) -> None:
+        try:
+            request = PayoutRequest.from_json(body)
+        except BadPayoutError as err:
+            self._answer(HTTPStatus.BAD_REQUEST, {"error": str(err)})
+            return
+        scenario = self.server.book.scenario_for(request.key, request.account)
+        if scenario.behaviour is Behaviour.DECLINE:
+            refused = {"key": request.key, "reason": scenario.reason}
+            self._answer(HTTPStatus.UNPROCESSABLE_ENTITY, refused)
+        else:
+            self._answer(HTTPStatus.OK, {"key": request.key, "valid": True})
 
     def _payout(self, body: Any) -> None:
         book = self.server.book

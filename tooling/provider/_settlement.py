@@ -15,6 +15,10 @@ CALLBACK_TIMEOUT_SECONDS = 5.0
 
 
 def schedule_settlement(book: Book, key: str, callbacks: int, after_seconds: float) -> None:
+    """Settle after `after_seconds`; at once (before the payout is answered) when it is 0, and
+    only the callbacks go out later."""
+    if after_seconds <= 0:
+        book.settle(key)
     timer = threading.Timer(after_seconds, _settle, args=(book, key, callbacks))
     timer.daemon = True
     timer.start()
