@@ -2,14 +2,21 @@
 
 from workflows.audit import AuditAnchorWorkflow
 from workflows.fees import FeeCollectionWorkflow
+from workflows.payouts import ExternalPayoutWorkflow
 from workflows.transfer import TransferLocalStepsWorkflow, TransferWorkflow
 
-ALL_WORKFLOWS = [TransferWorkflow, TransferLocalStepsWorkflow, FeeCollectionWorkflow]
+ALL_WORKFLOWS = [
+    TransferWorkflow,
+    TransferLocalStepsWorkflow,
+    FeeCollectionWorkflow,
+    ExternalPayoutWorkflow,
+]
 """The built-in saga types' workflows, each with recorded histories (sagas.testing)."""
 
 __all__ = [
     "ALL_WORKFLOWS",
     "AuditAnchorWorkflow",
+    "ExternalPayoutWorkflow",
     "FeeCollectionWorkflow",
     "TransferLocalStepsWorkflow",
     "TransferWorkflow",

@@ -40,6 +40,12 @@ def test_accept_is_idempotent_by_key(provider: str) -> None:
     assert call(f"{provider}/payouts/{key}").body["status"] == "accepted"
 
 
+def test_a_key_is_read_percent_decoded(provider: str) -> None:
+    key = f"saga-{_key()}:submit:action"
+    call(f"{provider}/payouts", "POST", _payout(key))
+    assert call(f"{provider}/payouts/{key.replace(':', '%3A')}").body["key"] == key
+
+
 def test_same_key_other_body_is_a_conflict(provider: str) -> None:
     key = _key()
     call(f"{provider}/payouts", "POST", _payout(key))

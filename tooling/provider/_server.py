@@ -16,6 +16,7 @@ import time
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import unquote
 
 from tooling.provider._book import BadPayoutError, Book, PayoutRequest, PayoutStatus
 from tooling.provider._scenario import Behaviour, Scenario, ScenarioError
@@ -40,7 +41,7 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path == "/health":
             self._answer(HTTPStatus.OK, {"status": "ok"})
         elif self.path.startswith("/payouts/"):
-            self._status(self.path.removeprefix("/payouts/"))
+            self._status(unquote(self.path.removeprefix("/payouts/")))
         else:
             self._answer(HTTPStatus.NOT_FOUND, {"error": "no such resource"})
 
