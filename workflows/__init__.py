@@ -3,12 +3,14 @@
 from workflows.audit import AuditAnchorWorkflow
 from workflows.fees import FeeCollectionWorkflow
 from workflows.fx import FxTransferWorkflow
+from workflows.payouts import ExternalPayoutWorkflow
 from workflows.transfer import TransferLocalStepsWorkflow, TransferWorkflow
 
 ALL_WORKFLOWS = [
     TransferWorkflow,
     TransferLocalStepsWorkflow,
     FeeCollectionWorkflow,
+    ExternalPayoutWorkflow,
     FxTransferWorkflow,
 ]
 """The built-in saga types' workflows, each with recorded histories (sagas.testing)."""
@@ -16,6 +18,7 @@ ALL_WORKFLOWS = [
 __all__ = [
     "ALL_WORKFLOWS",
     "AuditAnchorWorkflow",
+    "ExternalPayoutWorkflow",
     "FeeCollectionWorkflow",
     "FxTransferWorkflow",
     "TransferLocalStepsWorkflow",

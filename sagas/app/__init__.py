@@ -28,6 +28,7 @@ from sagas.app._registry import (
     workflow_type_name,
 )
 from sagas.app._saga_handle import SagaHandle, saga_id
+from sagas.app._webhooks import WebhookServer, serve_webhooks
 from sagas.app._worker import build_worker, saga_workflow_runner
 
 
@@ -47,6 +48,7 @@ __all__ = [
     "SagaType",
     "TemporalUnreachableError",
     "TrailVerdict",
+    "WebhookServer",
     "WorkerContext",
     "activity_name",
     "anchor_head",
@@ -61,6 +63,7 @@ __all__ = [
     "run_cli",
     "saga_id",
     "saga_workflow_runner",
+    "serve_webhooks",
     "start_dev_server",
     "temporal_cli_path",
     "transfer_workflow_id",

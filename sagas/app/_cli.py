@@ -20,6 +20,7 @@ from sagas.app import (
     _cli_retry_plan,
     _cli_sagas,
     _cli_transfers,
+    _cli_webhooks,
 )
 from sagas.app._cli_errors import FundsagaGroup
 from sagas.app._cli_invocation import Invocation
@@ -43,6 +44,7 @@ app.add_typer(_cli_ledger.app, rich_help_panel=BOOKS)
 app.add_typer(_cli_audit.app, rich_help_panel=BOOKS)
 app.command(rich_help_panel=RUNNING)(_cli_dev.dev)
 app.command(rich_help_panel=RUNNING)(_cli_dev.worker)
+app.command(rich_help_panel=RUNNING)(_cli_webhooks.webhooks)
 app.add_typer(_cli_db.app, rich_help_panel=RUNNING)
 app.command("retry-plan", rich_help_panel=SAGAS)(_cli_retry_plan.retry_plan_command)
 

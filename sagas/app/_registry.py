@@ -19,14 +19,22 @@ from temporalio import activity, workflow
 
 from activities.fees import FeeActivities
 from activities.fx import FxActivities
+from activities.payouts import PayoutActivities
 from activities.transfer import TransferActivities
 from sagas.engine import FaultPlan, SagaDefinition, SagaRequest, asking_first
 from sagas.fees import FEE_COLLECTION_SAGA, FEE_ENTRY, FEE_INCOME, TAX_PAYABLE
-from sagas.foundations import InvalidRequestError, RegistrationError, invalid_request_from
+from sagas.foundations import (
+    InvalidRequestError,
+    RegistrationError,
+    invalid_request_from,
+    load_settings,
+)
 from sagas.fx import FX_ENTRY, FX_POSITION, FX_TRANSFER_SAGA
 from sagas.ledger import Ledger
+from sagas.payouts import EXTERNAL_PAYOUT_SAGA, PAYOUT_CLEARING, PAYOUT_ENTRY
 from sagas.transfer import TRANSFER_SAGA
 from workflows import (
+    ExternalPayoutWorkflow,
     FeeCollectionWorkflow,
     FxTransferWorkflow,
     TransferLocalStepsWorkflow,
@@ -193,7 +201,17 @@ FX_TRANSFER = SagaType(
     system_accounts=(FX_POSITION,),
     entry_kinds=(FX_ENTRY,),
 )
-BUILT_IN: tuple[SagaType, ...] = (TRANSFER, FEE_COLLECTION, FX_TRANSFER)
+EXTERNAL_PAYOUT = SagaType(
+    definition=EXTERNAL_PAYOUT_SAGA,
+    workflows={"activity": ExternalPayoutWorkflow},
+    # The provider's address is the deployment's: read from the settings as the worker starts.
+    activities=lambda context: PayoutActivities.from_settings(
+        context.ledger, context.faults, load_settings()
+    ).all(),
+    system_accounts=(PAYOUT_CLEARING,),
+    entry_kinds=(PAYOUT_ENTRY,),
+)
+BUILT_IN: tuple[SagaType, ...] = (TRANSFER, FEE_COLLECTION, FX_TRANSFER, EXTERNAL_PAYOUT)
 
 
 def built_in_registry() -> SagaRegistry:

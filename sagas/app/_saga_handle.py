@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import JsonValue
 from temporalio.client import (
     Client,
     WorkflowExecutionDescription,
@@ -17,10 +18,12 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from sagas.engine import (
     APPROVE_UPDATE,
+    EVENT_SIGNAL,
     PROPOSE_UPDATE,
     RETRY_UPDATE,
     VIEW_QUERY,
     OperatorAction,
+    SagaEvent,
     SagaOutcome,
     SagaStatus,
     SagaView,
@@ -105,6 +108,16 @@ class SagaHandle:
         that id is open."""
         try:
             await self.workflow.cancel()
+        except RPCError as err:
+            if err.status is RPCStatusCode.NOT_FOUND:
+                raise SagaNotFoundError(f"no open saga {self.saga_id}") from err
+            raise
+
+    async def signal_event(self, name: str, payload: dict[str, JsonValue]) -> None:
+        """Deliver an external event (a provider's callback); the saga counts the first of each
+        name. SagaNotFoundError when no saga of that id is open."""
+        try:
+            await self.workflow.signal(EVENT_SIGNAL, SagaEvent(name=name, payload=payload))
         except RPCError as err:
             if err.status is RPCStatusCode.NOT_FOUND:
                 raise SagaNotFoundError(f"no open saga {self.saga_id}") from err

@@ -18,6 +18,7 @@ from sagas.engine._definition import (
     StepDefinition,
 )
 from sagas.engine._duration import format_duration, parse_duration
+from sagas.engine._events import EVENT_SIGNAL, EventRecord, EventWait, SagaEvent
 from sagas.engine._faults import ENV_VAR as FAULTS_ENV_VAR
 from sagas.engine._faults import FaultKind, FaultPlan, FaultRule, parse_faults
 from sagas.engine._inquiry import Inquiry, InquiryAnswer, InquiryRecord, asking_first
@@ -78,6 +79,7 @@ __all__ = [
     "AUDIT_TIMEOUT",
     "DEFAULT_DEADLINE",
     "DEFAULT_INSTANT",
+    "EVENT_SIGNAL",
     "FAULTS_ENV_VAR",
     "MAX_WAIT",
     "PRESETS",
@@ -94,6 +96,8 @@ __all__ = [
     "CompensationEntry",
     "CompensationOutcome",
     "CompensationResult",
+    "EventRecord",
+    "EventWait",
     "FailureReason",
     "FaultKind",
     "FaultPlan",
@@ -113,6 +117,7 @@ __all__ = [
     "RunClaim",
     "SagaCompensatedError",
     "SagaDefinition",
+    "SagaEvent",
     "SagaNotCompletedError",
     "SagaOutcome",
     "SagaRejectedError",

@@ -9,7 +9,7 @@ from datetime import timedelta
 from enum import StrEnum
 from typing import Generic, TypeVar
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, JsonValue, field_validator
 
 from sagas.engine._retry import RetrySpec
 from sagas.engine._snapshot import RunClaim, Snapshot
@@ -90,6 +90,9 @@ class StepCall(BaseModel, Generic[RequestT, StateT]):
     retry: RetrySpec | None = None
     """The spec this phase of the step runs with, as resolved when the saga started: the step's
     activity decides each class's wait and last attempt by it."""
+    event: dict[str, JsonValue] | None = None
+    """The payload of the event the step awaits (see StepDefinition.awaits); None when the step
+    awaits none, or its wait timed out."""
 
     def claim(self) -> RunClaim:
         return RunClaim(saga_id=self.saga_id, saga_type=self.saga_type, run_chain=self.run_chain)
@@ -139,6 +142,12 @@ class StepDefinition(Generic[RequestT]):
     inquiry_retry: RetrySpec | None = None
     """How often an inquiry that answers `unknown` (or fails) is asked again; the action's spec
     when None."""
+    awaits: str | None = None
+    """The name of an external event (delivered by the `saga_event` signal) the step waits for
+    before its action runs; the action gets its payload as `call.event`."""
+    await_timeout: timedelta = timedelta(hours=1)
+    """How long the step waits for its event; then the action runs with `call.event` None and
+    decides by asking (its inquiry)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -158,6 +167,8 @@ class SagaDefinition(Generic[RequestT, StateT]):
         pivots = [step.name for step in self.steps if step.pivot]
         if len(pivots) > 1:
             raise ValueError(f"saga {self.saga_type}: at most one pivot step, got {pivots}")
+        if any(step.awaits is not None and step.local for step in self.steps):
+            raise ValueError(f"saga {self.saga_type}: a step that awaits an event is not local")
         object.__setattr__(self, "call_type", StepCall[self.request_type, self.state_type])  # type: ignore[name-defined]
 
     @property

@@ -7,6 +7,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
+from sagas.engine._events import EventRecord
 from sagas.engine._inquiry import InquiryRecord
 from sagas.engine._snapshot import CompensationEntry, Snapshot
 from sagas.engine._status import SagaStatus
@@ -95,6 +96,8 @@ class SagaView(BaseModel):
     ignored_stops: list[StepFailure] = []
     """Cancels and deadlines that arrived past the pivot (or while parked on a step)."""
     inquiries: list[InquiryRecord] = []
+    events: list[EventRecord] = []
+    """How each wait for an external event ended (received or timed out)."""
 
 
 class SagaOutcome(BaseModel):

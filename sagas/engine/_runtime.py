@@ -24,6 +24,7 @@ from sagas.engine._definition import (
     StateT,
     StepDefinition,
 )
+from sagas.engine._events import EventInbox, EventRecord, EventWait
 from sagas.engine._inquiry import Inquiry, InquiryAnswer, InquiryRecord
 from sagas.engine._outcome import (
     CompensationOutcome,
@@ -69,8 +70,11 @@ class SagaRuntime(Generic[RequestT, StateT]):
         self,
         definition: SagaDefinition[RequestT, StateT],
         request: RequestT | None,
+        inbox: EventInbox | None = None,
     ) -> None:
-        """`request` is None for a saga whose input was refused: it can only `reject()`."""
+        """`request` is None for a saga whose input was refused: it can only `reject()`.
+
+        `inbox` holds the external events the workflow received (perhaps before the run)."""
         self.definition = definition
         self.request = request
         self.saga_id = workflow.info().workflow_id
@@ -93,6 +97,8 @@ class SagaRuntime(Generic[RequestT, StateT]):
         self.ignored_stops: list[StepFailure] = []
         """Cancels and the deadline that arrived after the pivot: recorded, not acted on."""
         self.inquiries: list[InquiryRecord] = []
+        self.inbox = inbox or EventInbox()
+        self.events: list[EventRecord] = []
         self.retry_specs: SagaRetrySpecs = code_specs(definition)
 
     # ---- public surface used by the workflow's handlers
@@ -112,6 +118,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
             pivot_passed=self.forward_only,
             ignored_stops=list(self.ignored_stops),
             inquiries=list(self.inquiries),
+            events=list(self.events),
         )
 
     @property
@@ -323,6 +330,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
         """Run the step's action until it succeeds; a failure before the pivot stops the forward
         path (the saga compensates), one from the pivot on parks it for an operator."""
         retry = self._retry(step, Phase.ACTION)
+        event = await self._await_event(step)
         retrying = False
         while True:
             deadline_in = None if self.forward_only else self._until_deadline()
@@ -332,7 +340,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
                 self.state = await run_step_activity(
                     step,
                     step.action,
-                    self._call(index, step.name, Phase.ACTION, snapshot, retry),
+                    self._call(index, step.name, Phase.ACTION, snapshot, retry, event),
                     retry=retry,
                     summary=step.describe_action(self._request),
                     result_type=self.definition.state_type,
@@ -342,7 +350,9 @@ class SagaRuntime(Generic[RequestT, StateT]):
                 failed = None
             except StepActivityError as error:
                 failed = error
-            answer = None if failed is None else await self._inquire_after(index, step, failed)
+            answer = (
+                None if failed is None else await self._inquire_after(index, step, failed, event)
+            )
             if retrying:  # the operator's retry update returns once this attempt has ended
                 retrying = False
                 self.decisions_applied += 1
@@ -356,7 +366,11 @@ class SagaRuntime(Generic[RequestT, StateT]):
             retrying = True
 
     async def _inquire_after(
-        self, index: int, step: StepDefinition[RequestT], failed: StepActivityError
+        self,
+        index: int,
+        step: StepDefinition[RequestT],
+        failed: StepActivityError,
+        event: dict[str, JsonValue] | None,
     ) -> InquiryAnswer | None:
         """Ask the step's inquiry when its attempts ended in timeouts or transient errors."""
         if step.inquiry is None or failed.business or failed.deadline:
@@ -366,7 +380,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
             found: Inquiry = await run_step_activity(
                 step,
                 step.inquiry,
-                self._call(index, step.name, Phase.ACTION, None, retry),
+                self._call(index, step.name, Phase.ACTION, None, retry, event),
                 retry=retry,
                 summary=f"ask whether {step.name} executed",
                 result_type=Inquiry,
@@ -382,6 +396,29 @@ class SagaRuntime(Generic[RequestT, StateT]):
                 return found.answer
             await workflow.sleep(retry.delay_before_retry(asked))
         return InquiryAnswer.UNKNOWN
+
+    async def _await_event(self, step: StepDefinition[RequestT]) -> dict[str, JsonValue] | None:
+        """Wait for the step's event, at most its await timeout; None when it did not come."""
+        name = step.awaits
+        if name is None:
+            return None
+        if name not in self.inbox.first:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await workflow.wait_condition(
+                    lambda: name in self.inbox.first, timeout=step.await_timeout
+                )
+        event = self.inbox.first.get(name)
+        self.events.append(
+            EventRecord(
+                step_name=step.name,
+                event=name,
+                result=EventWait.TIMED_OUT if event is None else EventWait.RECEIVED,
+                at=workflow.now(),
+                duplicates=self.inbox.duplicates.get(name, 0),
+            )
+        )
+        self._show_details()
+        return None if event is None else dict(event.payload)
 
     async def _park_on_step(self, failure: StepFailure) -> None:
         """Wait for an operator: retry runs the step again, resolve ends the saga RESOLVED
@@ -442,6 +479,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
         phase: Phase,
         snapshot: Snapshot | None,
         retry: RetrySpec,
+        event: dict[str, JsonValue] | None = None,
     ) -> Any:
         return self.definition.call_type(
             saga_id=self.saga_id,
@@ -454,6 +492,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
             state=self.state,
             snapshot=snapshot,
             retry=retry,
+            event=event,
         )
 
     # ---- compensation path
@@ -597,6 +636,9 @@ class SagaRuntime(Generic[RequestT, StateT]):
             lines.append(f"**Failure:** {self.failure.reason}: {self.failure.message}")
         if self.ignored_stops:
             lines.append(f"**Ignored:** {', '.join(s.reason for s in self.ignored_stops)}")
+        if self.events:
+            waits = ", ".join(f"{e.event} {e.result.value}" for e in self.events)
+            lines.append(f"**Events:** {waits}")
         workflow.set_current_details("\n\n".join(lines))
 
     def _outcome(self) -> SagaOutcome:

@@ -11,6 +11,7 @@ from temporalio.common import RawValue
 from temporalio.exceptions import ApplicationError
 
 from sagas.engine._definition import SagaDefinition
+from sagas.engine._events import EVENT_SIGNAL, EventInbox, SagaEvent
 from sagas.engine._outcome import (
     FailureReason,
     OperatorAction,
@@ -51,6 +52,7 @@ class SagaWorkflow:
 
     definition: ClassVar[SagaDefinition[Any, Any]]
     _runtime: SagaRuntime[Any, Any] | None = None
+    _inbox: EventInbox | None = None
 
     async def run_saga(self, *inputs: RawValue) -> SagaOutcome:
         """Decode the one input and run; a refused input ends the saga REJECTED at once."""
@@ -63,7 +65,7 @@ class SagaWorkflow:
             )
         except Exception as err:
             return await self._reject(invalid_request_from(err), _json_of(inputs[0]))
-        self._runtime = SagaRuntime(self.definition, request)
+        self._runtime = SagaRuntime(self.definition, request, self._events())
         return await self._runtime.run()
 
     async def _reject(self, invalid: InvalidRequestError, raw_input: JsonValue) -> SagaOutcome:
@@ -76,6 +78,17 @@ class SagaWorkflow:
             field=invalid.field,
         )
         return await self._runtime.reject(failure, raw_input)
+
+    def _events(self) -> EventInbox:
+        if self._inbox is None:
+            self._inbox = EventInbox()
+        return self._inbox
+
+    @workflow.signal(name=EVENT_SIGNAL)
+    def saga_event(self, event: SagaEvent) -> None:
+        """An external event (a settlement callback): the first per name counts, a duplicate
+        is only counted."""
+        self._events().receive(event)
 
     def _require_runtime(self) -> SagaRuntime[Any, Any]:
         if self._runtime is None:

@@ -52,6 +52,12 @@ class Settings(BaseSettings):
     """Comma-separated modules whose `SAGA_TYPES` workers and clients register."""
     operator: str = Field("", alias="FUNDSAGA_OPERATOR", max_length=200)
     """Who this client's operator actions are by; empty: the operating-system user."""
+    provider_url: str = Field("http://127.0.0.1:8470", alias="FUNDSAGA_PROVIDER_URL")
+    """Base URL of the payment provider the external payout submits to."""
+    provider_timeout: float = Field(5.0, alias="FUNDSAGA_PROVIDER_TIMEOUT", gt=0)
+    """Seconds a payout step waits for the provider's answer."""
+    webhook_url: str = Field("", alias="FUNDSAGA_WEBHOOK_URL")
+    """Base URL at which the provider reaches `fundsaga webhooks`; empty: no callbacks."""
 
     @property
     def audit_public_key_paths(self) -> list[Path]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -16,6 +17,7 @@ from sagas.engine import (
     VIEW_QUERY,
     FaultPlan,
     Phase,
+    SagaDefinition,
     SagaOutcome,
     SagaRequest,
     SagaStatus,
@@ -81,7 +83,7 @@ async def run_case(
         )
         if case.decision is None:
             return await _closed(handle)
-        parked = await _wait_parked(env, handle)
+        parked = await _wait_parked(env, handle, _patience(case.definition))
         running = (await handle.describe()).status is WorkflowExecutionStatus.RUNNING
         audit = tuple(r.kind for r in audit_store.records(saga_id=sid))
         faults.clear()
@@ -112,8 +114,17 @@ async def _closed(handle: WorkflowHandle[Any, Any]) -> CaseRun:
     return CaseRun(outcome=outcome, closed_as=(await handle.describe()).status)
 
 
-async def _wait_parked(env: WorkflowEnvironment, handle: WorkflowHandle[Any, Any]) -> SagaView:
-    for _ in range(60):
+def _patience(definition: SagaDefinition[Any, Any]) -> int:
+    """Minutes of workflow time to wait for a saga to park: an hour, plus every wait for an
+    external event (none arrives in a matrix case)."""
+    awaiting = sum((s.await_timeout for s in definition.steps if s.awaits), timedelta())
+    return 60 + math.ceil(awaiting / timedelta(minutes=1))
+
+
+async def _wait_parked(
+    env: WorkflowEnvironment, handle: WorkflowHandle[Any, Any], minutes: int
+) -> SagaView:
+    for _ in range(minutes):
         view: SagaView = await handle.query(VIEW_QUERY, result_type=SagaView)
         if view.status is SagaStatus.NEEDS_ATTENTION:
             return view

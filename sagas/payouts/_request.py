@@ -1,0 +1,59 @@
+"""The external payout's request: money from a customer's account to a beneficiary outside."""
+
+from __future__ import annotations
+
+from pydantic import ConfigDict, Field, field_validator, model_validator
+
+from sagas.engine import SagaRequest
+from sagas.foundations import Money, check_account_id, check_text, currency, parse_money
+
+
+class PayoutRequest(SagaRequest):
+    """`amount` (a decimal string in `currency`) from `account` to `beneficiary`, the account
+    at the payment provider's end."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    account: str = Field(description="The customer's account paid out from.")
+    beneficiary: str = Field(description="Where the provider sends the money, e.g. an IBAN.")
+    currency: str = Field(description="ISO 4217 code, upper case, e.g. EUR.")
+    amount: str = Field(description="Positive decimal string, e.g. 120.00.")
+    reference: str = Field(default="", description="Free text for statements, up to 140 chars.")
+
+    @field_validator("account")
+    @classmethod
+    def _check_account(cls, value: str) -> str:
+        return check_account_id(value, "account")
+
+    @field_validator("beneficiary")
+    @classmethod
+    def _check_beneficiary(cls, value: str) -> str:
+        return check_text(value, "beneficiary", max_length=64)
+
+    @field_validator("currency")
+    @classmethod
+    def _check_currency(cls, value: str) -> str:
+        currency(value)
+        return value
+
+    @field_validator("reference")
+    @classmethod
+    def _check_reference(cls, value: str) -> str:
+        return check_text(value, "reference", max_length=140)
+
+    @model_validator(mode="after")
+    def _check_amount(self) -> PayoutRequest:
+        if not self.beneficiary:
+            raise ValueError("beneficiary must not be empty")
+        self.money  # noqa: B018 - parsing is the check: it names the field it refuses
+        return self
+
+    @property
+    def money(self) -> Money:
+        return parse_money(self.amount, self.currency)
+
+    def account_fields(self) -> dict[str, str]:
+        return {"account": self.account}
+
+    def summary(self) -> str:
+        return f"Payout {self.money} from {self.account} to {self.beneficiary}"

@@ -1,0 +1,43 @@
+"""`python -m tests.payouts.record`: record the external payout's replay histories.
+
+Against the provider simulator, on the time-skipping server: `settle` waits an hour for a
+callback that no recording sends, which a dev server would spend in real time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from pathlib import Path
+
+from sagas.testing import ReplayGuard, time_skipping_environment
+from tests.payouts.scenario import PAYOUT_SCENARIO
+from tests.provider.http import call
+from tooling.provider import ProviderProcess
+
+HISTORIES = Path(__file__).parent / "histories"
+SETTLES_AT_ONCE = {
+    "key": "*",
+    "behaviour": "settle-callback",
+    "callbacks": 0,
+    "settle_after_seconds": 0,
+}
+
+
+async def record() -> list[Path]:
+    async with time_skipping_environment() as env:
+        return await ReplayGuard(PAYOUT_SCENARIO, HISTORIES).record(env)
+
+
+def main() -> None:
+    logging.getLogger("temporalio.activity").setLevel(logging.ERROR)
+    with ProviderProcess() as provider:
+        os.environ["FUNDSAGA_PROVIDER_URL"] = provider.url
+        call(f"{provider.url}/scenarios", "POST", SETTLES_AT_ONCE)
+        for path in asyncio.run(record()):
+            print(f"recorded {path}")
+
+
+if __name__ == "__main__":
+    main()

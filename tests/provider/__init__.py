@@ -1,0 +1,1 @@
+"""The payment-provider simulator, started as a real service and driven over HTTP."""

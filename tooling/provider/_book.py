@@ -1,0 +1,155 @@
+"""The simulated provider's records: payouts by key, scenarios, per-key counters. Thread-safe."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field, replace
+from decimal import Decimal, InvalidOperation
+from enum import StrEnum
+from typing import Any
+
+from tooling.provider._scenario import DEFAULT, Behaviour, Scenario
+
+
+class PayoutStatus(StrEnum):
+    ACCEPTED = "accepted"  # taken, not yet settled
+    SETTLED = "settled"  # the money reached the beneficiary
+    DECLINED = "declined"  # refused; nothing moved
+
+
+class BadPayoutError(ValueError):
+    """A payout request the provider refuses to read (400)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class PayoutRequest:
+    key: str
+    account: str
+    amount: str
+    currency: str
+    callback_url: str | None = None
+
+    @classmethod
+    def from_json(cls, body: Any) -> PayoutRequest:
+        if not isinstance(body, dict):
+            raise BadPayoutError("a payout is a JSON object")
+        try:
+            request = cls(**body)
+        except TypeError as err:
+            raise BadPayoutError(str(err)) from err
+        for name in ("key", "account", "amount", "currency"):
+            if not isinstance(getattr(request, name), str) or not getattr(request, name):
+                raise BadPayoutError(f"{name} must be a non-empty string")
+        try:
+            amount = Decimal(request.amount)
+        except InvalidOperation as err:
+            raise BadPayoutError("amount must be a decimal string") from err
+        if not amount.is_finite() or amount <= 0:
+            raise BadPayoutError("amount must be positive")
+        return request
+
+
+@dataclass(kw_only=True)
+class Payout:
+    request: PayoutRequest
+    status: PayoutStatus
+    reason: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        body = {
+            "key": self.request.key,
+            "account": self.request.account,
+            "amount": self.request.amount,
+            "currency": self.request.currency,
+            "status": self.status.value,
+        }
+        return body | ({"reason": self.reason} if self.reason else {})
+
+
+@dataclass
+class _Counters:
+    limited: int = 0
+    delayed: int = 0
+    inquiries: int = 0
+
+
+@dataclass
+class Book:
+    payouts: dict[str, Payout] = field(default_factory=dict)
+    scenarios: list[Scenario] = field(default_factory=list)
+    counters: dict[str, _Counters] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add_scenario(self, scenario: Scenario) -> None:
+        with self.lock:
+            self.scenarios.append(scenario)
+
+    def clear_scenarios(self) -> None:
+        with self.lock:
+            self.scenarios.clear()
+
+    def scenario_for(self, key: str, account: str) -> Scenario:
+        with self.lock:
+            found = (s for s in reversed(self.scenarios) if s.matches(key, account))
+            return next(found, DEFAULT)
+
+    def count(self, key: str) -> _Counters:
+        return self.counters.setdefault(key, _Counters())
+
+    def rate_limited(self, key: str, scenario: Scenario) -> bool:
+        """Whether this request is answered 429 (the first `limited` requests of the key are)."""
+        with self.lock:
+            if scenario.behaviour is not Behaviour.RATE_LIMIT or key in self.payouts:
+                return False
+            counters = self.count(key)
+            counters.limited += 1
+            return counters.limited <= scenario.limited
+
+    def delayed(self, key: str, scenario: Scenario) -> bool:
+        """Whether this answer comes late (only the first request of the key's is)."""
+        with self.lock:
+            if scenario.behaviour is not Behaviour.ACCEPT_THEN_TIMEOUT:
+                return False
+            counters = self.count(key)
+            counters.delayed += 1
+            return counters.delayed == 1
+
+    def record(self, request: PayoutRequest, scenario: Scenario) -> tuple[Payout, bool]:
+        """The payout for this key, new or as first recorded; True when it is new.
+
+        Raises KeyError when the key is recorded with a different body.
+        """
+        with self.lock:
+            found = self.payouts.get(request.key)
+            if found is not None:
+                if found.request != request:
+                    raise KeyError(request.key)
+                return replace(found), False
+            if scenario.behaviour is Behaviour.DECLINE:
+                payout = Payout(
+                    request=request, status=PayoutStatus.DECLINED, reason=scenario.reason
+                )
+            else:
+                payout = Payout(request=request, status=PayoutStatus.ACCEPTED)
+            self.payouts[request.key] = payout
+            return replace(payout), True
+
+    def settle(self, key: str) -> Payout:
+        with self.lock:
+            payout = self.payouts[key]
+            payout.status = PayoutStatus.SETTLED
+            return replace(payout)
+
+    def inquire(self, key: str) -> Payout | str | None:
+        """The payout, None when the key is unknown, or "unknown" while the scenario says so."""
+        with self.lock:
+            payout = self.payouts.get(key)
+            if payout is None:
+                return None
+        scenario = self.scenario_for(key, payout.request.account)
+        with self.lock:
+            counters = self.count(key)
+            counters.inquiries += 1
+            if counters.inquiries <= scenario.unknown_inquiries:
+                return "unknown"
+            return replace(payout)

@@ -1,0 +1,80 @@
+"""Running the simulator as a subprocess on a free port, for the tests and the demo."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from types import TracebackType
+
+ROOT = Path(__file__).resolve().parents[2]
+READY_TIMEOUT_SECONDS = 15.0
+
+
+class ProviderProcess:
+    """`with ProviderProcess() as provider:` starts the service, waits until it answers, and
+    stops it at the end; `provider.url` is its base URL."""
+
+    def __init__(self) -> None:
+        self._process: subprocess.Popen[str] | None = None
+        self.url = ""
+
+    def start(self) -> str:
+        env = os.environ | {"PYTHONPATH": str(ROOT)}
+        self._process = subprocess.Popen(
+            [sys.executable, "-m", "tooling.provider", "--port", "0"],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self._process.stdout is not None
+        line = self._process.stdout.readline().strip()
+        if not line.startswith("provider listening on "):
+            self.stop()
+            raise RuntimeError(f"the provider simulator did not start: {line!r}")
+        self.url = line.removeprefix("provider listening on ")
+        self._wait_ready()
+        return self.url
+
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + READY_TIMEOUT_SECONDS
+        while True:
+            try:
+                with urllib.request.urlopen(f"{self.url}/health", timeout=1) as answer:
+                    if answer.status == 200:
+                        return
+            except (urllib.error.URLError, OSError):
+                if time.monotonic() > deadline:
+                    self.stop()
+                    raise
+            time.sleep(0.05)
+
+    def stop(self) -> None:
+        process, self._process = self._process, None
+        if process is None:
+            return
+        process.terminate()
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        if process.stdout is not None:
+            process.stdout.close()
+
+    def __enter__(self) -> ProviderProcess:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.stop()
