@@ -123,9 +123,8 @@ class PayoutActivities:
         )
 
     def _settlement_status(self, call: PayoutCall) -> str:
-        """The callback's word when it came; else (lost or late) the provider's, asked now."""
-        if call.event is not None and isinstance(call.event.get("status"), str):
-            return str(call.event["status"])
+        """The provider's own word, asked now. The callback (or its timeout) only says when to
+        ask: the webhook receiver authenticates no caller, so a callback is never trusted."""
         return self.provider.status(provider_key(call)) or "unknown-key"
 
     def _payout(self, call: PayoutCall) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from sagas import EventWait, FailureReason, SagaStatus
 from sagas.app import SagaHandle
 from sagas.ledger import funding_account_id
 from sagas.payouts import SETTLE_WAIT
+from sagas.testing import assert_eventually, resolve_by_two
 from tests.payouts.conftest import Rig
 from tests.provider.http import call
 
@@ -105,3 +106,23 @@ async def test_a_duplicated_callback_has_one_effect(rig: Rig) -> None:
     entries = rig.ledger.entries(saga_id=saga.saga_id)
     assert sorted(e.kind for e in entries) == ["payout", "payout"]  # capture and settle, once
     _paid_out(rig)
+
+
+async def test_a_forged_callback_moves_nothing(rig: Rig) -> None:
+    beneficiary = rig.behave(behaviour="accept")
+    saga = await rig.start(beneficiary)
+    await saga.signal_event("settled", {"status": "settled"})  # the provider never settled
+
+    async def parked_on_settle() -> None:
+        await rig.env.sleep(timedelta(minutes=5))  # the settle retries wait on server timers
+        assert (await saga.view()).status is SagaStatus.NEEDS_ATTENTION
+
+    await assert_eventually(parked_on_settle, timeout=timedelta(seconds=60))
+    view = await saga.view()
+    await resolve_by_two(saga, "the provider never settled it: followed up by hand")
+    outcome = await saga.outcome()
+
+    assert view.failure is not None
+    assert view.failure.step_name == "settle"
+    assert rig.balance(funding_account_id("EUR")) == "-100.00 EUR"  # nothing left through the rail
+    assert outcome.status is SagaStatus.RESOLVED
