@@ -145,9 +145,15 @@ class StepDefinition(Generic[RequestT]):
     awaits: str | None = None
     """The name of an external event (delivered by the `saga_event` signal) the step waits for
     before its action runs; the action gets its payload as `call.event`."""
-    await_timeout: timedelta = timedelta(hours=1)
-    """How long the step waits for its event; then the action runs with `call.event` None and
-    decides by asking (its inquiry)."""
+    await_timeout: timedelta | Callable[[RequestT], timedelta] = timedelta(hours=1)
+    """How long the step waits for its event, fixed or read from the request (a rail's usual
+    settlement time); then the action runs with `call.event` None and decides by asking."""
+
+    def event_wait(self, request: RequestT) -> timedelta:
+        """How long this saga's step waits for its event."""
+        if isinstance(self.await_timeout, timedelta):
+            return self.await_timeout
+        return self.await_timeout(request)
 
 
 @dataclass(frozen=True, kw_only=True)

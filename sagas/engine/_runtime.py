@@ -405,7 +405,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
         if name not in self.inbox.first:
             with contextlib.suppress(asyncio.TimeoutError):
                 await workflow.wait_condition(
-                    lambda: name in self.inbox.first, timeout=step.await_timeout
+                    lambda: name in self.inbox.first, timeout=step.event_wait(self._request)
                 )
         event = self.inbox.first.get(name)
         self.events.append(

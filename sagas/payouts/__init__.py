@@ -5,7 +5,6 @@ from sagas.payouts._definition import (
     EXTERNAL_PAYOUT_SAGA,
     PAYOUT_CLEARING,
     PAYOUT_ENTRY,
-    SETTLE_WAIT,
     SETTLED_EVENT,
     PayoutCall,
     PayoutState,
@@ -17,11 +16,12 @@ from sagas.payouts._errors import (
     ProviderUnavailableError,
     SettlementPendingError,
 )
-from sagas.payouts._request import PayoutRequest
+from sagas.payouts._request import MAX_SETTLE_WAIT_SECONDS, SETTLE_WAIT, PayoutRequest
 
 __all__ = [
     "EXTERNAL_PAYOUT",
     "EXTERNAL_PAYOUT_SAGA",
+    "MAX_SETTLE_WAIT_SECONDS",
     "PAYOUT_CLEARING",
     "PAYOUT_ENTRY",
     "SETTLED_EVENT",

@@ -2,8 +2,9 @@
 
 `submit` hands the payout to the provider: the point of no return, with an inquiry that asks
 the provider by key. `settle` waits for the provider's settlement callback (the `settled`
-event, for at most SETTLE_WAIT), then posts from `@payout-clearing` to `@funding`: the money
-leaves the system through the rail. Without the callback it asks the provider.
+event, for at most the request's `settle_wait_seconds`, SETTLE_WAIT by default), then posts
+from `@payout-clearing` to `@funding`: the money leaves the system through the rail. Without
+the callback it asks the provider.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ PAYOUT_CLEARING = "payout-clearing"
 PAYOUT_ENTRY = "payout"
 """Entry kind of the payout's postings."""
 SETTLED_EVENT = "settled"
-SETTLE_WAIT = timedelta(hours=1)
 
 ACTION_RETRY = retry_spec(first_interval_s=1, multiplier=2, max_retries=3, max_interval_s=30)
 COMPENSATION_RETRY = retry_spec(first_interval_s=1, multiplier=2, max_retries=10, max_interval_s=60)
@@ -75,7 +75,7 @@ EXTERNAL_PAYOUT_SAGA = SagaDefinition(
             _step("settle", "post to the outside world", None),
             action_retry=SETTLE_RETRY,
             awaits=SETTLED_EVENT,
-            await_timeout=SETTLE_WAIT,
+            await_timeout=lambda r: timedelta(seconds=r.settle_wait_seconds),
         ),
     ),
 )

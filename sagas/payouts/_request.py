@@ -2,10 +2,23 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from sagas.engine import SagaRequest
-from sagas.foundations import Money, check_account_id, check_text, currency, parse_money
+from sagas.foundations import (
+    InvalidRequestError,
+    Money,
+    check_account_id,
+    check_text,
+    currency,
+    parse_money,
+)
+
+MAX_SETTLE_WAIT_SECONDS = 7 * 24 * 3600
+SETTLE_WAIT = timedelta(hours=1)
+"""How long a payout waits for its settlement callback unless its request says otherwise."""
 
 
 class PayoutRequest(SagaRequest):
@@ -19,6 +32,11 @@ class PayoutRequest(SagaRequest):
     currency: str = Field(description="ISO 4217 code, upper case, e.g. EUR.")
     amount: str = Field(description="Positive decimal string, e.g. 120.00.")
     reference: str = Field(default="", description="Free text for statements, up to 140 chars.")
+    settle_wait_seconds: int = Field(
+        default=int(SETTLE_WAIT.total_seconds()),
+        description="How long to wait for the provider's settlement callback before asking it "
+        f"(the rail's usual settlement time), 1 to {MAX_SETTLE_WAIT_SECONDS} seconds.",
+    )
 
     @field_validator("account")
     @classmethod
@@ -28,12 +46,23 @@ class PayoutRequest(SagaRequest):
     @field_validator("beneficiary")
     @classmethod
     def _check_beneficiary(cls, value: str) -> str:
+        if not value:
+            raise InvalidRequestError("beneficiary", "must not be empty")
         return check_text(value, "beneficiary", max_length=64)
 
     @field_validator("currency")
     @classmethod
     def _check_currency(cls, value: str) -> str:
         currency(value)
+        return value
+
+    @field_validator("settle_wait_seconds")
+    @classmethod
+    def _check_settle_wait(cls, value: int) -> int:
+        if not 1 <= value <= MAX_SETTLE_WAIT_SECONDS:
+            raise InvalidRequestError(
+                "settle_wait_seconds", f"must be in [1, {MAX_SETTLE_WAIT_SECONDS}]"
+            )
         return value
 
     @field_validator("reference")
@@ -43,8 +72,6 @@ class PayoutRequest(SagaRequest):
 
     @model_validator(mode="after")
     def _check_amount(self) -> PayoutRequest:
-        if not self.beneficiary:
-            raise ValueError("beneficiary must not be empty")
         self.money  # noqa: B018 - parsing is the check: it names the field it refuses
         return self
 

@@ -83,7 +83,7 @@ async def run_case(
         )
         if case.decision is None:
             return await _closed(handle)
-        parked = await _wait_parked(env, handle, _patience(case.definition))
+        parked = await _wait_parked(env, handle, _patience(case.definition, request))
         running = (await handle.describe()).status is WorkflowExecutionStatus.RUNNING
         audit = tuple(r.kind for r in audit_store.records(saga_id=sid))
         faults.clear()
@@ -114,10 +114,10 @@ async def _closed(handle: WorkflowHandle[Any, Any]) -> CaseRun:
     return CaseRun(outcome=outcome, closed_as=(await handle.describe()).status)
 
 
-def _patience(definition: SagaDefinition[Any, Any]) -> int:
+def _patience(definition: SagaDefinition[Any, Any], request: SagaRequest) -> int:
     """Minutes of workflow time to wait for a saga to park: an hour, plus every wait for an
     external event (none arrives in a matrix case)."""
-    awaiting = sum((s.await_timeout for s in definition.steps if s.awaits), timedelta())
+    awaiting = sum((s.event_wait(request) for s in definition.steps if s.awaits), timedelta())
     return 60 + math.ceil(awaiting / timedelta(minutes=1))
 
 

@@ -44,10 +44,10 @@ class Rig:
         assert answer.status == 201, answer.body
         return beneficiary
 
-    async def start(self, beneficiary: str) -> SagaHandle:
+    async def start(self, beneficiary: str, **fields: Any) -> SagaHandle:
         key = f"po-{uuid.uuid4().hex[:10]}"
-        request = payout_request(key, beneficiary)
-        await self.client.start(PAYOUT_TYPE.name, request.model_dump(mode="json"))
+        request = payout_request(key, beneficiary).model_dump(mode="json")
+        await self.client.start(PAYOUT_TYPE.name, {**request, **fields})
         return self.client.saga(PAYOUT_TYPE.name, key)
 
     def balance(self, account_id: str) -> str:

@@ -95,6 +95,22 @@ async def test_a_lost_callback_is_settled_by_asking(rig: Rig) -> None:
     _paid_out(rig)
 
 
+async def test_the_request_sets_how_long_the_settlement_callback_is_awaited(rig: Rig) -> None:
+    beneficiary = rig.behave(behaviour="settle-callback", callbacks=0, settle_after_seconds=0)
+    saga = await rig.start(beneficiary, settle_wait_seconds=120)
+    await rig.env.sleep(timedelta(seconds=121))
+
+    async def settled_by_asking() -> None:
+        await rig.env.sleep(timedelta(seconds=1))
+        assert (await saga.view()).status is SagaStatus.COMPLETED
+
+    await assert_eventually(settled_by_asking)
+    assert await _events(saga) == [("settled", EventWait.TIMED_OUT)]
+    waited = (await saga.view()).events[0].at - (await saga.view()).snapshots[-1].recorded_at
+    assert waited < SETTLE_WAIT
+    _paid_out(rig)
+
+
 async def test_a_duplicated_callback_has_one_effect(rig: Rig) -> None:
     beneficiary = rig.behave(behaviour="settle-callback", callbacks=2)
     saga = await rig.start(beneficiary)

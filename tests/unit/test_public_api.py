@@ -330,6 +330,7 @@ PUBLIC = {
         "EXTERNAL_PAYOUT",
         "EXTERNAL_PAYOUT_SAGA",
         "PAYOUT_CLEARING",
+        "MAX_SETTLE_WAIT_SECONDS",
         "PAYOUT_ENTRY",
         "SETTLED_EVENT",
         "SETTLE_WAIT",
