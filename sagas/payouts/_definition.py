@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict
 from sagas.engine import SagaDefinition, StepCall, StepDefinition, retry_spec
 from sagas.payouts._request import PayoutRequest
 
-EXTERNAL_PAYOUT = "external-payout"
+EXTERNAL_PAYOUT = "payout"
 PAYOUT_CLEARING = "payout-clearing"
 """System-account role: payouts taken from customers, not yet settled by the provider."""
 PAYOUT_ENTRY = "payout"

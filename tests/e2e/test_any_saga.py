@@ -223,15 +223,15 @@ def test_a_worker_refuses_a_step_whose_activity_nothing_registers(
 def test_saga_modules_are_loaded_by_name_and_a_missing_one_is_named() -> None:
     assert load_registry(["tests.escrow"]).names() == [
         "escrow",
-        "external-payout",
         "fee-collection",
         "fx-transfer",
+        "payout",
         "transfer",
     ]
     with pytest.raises(RegistrationError, match=re.escape("tests.nowhere")):
         load_registry(["tests.nowhere"])
-    with pytest.raises(InvalidRequestError, match="unknown saga type 'payout'"):
-        load_registry().get("payout")
+    with pytest.raises(InvalidRequestError, match="unknown saga type 'wire-out'"):
+        load_registry().get("wire-out")
 
 
 def test_a_client_of_a_registry_without_the_transfer_starts_its_own_types(

@@ -70,7 +70,7 @@ async def test_a_rate_limit_is_honoured(rig: Rig) -> None:
     async for event in saga.workflow.fetch_history_events():
         attributes = event.activity_task_scheduled_event_attributes
         if event.event_type is EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
-            if attributes.activity_type.name == "external-payout.submit":
+            if attributes.activity_type.name == "payout.submit":
                 scheduled = event
         elif event.event_type is EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED and scheduled:
             started_of = event.activity_task_started_event_attributes.scheduled_event_id

@@ -80,7 +80,7 @@ def test_a_cap_holds_every_wait() -> None:
         (["--multiplier", "2"], "--first"),
         (["--saga", "transfer"], "--step"),
         (["--saga", "transfer", "--step", "nope"], "--step"),
-        (["--saga", "payout", "--step", "credit"], "saga_type"),
+        (["--saga", "wire-out", "--step", "credit"], "saga_type"),
     ],
 )
 def test_out_of_range_exits_2_naming_the_option(argv: list[str], option: str) -> None:

@@ -131,12 +131,12 @@ def test_an_unreadable_file_is_refused_naming_the_setting(tmp_path: Path) -> Non
 
 
 def test_an_unknown_saga_type_is_refused_by_name(tmp_path: Path) -> None:
-    path = write(tmp_path, "r.json", json.dumps({"payout": {}}))
+    path = write(tmp_path, "r.json", json.dumps({"wire-out": {}}))
 
     with pytest.raises(InvalidRequestError) as caught:
         configured_specs(path, built_in_registry())
 
-    assert caught.value.field == "retry_specs.payout"
+    assert caught.value.field == "retry_specs.wire-out"
     assert "transfer" in caught.value.problem
 
 
