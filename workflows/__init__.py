@@ -1,6 +1,7 @@
 """Temporal workflow definitions: deterministic orchestration only."""
 
 from workflows.audit import AuditAnchorWorkflow
+from workflows.batches import PayoutBatchWorkflow
 from workflows.fees import FeeCollectionWorkflow
 from workflows.fx import FxTransferWorkflow
 from workflows.payouts import ExternalPayoutWorkflow
@@ -12,6 +13,7 @@ ALL_WORKFLOWS = [
     FeeCollectionWorkflow,
     ExternalPayoutWorkflow,
     FxTransferWorkflow,
+    PayoutBatchWorkflow,
 ]
 """The built-in saga types' workflows, each with recorded histories (sagas.testing)."""
 
@@ -21,6 +23,7 @@ __all__ = [
     "ExternalPayoutWorkflow",
     "FeeCollectionWorkflow",
     "FxTransferWorkflow",
+    "PayoutBatchWorkflow",
     "TransferLocalStepsWorkflow",
     "TransferWorkflow",
 ]

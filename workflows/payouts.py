@@ -5,10 +5,10 @@ from temporalio.common import RawValue
 
 with workflow.unsafe.imports_passed_through():
     from sagas.engine import SagaOutcome, SagaWorkflow
-    from sagas.payouts import EXTERNAL_PAYOUT_SAGA
+    from sagas.payouts import EXTERNAL_PAYOUT_SAGA, PAYOUT_WORKFLOW
 
 
-@workflow.defn(name="ExternalPayoutWorkflow")
+@workflow.defn(name=PAYOUT_WORKFLOW)
 class ExternalPayoutWorkflow(SagaWorkflow):
     definition = EXTERNAL_PAYOUT_SAGA
 

@@ -27,9 +27,10 @@ from sagas.app._registry import (
     load_registry,
     workflow_type_name,
 )
-from sagas.app._saga_handle import SagaHandle, saga_id
+from sagas.app._saga_handle import SagaHandle
 from sagas.app._webhooks import WebhookServer, serve_webhooks
 from sagas.app._worker import build_worker, saga_workflow_runner
+from sagas.engine import saga_id
 
 
 def main() -> NoReturn:

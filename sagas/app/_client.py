@@ -23,7 +23,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.exceptions import WorkflowAlreadyStartedError
 
 from sagas.app._registry import SagaRegistry, built_in_registry, load_registry
-from sagas.app._saga_handle import SagaHandle, saga_id
+from sagas.app._saga_handle import SagaHandle
 from sagas.engine import (
     AUDIT_COMPLETED_MEMO,
     SAGA_STATUS,
@@ -33,6 +33,7 @@ from sagas.engine import (
     SagaRequest,
     SagaStatus,
     SagaView,
+    saga_id,
 )
 from sagas.foundations import (
     FundsagaError,

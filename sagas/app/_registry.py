@@ -31,12 +31,18 @@ from sagas.foundations import (
 )
 from sagas.fx import FX_ENTRY, FX_POSITION, FX_TRANSFER_SAGA
 from sagas.ledger import Ledger
-from sagas.payouts import EXTERNAL_PAYOUT_SAGA, PAYOUT_CLEARING, PAYOUT_ENTRY
+from sagas.payouts import (
+    EXTERNAL_PAYOUT_SAGA,
+    PAYOUT_BATCH_DEFINITION,
+    PAYOUT_CLEARING,
+    PAYOUT_ENTRY,
+)
 from sagas.transfer import TRANSFER_SAGA
 from workflows import (
     ExternalPayoutWorkflow,
     FeeCollectionWorkflow,
     FxTransferWorkflow,
+    PayoutBatchWorkflow,
     TransferLocalStepsWorkflow,
     TransferWorkflow,
 )
@@ -69,6 +75,8 @@ class SagaType:
     """Roles of the system accounts its activities post to (`fee-income`: `@fee-income:EUR`)."""
     entry_kinds: tuple[str, ...] = ()
     """Kinds of the entries its activities write with `Ledger.post` (e.g. "fee")."""
+    item_saga_type: str | None = None
+    """For a batch type: the saga type of its items, which the same worker must run."""
 
     def __post_init__(self) -> None:
         unknown = set(self.workflows) - set(STEP_MODES)
@@ -150,6 +158,13 @@ class SagaRegistry:
             context.ledger.declare(
                 system_accounts=saga_type.system_accounts, entry_kinds=saga_type.entry_kinds
             )
+        for saga_type in self:
+            items = saga_type.item_saga_type
+            if items is not None and items not in self._types:
+                raise RegistrationError(
+                    f"batch type {saga_type.name}: its items' saga type {items!r} is not "
+                    "registered with it"
+                )
         built = {
             activity_name(fn): fn for saga_type in self for fn in saga_type.activities(context)
         }
@@ -211,7 +226,19 @@ EXTERNAL_PAYOUT = SagaType(
     system_accounts=(PAYOUT_CLEARING,),
     entry_kinds=(PAYOUT_ENTRY,),
 )
-BUILT_IN: tuple[SagaType, ...] = (TRANSFER, FEE_COLLECTION, FX_TRANSFER, EXTERNAL_PAYOUT)
+PAYOUT_BATCH = SagaType(
+    definition=PAYOUT_BATCH_DEFINITION.saga,
+    workflows={"activity": PayoutBatchWorkflow},
+    activities=lambda context: [],
+    item_saga_type=EXTERNAL_PAYOUT.name,
+)
+BUILT_IN: tuple[SagaType, ...] = (
+    TRANSFER,
+    FEE_COLLECTION,
+    FX_TRANSFER,
+    EXTERNAL_PAYOUT,
+    PAYOUT_BATCH,
+)
 
 
 def built_in_registry() -> SagaRegistry:

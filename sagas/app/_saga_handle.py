@@ -28,6 +28,7 @@ from sagas.engine import (
     SagaStatus,
     SagaView,
     completed_or_raise,
+    saga_id,
 )
 from sagas.foundations import (
     FundsagaError,
@@ -41,11 +42,6 @@ from sagas.foundations import (
 _REFUSALS: dict[str, type[FundsagaError]] = {
     error.__name__: error for error in (NotParkedError, ProposalStaleError, SameOperatorError)
 }
-
-
-def saga_id(saga_type: str, idempotency_key: str) -> str:
-    """The workflow id: `<saga type>-<caller's key>`."""
-    return f"{saga_type}-{idempotency_key}"
 
 
 @dataclass(frozen=True)

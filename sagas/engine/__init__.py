@@ -10,12 +10,25 @@ from sagas.engine._audit_call import (
     AuditReceipt,
 )
 from sagas.engine._audit_trail import AUDIT_COMPLETED_MEMO
+from sagas.engine._batch import (
+    MAX_BATCH_ITEMS,
+    MAX_CONCURRENCY,
+    BatchDefinition,
+    BatchItemOutcome,
+    BatchItemStatus,
+    BatchOutcome,
+    BatchProgress,
+    BatchRequest,
+    BatchView,
+)
+from sagas.engine._batch_workflow import SagaBatchWorkflow
 from sagas.engine._definition import (
     Phase,
     SagaDefinition,
     SagaRequest,
     StepCall,
     StepDefinition,
+    saga_id,
 )
 from sagas.engine._duration import format_duration, parse_duration
 from sagas.engine._events import EVENT_SIGNAL, EventRecord, EventWait, SagaEvent
@@ -81,6 +94,8 @@ __all__ = [
     "DEFAULT_INSTANT",
     "EVENT_SIGNAL",
     "FAULTS_ENV_VAR",
+    "MAX_BATCH_ITEMS",
+    "MAX_CONCURRENCY",
     "MAX_WAIT",
     "PRESETS",
     "PROPOSE_UPDATE",
@@ -93,6 +108,13 @@ __all__ = [
     "AuditCall",
     "AuditKind",
     "AuditReceipt",
+    "BatchDefinition",
+    "BatchItemOutcome",
+    "BatchItemStatus",
+    "BatchOutcome",
+    "BatchProgress",
+    "BatchRequest",
+    "BatchView",
     "CompensationEntry",
     "CompensationOutcome",
     "CompensationResult",
@@ -115,6 +137,7 @@ __all__ = [
     "RetrySpec",
     "RetrySpecsCall",
     "RunClaim",
+    "SagaBatchWorkflow",
     "SagaCompensatedError",
     "SagaDefinition",
     "SagaEvent",
@@ -147,6 +170,7 @@ __all__ = [
     "retry_delay",
     "retry_plan",
     "retry_spec",
+    "saga_id",
     "spec_advice",
     "step_guard",
     "to_application_error",

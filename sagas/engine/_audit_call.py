@@ -32,6 +32,7 @@ class AuditKind(StrEnum):
     OPERATOR_RETRY = "operator_retry"  # an operator asked to retry the parked compensation
     RESOLUTION_PROPOSED = "resolution_proposed"  # an operator proposed to resolve by hand
     RESOLUTION_APPROVED = "resolution_approved"  # another operator approved it: resolved
+    BATCH_COMPLETED = "batch_completed"  # a batch ended: every item's outcome
 
 
 class AuditReceipt(BaseModel):

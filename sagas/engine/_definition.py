@@ -19,6 +19,11 @@ IDEMPOTENCY_KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
 MAX_DEADLINE_SECONDS = 30 * 24 * 3600
 
 
+def saga_id(saga_type: str, idempotency_key: str) -> str:
+    """The workflow id of a saga: `<saga type>-<caller's key>`."""
+    return f"{saga_type}-{idempotency_key}"
+
+
 class SagaRequest(BaseModel):
     """Base of every saga's request: what the engine itself needs of it."""
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from pydantic import JsonValue
 from temporalio import workflow
@@ -24,6 +24,7 @@ from sagas.engine._runtime import SagaRuntime
 from sagas.engine._status import SagaStatus
 from sagas.foundations import InvalidRequestError, NotParkedError, invalid_request_from
 
+T = TypeVar("T")
 VIEW_QUERY = "saga_state"  # the wire name predates `view`; kept for `temporal workflow query`
 RETRY_UPDATE = "retry_compensation"
 PROPOSE_UPDATE = "propose_resolution"
@@ -47,6 +48,44 @@ def _json_of(value: Any) -> JsonValue:
     return decoded
 
 
+class InputRefusedError(Exception):
+    """A workflow input that is not the saga type's request: the saga ends REJECTED."""
+
+    def __init__(self, invalid: InvalidRequestError, raw_input: JsonValue) -> None:
+        super().__init__(str(invalid))
+        self.raw_input = raw_input
+        self.failure = StepFailure(
+            step_name=None,
+            reason=FailureReason.INVALID_INPUT,
+            error_type=InvalidRequestError.__name__,
+            message=str(invalid),
+            field=invalid.field,
+        )
+
+
+def decoded_request(
+    definition: SagaDefinition[Any, Any], inputs: tuple[RawValue, ...], *, most: int = 1
+) -> Any:
+    """The first input as the definition's request, of 1 to `most` inputs; InputRefusedError
+    if not."""
+    if not 1 <= len(inputs) <= most:
+        expected = "one input" if most == 1 else f"1 to {most} inputs"
+        invalid = InvalidRequestError("request", f"expected {expected}, got {len(inputs)}")
+        raise InputRefusedError(invalid, [_json_of(value) for value in inputs])
+    try:
+        return workflow.payload_converter().from_payload(
+            _payload_of(inputs[0]), definition.request_type
+        )
+    except Exception as err:
+        raise InputRefusedError(invalid_request_from(err), _json_of(inputs[0])) from None
+
+
+def decoded_input(value: RawValue, type_hint: type[T]) -> T:
+    """A further input of a workflow (a continued batch's progress)."""
+    decoded: T = workflow.payload_converter().from_payload(_payload_of(value), type_hint)
+    return decoded
+
+
 class SagaWorkflow:
     """Base of every saga workflow class; subclasses set `definition` and define `run`."""
 
@@ -56,28 +95,13 @@ class SagaWorkflow:
 
     async def run_saga(self, *inputs: RawValue) -> SagaOutcome:
         """Decode the one input and run; a refused input ends the saga REJECTED at once."""
-        if len(inputs) != 1:
-            invalid = InvalidRequestError("request", f"expected one input, got {len(inputs)}")
-            return await self._reject(invalid, [_json_of(value) for value in inputs])
         try:
-            request = workflow.payload_converter().from_payload(
-                _payload_of(inputs[0]), self.definition.request_type
-            )
-        except Exception as err:
-            return await self._reject(invalid_request_from(err), _json_of(inputs[0]))
+            request = decoded_request(self.definition, inputs)
+        except InputRefusedError as refused:
+            self._runtime = SagaRuntime(self.definition, None)
+            return await self._runtime.reject(refused.failure, refused.raw_input)
         self._runtime = SagaRuntime(self.definition, request, self._events())
         return await self._runtime.run()
-
-    async def _reject(self, invalid: InvalidRequestError, raw_input: JsonValue) -> SagaOutcome:
-        self._runtime = SagaRuntime(self.definition, None)
-        failure = StepFailure(
-            step_name=None,
-            reason=FailureReason.INVALID_INPUT,
-            error_type=InvalidRequestError.__name__,
-            message=str(invalid),
-            field=invalid.field,
-        )
-        return await self._runtime.reject(failure, raw_input)
 
     def _events(self) -> EventInbox:
         if self._inbox is None:

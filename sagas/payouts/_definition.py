@@ -18,6 +18,8 @@ from sagas.engine import SagaDefinition, StepCall, StepDefinition, retry_spec
 from sagas.payouts._request import PayoutRequest
 
 EXTERNAL_PAYOUT = "payout"
+PAYOUT_WORKFLOW = "ExternalPayoutWorkflow"
+"""The workflow type a payout runs as."""
 PAYOUT_CLEARING = "payout-clearing"
 """System-account role: payouts taken from customers, not yet settled by the provider."""
 PAYOUT_ENTRY = "payout"

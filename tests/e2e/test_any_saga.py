@@ -226,6 +226,7 @@ def test_saga_modules_are_loaded_by_name_and_a_missing_one_is_named() -> None:
         "fee-collection",
         "fx-transfer",
         "payout",
+        "payout-batch",
         "transfer",
     ]
     with pytest.raises(RegistrationError, match=re.escape("tests.nowhere")):

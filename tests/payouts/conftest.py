@@ -13,7 +13,8 @@ from sagas.app import FundsagaClient, SagaHandle, SagaRegistry, serve_webhooks
 from sagas.audit import AuditStore
 from sagas.ledger import Ledger
 from sagas.testing import directory_audit_store, new_task_queue, saga_worker, sqlite_ledger
-from tests.payouts.scenario import PAYOUT_TYPE, fund, payout_request
+from tests.payouts.scenario import BATCH_TYPE, PAYOUT_TYPE, fund, payout_request
+from tests.payouts.small_batch import SMALL_BATCH_TYPE
 from tests.provider.http import call
 from tooling.provider import ProviderProcess
 
@@ -50,6 +51,14 @@ class Rig:
         await self.client.start(PAYOUT_TYPE.name, {**request, **fields})
         return self.client.saga(PAYOUT_TYPE.name, key)
 
+    async def start_batch(
+        self, items: list[dict[str, Any]], batch_type: str = BATCH_TYPE.name, **fields: Any
+    ) -> SagaHandle:
+        key = f"pb-{uuid.uuid4().hex[:10]}"
+        request = {"idempotency_key": key, "items": items, **fields}
+        await self.client.start(batch_type, request)
+        return self.client.saga(batch_type, key)
+
     def balance(self, account_id: str) -> str:
         return str(self.ledger.account(account_id).balance)
 
@@ -61,17 +70,18 @@ async def rig(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> AsyncIterator[Rig]:
-    """A worker running the external payout against the simulator, and the webhook receiver
-    its callbacks reach."""
+    """A worker running the external payout and payout batches against the simulator, and the
+    webhook receiver its callbacks reach."""
     ledger = sqlite_ledger(tmp_path)
     fund(ledger)
     store = directory_audit_store(tmp_path / "audit")
     queue = new_task_queue()
-    registry = SagaRegistry([PAYOUT_TYPE])
+    saga_types = [PAYOUT_TYPE, BATCH_TYPE, SMALL_BATCH_TYPE]
+    registry = SagaRegistry(saga_types)
     client = FundsagaClient(time_skipping_env.client, queue, ledger, registry=registry)
     async with serve_webhooks(client) as receiver:
         monkeypatch.setenv("FUNDSAGA_WEBHOOK_URL", receiver.url)
-        async with saga_worker(time_skipping_env, [PAYOUT_TYPE], ledger, store, task_queue=queue):
+        async with saga_worker(time_skipping_env, saga_types, ledger, store, task_queue=queue):
             yield Rig(time_skipping_env, provider, ledger, store, client)
     store.close_connections()
     ledger.close_connections()

@@ -6,10 +6,11 @@ from __future__ import annotations
 from sagas import Money, SagaRequest, parse_money
 from sagas.app import built_in_registry
 from sagas.ledger import Ledger, funding_account_id
-from sagas.payouts import EXTERNAL_PAYOUT, PayoutRequest
+from sagas.payouts import EXTERNAL_PAYOUT, PAYOUT_BATCH, PayoutRequest
 from sagas.testing import SagaScenario
 
 PAYOUT_TYPE = built_in_registry().get(EXTERNAL_PAYOUT)
+BATCH_TYPE = built_in_registry().get(PAYOUT_BATCH)
 
 
 def fund(ledger: Ledger) -> None:
