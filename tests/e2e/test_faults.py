@@ -120,7 +120,8 @@ async def test_a_worker_imports_the_saga_modules_before_it_reads_a_rule_naming_t
         _, stderr = await asyncio.wait_for(worker.communicate(), timeout=60)
 
     assert started.decode().startswith(
-        "worker running saga types escrow, fee-collection, fx-transfer, payout, payout-batch, transfer"
+        "worker running saga types "
+        "escrow, fee-collection, fx-transfer, payout, payout-batch, transfer"
     ), stderr
     assert (
         "FAULT INJECTION IS ON (FUNDSAGA_FAULTS): "

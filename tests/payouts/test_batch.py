@@ -83,7 +83,8 @@ async def test_one_failed_item_does_not_undo_the_others(rig: Rig) -> None:
         )
     ]
     declined = outcome.items[2].failure
-    assert declined is not None and "beneficiary account closed" in declined.message
+    assert declined is not None
+    assert "beneficiary account closed" in declined.message
     assert outcome.counts() == {"COMPENSATED": 1, "COMPLETED": 4}
     assert rig.balance("customer") == "60.00 EUR"  # four payouts of 10.00 left, one returned
     assert rig.balance(funding_account_id("EUR")) == "-60.00 EUR"
