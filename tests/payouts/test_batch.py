@@ -6,11 +6,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from pydantic import TypeAdapter
 from temporalio.client import WorkflowExecutionStatus
 
 from sagas import SagaStatus
 from sagas.app import SagaHandle, saga_id
-from sagas.engine import VIEW_QUERY, BatchItemStatus, BatchOutcome, BatchView
+from sagas.engine import VIEW_QUERY, BatchItemOutcome, BatchItemStatus, BatchOutcome, BatchView
 from sagas.ledger import funding_account_id
 from sagas.payouts import EXTERNAL_PAYOUT
 from sagas.testing import assert_eventually
@@ -103,9 +104,10 @@ async def test_the_batch_writes_an_audit_record_listing_every_item(rig: Rig) -> 
     assert [r.kind for r in records] == ["batch_completed"]
     listed = records[0].payload
     assert listed["counts"] == {"COMPENSATED": 1, "COMPLETED": 1}
-    assert [(i["number"], i["saga_id"], i["status"]) for i in listed["items"]] == [
-        (1, f"payout-{batch.idempotency_key}-1", "COMPLETED"),
-        (2, f"payout-{batch.idempotency_key}-2", "COMPENSATED"),
+    items = TypeAdapter(list[BatchItemOutcome]).validate_python(listed["items"])
+    assert [(i.number, i.saga_id, i.status) for i in items] == [
+        (1, f"payout-{batch.idempotency_key}-1", BatchItemStatus.COMPLETED),
+        (2, f"payout-{batch.idempotency_key}-2", BatchItemStatus.COMPENSATED),
     ]
     assert rig.store.verify().ok
 
