@@ -1,4 +1,4 @@
-"""`python -m tests.payouts.record`: record the external payout's replay histories.
+"""`python -m tests.payouts.record`: record the payout's and the payout batch's replay histories.
 
 Against the provider simulator, on the time-skipping server: `settle` waits an hour for a
 callback that no recording sends, which a dev server would spend in real time.
@@ -9,9 +9,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import tempfile
 from pathlib import Path
 
 from sagas.testing import ReplayGuard, time_skipping_environment
+from tests.payouts.batch_histories import DECLINES, SETTLES, record_batches
 from tests.payouts.scenario import PAYOUT_SCENARIO
 from tests.provider.http import call
 from tooling.provider import ProviderProcess
@@ -27,14 +29,19 @@ SETTLES_AT_ONCE = {
 
 async def record() -> list[Path]:
     async with time_skipping_environment() as env:
-        return await ReplayGuard(PAYOUT_SCENARIO, HISTORIES).record(env)
+        written = await ReplayGuard(PAYOUT_SCENARIO, HISTORIES).record(env)
+    # A server of their own, shared with no saga recorded above.
+    async with time_skipping_environment() as env:
+        with tempfile.TemporaryDirectory() as scratch:
+            return written + await record_batches(env, HISTORIES, Path(scratch))
 
 
 def main() -> None:
     logging.getLogger("temporalio.activity").setLevel(logging.ERROR)
     with ProviderProcess() as provider:
         os.environ["FUNDSAGA_PROVIDER_URL"] = provider.url
-        call(f"{provider.url}/scenarios", "POST", SETTLES_AT_ONCE)
+        for scenario in (SETTLES_AT_ONCE, SETTLES, DECLINES):
+            call(f"{provider.url}/scenarios", "POST", scenario)
         for path in asyncio.run(record()):
             print(f"recorded {path}")
 

@@ -6,10 +6,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+import pytest
 from pydantic import TypeAdapter
 from temporalio.client import WorkflowExecutionStatus
+from temporalio.service import RPCError
 
-from sagas import SagaStatus
+from sagas import InvalidRequestError, SagaStatus
 from sagas.app import SagaHandle, saga_id
 from sagas.engine import VIEW_QUERY, BatchItemOutcome, BatchItemStatus, BatchOutcome, BatchView
 from sagas.ledger import funding_account_id
@@ -176,3 +178,14 @@ async def test_a_cancelled_batch_starts_no_more_items_and_lets_started_ones_end(
     ] * 3
     assert "cancelled" in outcome.items[1].note
     assert rig.balance("customer") == "90.00 EUR"
+
+
+async def test_a_batch_with_an_unknown_account_starts_nothing(rig: Rig) -> None:
+    items = [item("ben-1"), {**item("ben-2"), "account": "nobody"}]
+    with pytest.raises(InvalidRequestError) as caught:
+        await rig.client.start("payout-batch", {"idempotency_key": "pb-bad", "items": items})
+
+    assert caught.value.field == "items[2].account"
+    with pytest.raises(RPCError, match="not found"):
+        await rig.client.saga("payout-batch", "pb-bad").workflow.describe()
+    assert rig.balance("customer") == "100.00 EUR"
