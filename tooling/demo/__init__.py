@@ -1,0 +1,2 @@
+"""`make run`: the provider simulator, then `fundsaga dev --demo` against it (tooling: not in
+the wheel)."""
