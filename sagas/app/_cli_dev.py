@@ -17,7 +17,7 @@ from sagas.app._anchor_schedule import ensure_anchor_schedule
 from sagas.app._audit_keys import anchor_head, writer_keys
 from sagas.app._cli_invocation import Invocation
 from sagas.app._client import FundsagaClient
-from sagas.app._demo import DEMO_FAULTS, run_demo
+from sagas.app._demo import DEMO_FAULTS, DemoRun, run_demo
 from sagas.app._demo_provider import ProviderUnavailableError, open_demo_provider
 from sagas.app._devserver import start_dev_server
 from sagas.app._migrate import databases_to_migrate
@@ -108,7 +108,7 @@ async def run_dev(
 
 async def run_catalog(
     stack: AsyncExitStack, client: FundsagaClient, settings: Settings, ui_url: str
-) -> None:
+) -> list[DemoRun]:
     """The demo, its payouts only when the provider simulator answers (`make run` starts it)."""
     print("demo sagas (about 20 s):")
     try:
@@ -116,7 +116,7 @@ async def run_catalog(
     except ProviderUnavailableError as err:
         provider = None
         print(f"  external payouts skipped: {err}")
-    await run_demo(client, ui_url, provider)
+    return await run_demo(client, ui_url, provider)
 
 
 async def run_worker(invocation: Invocation) -> None:
