@@ -110,7 +110,7 @@ async def run_catalog(
     stack: AsyncExitStack, client: FundsagaClient, settings: Settings, ui_url: str
 ) -> list[DemoRun]:
     """The demo, its payouts only when the provider simulator answers (`make run` starts it)."""
-    print("demo sagas (about 20 s):")
+    print("demo sagas (about 10 s):")
     try:
         provider = await open_demo_provider(stack, client, settings)
     except ProviderUnavailableError as err:
