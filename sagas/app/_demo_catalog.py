@@ -7,7 +7,7 @@ DEMO_ACCOUNTS.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from sagas.engine import SagaStatus
@@ -21,6 +21,8 @@ DEMO_FAULTS = "settle=transient@demo-erin"
 """Every settle of a transfer touching demo-erin fails transiently until its retries run out."""
 INQUIRY_WAIT_SECONDS = 5
 """How long the payout whose callback is lost waits for it before it asks the provider."""
+CALLBACK_WAIT_SECONDS = 60
+"""The other payouts' wait: their callback comes at once, and a lost one holds no demo an hour."""
 
 DEMO_ACCOUNTS: Mapping[str, tuple[str, str]] = {
     "demo-alice": ("EUR", "1000.00"),
@@ -44,7 +46,7 @@ class DemoPlan:
     expected: SagaStatus
     request: Mapping[str, Any]
     """The request's fields but the idempotency key (and a payout's beneficiary)."""
-    provider_rule: Mapping[str, Any] | None = field(default=None)
+    provider_rule: Mapping[str, Any] | None = None
     """How the provider simulator answers this payout (a scenario of tooling/provider); a plan
     with a rule pays out to a beneficiary of its own, named by its key, and needs the simulator."""
 
@@ -60,15 +62,17 @@ def _transfer(name: str, to: str, amount: str, shows: str, expected: SagaStatus)
     )
 
 
-def _payout(name: str, shows: str, expected: SagaStatus, **rule: Any) -> DemoPlan:
-    wait = {"settle_wait_seconds": INQUIRY_WAIT_SECONDS} if rule.get("callbacks") == 0 else {}
+def _payout(
+    name: str, shows: str, expected: SagaStatus, *, settle_wait: int, **rule: Any
+) -> DemoPlan:
+    """A payout from demo-alice; `rule` is how the simulator answers it."""
     request = {"account": "demo-alice", "currency": "EUR", "amount": "40.00", "reference": shows}
     return DemoPlan(
         name=name,
         saga_type=EXTERNAL_PAYOUT,
         shows=shows,
         expected=expected,
-        request=request | wait,
+        request=request | {"settle_wait_seconds": settle_wait},
         provider_rule=rule,
     )
 
@@ -114,6 +118,7 @@ PAYOUT_PLANS = (
         "payout-callback",
         "settled by the provider's callback",
         COMPLETED,
+        settle_wait=CALLBACK_WAIT_SECONDS,
         behaviour="settle-callback",
         callbacks=1,
     ),
@@ -121,6 +126,7 @@ PAYOUT_PLANS = (
         "payout-forward",
         "submit timed out, retry asked first: went forward",
         COMPLETED,
+        settle_wait=CALLBACK_WAIT_SECONDS,
         behaviour="accept-then-timeout",
         callbacks=1,
     ),
@@ -128,6 +134,7 @@ PAYOUT_PLANS = (
         "payout-inquiry",
         f"callback lost: settle asked after a {INQUIRY_WAIT_SECONDS} s wait",
         COMPLETED,
+        settle_wait=INQUIRY_WAIT_SECONDS,
         behaviour="settle-callback",
         callbacks=0,
         settle_after_seconds=0,
@@ -136,6 +143,7 @@ PAYOUT_PLANS = (
         "payout-declined",
         "declined by the provider before the pivot",
         COMPENSATED,
+        settle_wait=CALLBACK_WAIT_SECONDS,
         behaviour="decline",
         reason="beneficiary account closed",
     ),

@@ -56,9 +56,10 @@ async def open_demo_provider(
             f"no provider simulator answers at {url} ({_reason(err)}); `make run` starts one"
         ) from None
     webhooks = urlsplit(settings.webhook_url)
-    if not settings.webhook_url or webhooks.port is None:
+    if webhooks.port is None:
         raise ProviderUnavailableError(
-            "FUNDSAGA_WEBHOOK_URL names no local port for the provider's callbacks"
+            f"FUNDSAGA_WEBHOOK_URL ({settings.webhook_url or 'not set'}) names no port for the "
+            "webhook receiver the provider calls back"
         )
     try:
         await stack.enter_async_context(
