@@ -12,7 +12,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/fundsaga dev --demo
+	$(BIN)/python -m tooling.demo
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -17,7 +17,8 @@ from sagas.app._anchor_schedule import ensure_anchor_schedule
 from sagas.app._audit_keys import anchor_head, writer_keys
 from sagas.app._cli_invocation import Invocation
 from sagas.app._client import FundsagaClient
-from sagas.app._demo import DEMO_FAULTS, run_demo
+from sagas.app._demo import DEMO_FAULTS, DemoRun, run_demo
+from sagas.app._demo_provider import ProviderUnavailableError, open_demo_provider
 from sagas.app._devserver import start_dev_server
 from sagas.app._migrate import databases_to_migrate
 from sagas.app._registry import SagaRegistry, load_registry
@@ -28,7 +29,10 @@ from sagas.foundations import DEFAULT_HOME, InvalidRequestError, Settings, upgra
 
 def dev(
     ctx: typer.Context,
-    demo: Annotated[bool, typer.Option("--demo", help="Run three demo transfers.")] = False,
+    demo: Annotated[
+        bool,
+        typer.Option("--demo", help="Run the saga catalog: one saga per outcome of every type."),
+    ] = False,
     no_worker: Annotated[
         bool,
         typer.Option(
@@ -90,8 +94,8 @@ async def run_dev(
         if demo:
             # The demo's failures are on purpose; their stack traces would bury the summary.
             logging.getLogger("temporalio.activity").setLevel(logging.ERROR)
-            print("demo transfers:")
-            await run_demo(FundsagaClient.configured(env.client, settings, ledger), ui_url)
+            client = FundsagaClient.configured(env.client, settings, ledger)
+            await run_catalog(stack, client, settings, ui_url)
             anchored = anchor_head(audit)
             if anchored is not None:
                 print(f"audit chain anchored at record {anchored.sequence}")
@@ -100,6 +104,19 @@ async def run_dev(
                 print(f"ledger journal anchored at entry {journal.sequence}")
         print(f"open {ui_url} to read the histories; Ctrl-C stops everything")
         await until_stopped()
+
+
+async def run_catalog(
+    stack: AsyncExitStack, client: FundsagaClient, settings: Settings, ui_url: str
+) -> list[DemoRun]:
+    """The demo, its payouts only when the provider simulator answers (`make run` starts it)."""
+    print("demo sagas (about 10 s):")
+    try:
+        provider = await open_demo_provider(stack, client, settings)
+    except ProviderUnavailableError as err:
+        provider = None
+        print(f"  external payouts skipped: {err}")
+    return await run_demo(client, ui_url, provider)
 
 
 async def run_worker(invocation: Invocation) -> None:

@@ -1,56 +1,78 @@
-"""The demo `fundsaga dev --demo` runs: one transfer per outcome, readable in the Web UI."""
+"""The demo `fundsaga dev --demo` runs: the saga catalog (`_demo_catalog`), readable in the
+Web UI, one line per saga."""
 
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from sagas.app._client import FundsagaClient
+from sagas.app._demo_catalog import (
+    DEMO_ACCOUNTS,
+    DEMO_FAULTS,
+    DEMO_PLANS,
+    FROZEN_ACCOUNTS,
+    DemoPlan,
+)
+from sagas.app._demo_provider import DemoProvider
 from sagas.engine import SagaOutcome
 from sagas.foundations import parse_money
 from sagas.ledger import AccountStatus, Ledger
-from sagas.transfer import TransferRequest
 
-DEMO_FAULTS = "settle=transient@demo-erin"
-"""Every settle of a transfer touching demo-erin fails transiently until its retries run out."""
-
-_ACCOUNTS = {"demo-alice": "1000.00", "demo-bob": "0", "demo-carol": "0", "demo-erin": "0"}
+__all__ = ["DEMO_FAULTS", "DemoRun", "prepare_accounts", "run_demo"]
 
 
-def prepare_accounts(ledger: Ledger) -> None:
-    for account_id, opening in _ACCOUNTS.items():
-        if ledger.find_account(account_id) is None:
-            money = parse_money(opening, "EUR", allow_zero=True)
-            ledger.open_account(account_id, "EUR", opening_balance=money if money.minor else None)
-    if ledger.account("demo-carol").status is AccountStatus.ACTIVE:
-        ledger.freeze("demo-carol")
+@dataclass(frozen=True)
+class DemoRun:
+    plan: DemoPlan
+    key: str
+    outcome: SagaOutcome
 
 
-async def run_demo(client: FundsagaClient, ui_url: str) -> list[SagaOutcome]:
+def prepare_accounts(ledger: Ledger, stamp: str) -> None:
+    """Open the demo's accounts, or top them up to their opening balance for this run."""
+    for account_id, (code, opening) in DEMO_ACCOUNTS.items():
+        target = parse_money(opening, code, allow_zero=True)
+        found = ledger.find_account(account_id)
+        if found is None:
+            ledger.open_account(account_id, code, opening_balance=target if target.minor else None)
+        elif found.balance.minor < target.minor:
+            ledger.fund(f"demo-{stamp}-top-up-{account_id}", account_id, target - found.balance)
+    for account_id in FROZEN_ACCOUNTS:
+        if ledger.account(account_id).status is AccountStatus.ACTIVE:
+            ledger.freeze(account_id)
+
+
+async def run_demo(
+    client: FundsagaClient, ui_url: str, provider: DemoProvider | None
+) -> list[DemoRun]:
+    """Start every plan of the catalog (the payouts only with a `provider`), wait for them all
+    and print one line per saga."""
     if client.ledger is None:
         raise ValueError("the demo needs a client with a ledger")
-    prepare_accounts(client.ledger)
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-    plans = [
-        ("completed", "demo-bob", "100.00", "a transfer that completes"),
-        ("business-error", "demo-carol", "25.00", "to a frozen account: compensated"),
-        ("retries-exhausted", "demo-erin", "10.00", "settle fails until retries run out"),
-    ]
-    requests = [
-        TransferRequest(
-            idempotency_key=f"demo-{stamp}-{name}",
-            source_account="demo-alice",
-            destination_account=destination,
-            amount=amount,
-            currency="EUR",
-            reference=why,
-        )
-        for name, destination, amount, why in plans
-    ]
-    for request in requests:
-        await client.start_transfer(request)
-    outcomes = await asyncio.gather(*(client.outcome(r.idempotency_key) for r in requests))
-    for outcome in outcomes:
-        link = f"{ui_url}/namespaces/default/workflows/{outcome.saga_id}"
-        print(f"  {outcome.status.value:<12} {link}")
-    return list(outcomes)
+    prepare_accounts(client.ledger, stamp)
+    plans = [p for p in DEMO_PLANS if provider is not None or p.provider_rule is None]
+    keys = [f"demo-{stamp}-{plan.name}" for plan in plans]
+    for plan, key in zip(plans, keys, strict=True):
+        await _start(client, plan, key, provider)
+    outcomes = await asyncio.gather(
+        *(client.saga(p.saga_type, k).outcome() for p, k in zip(plans, keys, strict=True))
+    )
+    runs = [DemoRun(*found) for found in zip(plans, keys, outcomes, strict=True)]
+    for run in runs:
+        link = f"{ui_url}/namespaces/default/workflows/{run.outcome.saga_id}"
+        status = run.outcome.status.value
+        print(f"  {status:<12} {run.plan.saga_type:<16} {run.plan.shows:<50} {link}")
+    return runs
+
+
+async def _start(
+    client: FundsagaClient, plan: DemoPlan, key: str, provider: DemoProvider | None
+) -> None:
+    request = {**plan.request, "idempotency_key": key}
+    if plan.provider_rule is not None and provider is not None:
+        request["beneficiary"] = key
+        await provider.arrange(key, plan.provider_rule)
+    await client.start(plan.saga_type, request)

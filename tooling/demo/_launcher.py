@@ -1,0 +1,41 @@
+"""`python -m tooling.demo [fundsaga dev options]`, what `make run` runs: start the
+payment-provider simulator, run `fundsaga dev --demo` against it with its webhook receiver on a
+free port, and stop the simulator when the dev stack ends (Ctrl-C or SIGTERM too)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+from tooling.provider import ProviderProcess
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def dev_command(args: list[str]) -> list[str]:
+    """`fundsaga dev --demo` from the same environment as this Python."""
+    fundsaga = Path(sys.executable).parent / "fundsaga"
+    return [str(fundsaga), "dev", "--demo", *args]
+
+
+def main(args: list[str]) -> int:
+    with ProviderProcess() as provider:
+        print(f"provider simulator on {provider.url}", flush=True)
+        env = os.environ | {
+            "FUNDSAGA_PROVIDER_URL": provider.url,
+            "FUNDSAGA_WEBHOOK_URL": f"http://127.0.0.1:{free_port()}",
+        }
+        dev = subprocess.Popen(dev_command(args), env=env)
+        # Ctrl-C reaches the whole process group, dev included; a SIGTERM is for us alone.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, lambda signum, frame: dev.send_signal(signum))
+        return dev.wait()
