@@ -1,4 +1,5 @@
-"""A reduced chaos run on each database: kills, a server restart and database faults, then proof."""
+"""A reduced chaos run on each database: every built-in saga type, kills, a server restart and
+database faults, then proof."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tooling.chaos import ChaosConfig, ChaosRun, make_plan, render
+from tooling.chaos import ChaosConfig, ChaosRun, counts_by_type, make_plan, render
 
 
 @pytest.mark.timeout(900)
@@ -16,12 +17,14 @@ async def test_money_is_conserved_and_moved_once_under_chaos(
     database_url: str, tmp_path: Path
 ) -> None:
     seed = int(os.environ.get("FUNDSAGA_CHAOS_SEED") or random.SystemRandom().randrange(1, 10**6))
-    config = ChaosConfig(transfers=200, kills=5, restarts=1, seed=seed)
+    config = ChaosConfig(
+        transfers=200, fees=6, fx_transfers=6, payouts=12, kills=5, restarts=1, seed=seed
+    )
 
     report = await ChaosRun(make_plan(config), database_url, tmp_path).run()
 
     assert report.ok, f"seed {seed}: rerun with FUNDSAGA_CHAOS_SEED={seed}\n{render(report)}"
-    assert len(report.statuses) == 200
+    assert {name: sum(c.values()) for name, c in counts_by_type(report).items()} == config.counts()
     assert report.kills_issued == 5
     assert report.restarts == 1
     assert report.db_faults > 0
