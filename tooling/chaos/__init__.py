@@ -5,7 +5,7 @@ transiently; then a checker proves money was conserved and moved once."""
 from tooling.chaos._check import Check
 from tooling.chaos._checker import check_run
 from tooling.chaos._plan import ChaosConfig, ChaosPlan, make_plan
-from tooling.chaos._report import counts_by_type, render
+from tooling.chaos._report import render
 from tooling.chaos._runner import ChaosReport, ChaosRun
 
 __all__ = [
@@ -15,7 +15,6 @@ __all__ = [
     "ChaosRun",
     "Check",
     "check_run",
-    "counts_by_type",
     "make_plan",
     "render",
 ]
