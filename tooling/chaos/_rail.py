@@ -26,8 +26,12 @@ class RailPayout:
 def start_rail() -> ProviderProcess:
     provider = ProviderProcess()
     provider.start()
-    for beneficiary, rule in SCENARIOS.items():
-        _call(provider.url, "POST", "/scenarios", {"account": beneficiary.value, **rule})
+    try:
+        for beneficiary, rule in SCENARIOS.items():
+            _call(provider.url, "POST", "/scenarios", {"account": beneficiary.value, **rule})
+    except BaseException:
+        provider.stop()
+        raise
     return provider
 
 

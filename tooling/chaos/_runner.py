@@ -102,6 +102,7 @@ class ChaosRun:
         self.parked_by_spent_funds: list[str] = []
         self.kills_issued = 0
         self.restarts = 0
+        self.worker_deaths = 0
 
     def _worker_env(self, provider_url: str) -> dict[str, str]:
         return {
@@ -124,39 +125,10 @@ class ChaosRun:
         ledger = Ledger.from_url(self.database_url, signer=self.audit_keys.require_signer())
         funded = fund_accounts(ledger, self.plan)
         provider = start_rail()
-        self.server.start()
-        env = self._worker_env(provider.url)
-        receiver = WorkerProcess(
-            env, self.workdir / "webhooks.log", webhook_receiver_args(self.webhook_port)
-        )
-        receiver.start()
-        workers = [
-            WorkerProcess(env, self.workdir / f"worker-{n}.log")
-            for n in range(self.plan.config.workers)
-        ]
-        for worker in workers:
-            worker.start()
-        wait_for_port(self.webhook_port)
-        supervisor = asyncio.create_task(self._supervise([*workers, receiver]))
-        launched = asyncio.Event()
-        spending = asyncio.create_task(spend_until(ledger, self.plan, launched))
         try:
-            client = await _retrying(
-                lambda: FundsagaClient.connect(self._settings(), with_ledger=False)
-            )
-            client.ledger = ledger
-            await self._launch_all(client, workers)
-        finally:
-            launched.set()
-            spends = await spending
-            supervisor.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await supervisor
-            for worker in workers:
-                worker.stop()
-            receiver.stop()
-            self.server.stop()
+            spends = await self._run_sagas(ledger, provider.url)
             at_rail = await asyncio.to_thread(self._ask_rail, provider.url)
+        finally:
             provider.stop()
         store = open_audit_store(self.audit_spec, self.audit_keys)
         anchors = AnchorStore(open_audit_store(self.anchor_spec, self.audit_keys))
@@ -181,11 +153,47 @@ class ChaosRun:
             spends=spends,
             parked_by_spent_funds=self.parked_by_spent_funds,
             kills_issued=self.kills_issued,
-            worker_deaths=sum(w.deaths for w in workers),
+            worker_deaths=self.worker_deaths,
             restarts=self.restarts,
             db_faults=self._count_db_faults(),
             wall_seconds=time.monotonic() - started,
         )
+
+    async def _run_sagas(self, ledger: Ledger, provider_url: str) -> int:
+        """Launch every planned saga and follow it to its end, with the dev server, the workers
+        and the webhook receiver up meanwhile; the number of payee spends."""
+        self.server.start()
+        env = self._worker_env(provider_url)
+        receiver = WorkerProcess(
+            env, self.workdir / "webhooks.log", webhook_receiver_args(self.webhook_port)
+        )
+        workers = [
+            WorkerProcess(env, self.workdir / f"worker-{n}.log")
+            for n in range(self.plan.config.workers)
+        ]
+        for process in [receiver, *workers]:
+            process.start()
+        supervisor = asyncio.create_task(self._supervise([*workers, receiver]))
+        launched = asyncio.Event()
+        spending = asyncio.create_task(spend_until(ledger, self.plan, launched))
+        try:
+            await asyncio.to_thread(wait_for_port, self.webhook_port)
+            client = await _retrying(
+                lambda: FundsagaClient.connect(self._settings(), with_ledger=False)
+            )
+            client.ledger = ledger
+            await self._launch_all(client, workers)
+        finally:
+            launched.set()
+            spends = await spending
+            supervisor.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await supervisor
+            for process in [*workers, receiver]:
+                process.stop()
+            self.server.stop()
+            self.worker_deaths = sum(w.deaths for w in workers)
+        return spends
 
     def _settings(self) -> Settings:
         return Settings.model_validate(
