@@ -110,7 +110,8 @@ CATALOG: Mapping[str, CatalogType] = {
         CatalogType(FEE_COLLECTION, _fee),
         CatalogType(FX_TRANSFER, _fx),
         CatalogType(EXTERNAL_PAYOUT, _payout),
-        # batch-payout: add CatalogType("batch-payout", _batch_payout) here, a count for it in
-        # ChaosConfig.catalog and `--batch-payouts` in __main__, and its checks in _checker.
+        # batch-payout joins here: CatalogType("batch-payout", _batch_payout), with its count in
+        # ChaosConfig.counts(), a `--batch-payouts` option in __main__ and its checks in
+        # _catalog_checks (its payouts reach the simulator as the external payout's do).
     )
 }

@@ -35,8 +35,10 @@ PAYEE_INDEX = ACCOUNTS_PER_CURRENCY - 2
 class ChaosConfig:
     transfers: int = 5000
     fees: int = 300
+    """Fee collections, mixed among the transfers as the other catalog types are."""
     fx_transfers: int = 300
     payouts: int = 300
+    """External payouts to the provider simulator, each beneficiary's behaviour in turn."""
     kills: int = 50
     restarts: int = 3
     seed: int = 0
