@@ -18,8 +18,9 @@ async def test_money_is_conserved_and_moved_once_under_chaos(
     database_url: str, tmp_path: Path
 ) -> None:
     seed = int(os.environ.get("FUNDSAGA_CHAOS_SEED") or random.SystemRandom().randrange(1, 10**6))
+    # Six payouts: one to each of the simulator's behaviours, which payouts take in turn.
     config = ChaosConfig(
-        transfers=200, fees=6, fx_transfers=6, payouts=12, kills=5, restarts=1, seed=seed
+        transfers=200, fees=4, fx_transfers=4, payouts=6, kills=5, restarts=1, seed=seed
     )
 
     report = await ChaosRun(make_plan(config), database_url, tmp_path).run()

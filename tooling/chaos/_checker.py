@@ -33,7 +33,7 @@ def _conservation(ledger: Ledger, funded: Mapping[str, int], paid_out: Mapping[s
     return Check(
         "a) per currency: all accounts hold funded - paid out to the rail",
         ok,
-        f"{totals} vs {expected} (paid out {dict(paid_out)})",
+        f"{totals} vs {expected} (paid out {dict(sorted(paid_out.items()))})",
     )
 
 
