@@ -1,7 +1,9 @@
-"""The chaos run: concurrent transfers while workers are killed, the server restarts and the
-database fails transiently; then a checker proves money was conserved and moved once."""
+"""The chaos run: concurrent sagas of every built-in type (transfers, fees, FX, payouts to the
+provider simulator) while workers are killed, the server restarts and the database fails
+transiently; then a checker proves money was conserved and moved once."""
 
-from tooling.chaos._checker import Check, check_run
+from tooling.chaos._check import Check
+from tooling.chaos._checker import check_run
 from tooling.chaos._plan import ChaosConfig, ChaosPlan, make_plan
 from tooling.chaos._report import render
 from tooling.chaos._runner import ChaosReport, ChaosRun

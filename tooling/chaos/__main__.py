@@ -1,4 +1,5 @@
-"""`python -m tooling.chaos`: the Jepsen-style bank test; exit 1 when an invariant breaks."""
+"""`python -m tooling.chaos`: the Jepsen-style bank test over every built-in saga type; exit 1
+when an invariant breaks."""
 
 from __future__ import annotations
 
@@ -16,7 +17,13 @@ from tooling.chaos._runner import ChaosRun
 
 def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m tooling.chaos", description=__doc__)
-    parser.add_argument("--transfers", type=int, default=5000)
+    defaults = ChaosConfig()
+    parser.add_argument("--transfers", type=int, default=defaults.transfers)
+    parser.add_argument("--fees", type=int, default=defaults.fees, help="fee collections")
+    parser.add_argument("--fx", type=int, default=defaults.fx_transfers, help="FX transfers")
+    parser.add_argument(
+        "--payouts", type=int, default=defaults.payouts, help="payouts to the provider simulator"
+    )
     parser.add_argument("--kills", type=int, default=50)
     parser.add_argument("--restarts", type=int, default=3)
     parser.add_argument("--seed", type=int, default=None, help="default: a random one, printed")
@@ -25,12 +32,19 @@ def main() -> int:
     args = parser.parse_args()
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 10**6)
     config = ChaosConfig(
-        transfers=args.transfers, kills=args.kills, restarts=args.restarts, seed=seed
+        transfers=args.transfers,
+        fees=args.fees,
+        fx_transfers=args.fx,
+        payouts=args.payouts,
+        kills=args.kills,
+        restarts=args.restarts,
+        seed=seed,
     )
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="fundsaga-chaos-"))
     workdir.mkdir(parents=True, exist_ok=True)
     url = args.database_url or f"sqlite:///{workdir / 'ledger.db'}"
-    print(f"chaos run: seed {seed}, {config.transfers} transfers, work directory {workdir}")
+    mix = ", ".join(f"{n} {name}" for name, n in config.counts().items())
+    print(f"chaos run: seed {seed}, {mix}, work directory {workdir}")
     report = asyncio.run(ChaosRun(make_plan(config), url, workdir).run())
     print(render(report), end="")
     return 0 if report.ok else 1

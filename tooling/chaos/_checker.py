@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from sqlalchemy import text
 
@@ -11,28 +11,30 @@ from activities.audit import anchor_journal
 from sagas.app import verify_ledger
 from sagas.audit import AnchorStore, AuditStore, Keyring
 from sagas.engine import AuditKind, SagaStatus
-from sagas.ledger import HoldStatus, Ledger
+from sagas.ledger import HoldStatus, Ledger, funding_account_id
+from tooling.chaos._catalog_checks import fees, fx_positions, paid_to_rail, rail
+from tooling.chaos._check import Check
+from tooling.chaos._plan import ChaosPlan
+from tooling.chaos._rail import RailPayout
 
-SETTLED = {
-    SagaStatus.COMPLETED.value,
-    SagaStatus.COMPENSATED.value,
-    SagaStatus.NEEDS_ATTENTION.value,
-}
-
-
-@dataclass(frozen=True)
-class Check:
-    name: str
-    ok: bool
-    detail: str
+TERMINAL = {SagaStatus.COMPLETED.value, SagaStatus.COMPENSATED.value}
+"""Where every saga of a chaos run must end: the plan intends none to park."""
 
 
-def _conservation(ledger: Ledger, funded: Mapping[str, int]) -> Check:
-    totals: dict[str, int] = {}
-    for account in ledger.accounts():
-        totals[account.currency] = totals.get(account.currency, 0) + account.balance.minor
-    ok = totals == dict(funded) and not [p for p in ledger.check_invariants() if "sum" in p]
-    return Check("a) balances sum to funded total per currency", ok, f"{totals} vs {dict(funded)}")
+def _conservation(ledger: Ledger, funded: Mapping[str, int], paid_out: Mapping[str, int]) -> Check:
+    """Customer and system accounts (all but @funding) hold what was funded, less what
+    settled payouts sent out through the rail."""
+    totals = dict.fromkeys(funded, 0)
+    for account in ledger.accounts(include_system=True):
+        if account.account_id != funding_account_id(account.currency):
+            totals[account.currency] = totals.get(account.currency, 0) + account.balance.minor
+    expected = {code: total - paid_out.get(code, 0) for code, total in funded.items()}
+    ok = totals == expected and not [p for p in ledger.check_invariants() if "sum" in p]
+    return Check(
+        "a) per currency: all accounts hold funded - paid out to the rail",
+        ok,
+        f"{totals} vs {expected} (paid out {dict(sorted(paid_out.items()))})",
+    )
 
 
 def _no_double_postings(ledger: Ledger) -> Check:
@@ -51,19 +53,21 @@ def _no_double_postings(ledger: Ledger) -> Check:
     )
 
 
-def _final_states(
-    ledger: Ledger, statuses: Mapping[str, str], launched: int
-) -> tuple[Check, list[str]]:
-    stuck = [saga for saga, status in statuses.items() if status not in SETTLED]
+def _final_states(ledger: Ledger, statuses: Mapping[str, str], launched: int) -> Check:
+    stuck = [saga for saga, status in statuses.items() if status not in TERMINAL]
     leaking = [
         saga
         for saga, status in statuses.items()
         if status == SagaStatus.COMPENSATED.value and ledger.net_effect(saga)
     ]
-    counts = {s: list(statuses.values()).count(s) for s in sorted(set(statuses.values()))}
+    counts = dict(sorted(Counter(statuses.values()).items()))
     ok = not stuck and not leaking and len(statuses) == launched
-    detail = f"{counts}; {len(stuck)} not settled, {len(leaking)} compensated with net effect"
-    return Check("c) every saga ended known; compensated = no net effect", ok, detail), stuck
+    detail = (
+        f"{counts}; {len(stuck)} not completed or compensated, "
+        f"{len(leaking)} compensated with net effect"
+        + (f", first stuck: {sorted(stuck)[0]}" if stuck else "")
+    )
+    return Check("c) every saga terminal; compensated = no net effect", ok, detail)
 
 
 def _holds(ledger: Ledger) -> Check:
@@ -127,19 +131,24 @@ def check_run(
     store: AuditStore,
     anchors: AnchorStore,
     keyring: Keyring,
+    plan: ChaosPlan,
     statuses: Mapping[str, str],
     funded: Mapping[str, int],
-    launched: int,
     parked_by_spent_funds: Sequence[str],
+    at_rail: Mapping[str, RailPayout | None],
 ) -> list[Check]:
-    final, _ = _final_states(ledger, statuses, launched)
+    """`statuses` by saga id; `at_rail` what the provider holds per payout key."""
+    paid_out = paid_to_rail(ledger)
     return [
-        _conservation(ledger, funded),
+        _conservation(ledger, funded, paid_out),
         _no_double_postings(ledger),
-        final,
+        _final_states(ledger, statuses, len(plan.sagas)),
         _holds(ledger),
         _audit(store, statuses),
         _overdrafts(ledger),
         _ledger_verifies(ledger, anchors, keyring),
         _spent_funds(parked_by_spent_funds),
+        fx_positions(ledger, plan, statuses),
+        fees(ledger, plan, statuses),
+        rail(ledger, plan, statuses, at_rail, paid_out),
     ]

@@ -1,14 +1,32 @@
-"""A chaos run's schedule, derived from one seed: same seed, same transfers and faults."""
+"""A chaos run's schedule, derived from one seed: same seed, same sagas and faults."""
 
 from __future__ import annotations
 
 import random
+from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+
+from sagas.fees import FEE_COLLECTION
+from sagas.foundations import Money
+from sagas.fx import FX_TRANSFER
+from sagas.payouts import EXTERNAL_PAYOUT
+from sagas.transfer import TRANSFER_SAGA
+from tooling.chaos._catalog import CATALOG, Request
+
+TRANSFER = TRANSFER_SAGA.saga_type
 
 CURRENCIES = ("EUR", "USD")
 ACCOUNTS_PER_CURRENCY = 8
 OPENING_MINOR = 100_000
 STEPS = ("reserve", "capture", "credit", "settle", "release")
+CATALOG_FAULT_STEPS = {
+    FEE_COLLECTION: ("reserve", "charge"),
+    FX_TRANSFER: ("reserve", "convert"),
+    EXTERNAL_PAYOUT: ("reserve", "capture"),
+}
+"""Steps of the catalog's types that get injected faults: ledger steps only, so a fault costs a
+retry of seconds, not the payout settle step's half-minute backoff."""
 PAYEE_INDEX = ACCOUNTS_PER_CURRENCY - 2
 """Per currency, the account that spends whatever it receives; the last one is frozen."""
 
@@ -16,6 +34,11 @@ PAYEE_INDEX = ACCOUNTS_PER_CURRENCY - 2
 @dataclass(frozen=True, kw_only=True)
 class ChaosConfig:
     transfers: int = 5000
+    fees: int = 300
+    """Fee collections, mixed among the transfers as the other catalog types are."""
+    fx_transfers: int = 300
+    payouts: int = 300
+    """External payouts to the provider simulator, each beneficiary's behaviour in turn."""
     kills: int = 50
     restarts: int = 3
     seed: int = 0
@@ -24,20 +47,40 @@ class ChaosConfig:
     db_fault_rate: float = 0.01
     """Chance that one SQL statement fails with an injected transient database error."""
 
+    def counts(self) -> dict[str, int]:
+        """How many sagas of each type the run launches, all mixed in one order."""
+        return {
+            TRANSFER: self.transfers,
+            FEE_COLLECTION: self.fees,
+            FX_TRANSFER: self.fx_transfers,
+            EXTERNAL_PAYOUT: self.payouts,
+        }
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts().values())
+
 
 @dataclass(frozen=True)
-class PlannedTransfer:
+class PlannedSaga:
     index: int
-    source: str
-    destination: str
-    amount_minor: int
-    currency: str
+    saga_type: str
+    key: str
+    request: Request
+    """The request without `idempotency_key`, which is `key`."""
+
+    @property
+    def saga_id(self) -> str:
+        return f"{self.saga_type}-{self.key}"
+
+    def body(self) -> Request:
+        return {"idempotency_key": self.key, **self.request}
 
 
 @dataclass(frozen=True)
 class ChaosPlan:
     config: ChaosConfig
-    transfers: tuple[PlannedTransfer, ...]
+    sagas: tuple[PlannedSaga, ...]
     kill_after: tuple[tuple[int, str], ...]
     """(launch index, "signal" | "after_commit"): kill a worker once that many are launched."""
     restart_after: tuple[int, ...]
@@ -47,6 +90,9 @@ class ChaosPlan:
     spenders: tuple[Spender, ...] = field(default=())
     """Payees that spend all they can, all the time, while every transfer they are in fails
     to settle and compensates: a credit they could spend would be gone when it is taken back."""
+
+    def of_type(self, saga_type: str) -> list[PlannedSaga]:
+        return [saga for saga in self.sagas if saga.saga_type == saga_type]
 
 
 @dataclass(frozen=True)
@@ -65,17 +111,28 @@ def make_plan(config: ChaosConfig) -> ChaosPlan:
     accounts = account_ids()
     frozen = (accounts[ACCOUNTS_PER_CURRENCY - 1],)
     spenders = _spenders(accounts)
-    transfers = tuple(_transfer(rng, i, accounts) for i in range(config.transfers))
-    marks = sorted(rng.sample(range(1, config.transfers), config.kills + config.restarts))
+    order = [name for name, count in config.counts().items() for _ in range(count)]
+    rng.shuffle(order)
+    seen: Counter[str] = Counter()
+    sagas = []
+    for index, name in enumerate(order):
+        sagas.append(_saga(rng, config.seed, index, name, seen[name], accounts))
+        seen[name] += 1
+    marks = sorted(rng.sample(range(1, config.total), config.kills + config.restarts))
     rng.shuffle(marks)
     kills = sorted(marks[: config.kills])
     kill_after = tuple((at, rng.choice(("signal", "after_commit"))) for at in kills)
+    faults = [
+        _faults(rng, accounts),
+        _catalog_faults(rng, accounts),
+        *(_never_settles(s.payee) for s in spenders),
+    ]
     return ChaosPlan(
         config=config,
-        transfers=transfers,
+        sagas=tuple(sagas),
         kill_after=kill_after,
         restart_after=tuple(sorted(marks[config.kills :])),
-        faults=";".join([_faults(rng, accounts), *(_never_settles(s.payee) for s in spenders)]),
+        faults=";".join(faults),
         frozen=frozen,
         spenders=spenders,
     )
@@ -91,17 +148,36 @@ def _spenders(accounts: list[str]) -> tuple[Spender, ...]:
 
 def _never_settles(account: str) -> str:
     """Every settle attempt fails transiently: the saga exhausts its retries and compensates."""
-    return f"settle=transient@{account}"
+    return f"{TRANSFER}/settle=transient@{account}"
 
 
-def _transfer(rng: random.Random, index: int, accounts: list[str]) -> PlannedTransfer:
+def _pools(accounts: list[str]) -> Mapping[str, list[str]]:
+    return {code: [a for a in accounts if f"-{code.lower()}-" in a] for code in CURRENCIES}
+
+
+def _saga(
+    rng: random.Random, seed: int, index: int, saga_type: str, nth: int, accounts: list[str]
+) -> PlannedSaga:
+    if saga_type == TRANSFER:
+        request = _transfer(rng, accounts)
+    else:
+        request = CATALOG[saga_type].build(rng, _pools(accounts), nth)
+    return PlannedSaga(index, saga_type, f"chaos-{seed}-{index}", request)
+
+
+def _transfer(rng: random.Random, accounts: list[str]) -> Request:
     currency = rng.choice(CURRENCIES)
-    pool = [a for a in accounts if f"-{currency.lower()}-" in a]
+    pool = _pools(accounts)[currency]
     source, destination = rng.sample(pool, 2)
     if rng.random() < 0.05:
         destination = rng.choice([a for a in accounts if a not in pool])
     amount = rng.choice((100, 250, 1_000, 5_000, 40_000, 150_000))
-    return PlannedTransfer(index, source, destination, amount, currency)
+    return {
+        "source_account": source,
+        "destination_account": destination,
+        "amount": Money.of(amount, currency).amount_text(),
+        "currency": currency,
+    }
 
 
 def _faults(rng: random.Random, accounts: list[str]) -> str:
@@ -110,5 +186,14 @@ def _faults(rng: random.Random, accounts: list[str]) -> str:
         step = rng.choice(STEPS)
         phase = rng.choice(("action", "compensation"))
         kind = rng.choice(("transient", "timeout"))
-        rules.append(f"{step}.{phase}={kind}*{rng.randint(1, 2)}@{account}")
+        rules.append(f"{TRANSFER}/{step}.{phase}={kind}*{rng.randint(1, 2)}@{account}")
+    return ";".join(rules)
+
+
+def _catalog_faults(rng: random.Random, accounts: list[str]) -> str:
+    rules = []
+    for saga_type, steps in CATALOG_FAULT_STEPS.items():
+        step, account = rng.choice(steps), rng.choice(accounts)
+        kind = rng.choice(("transient", "timeout"))
+        rules.append(f"{saga_type}/{step}={kind}*{rng.randint(1, 2)}@{account}")
     return ";".join(rules)

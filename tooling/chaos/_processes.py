@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from sagas.app import temporal_cli_path
@@ -80,19 +81,29 @@ class DevServer:
         self.start()
 
 
-class WorkerProcess:
-    """One `python -m tooling.chaos.worker`, restarted whenever it dies."""
+WORKER_ARGS = ("-m", "tooling.chaos.worker")
 
-    def __init__(self, env: dict[str, str], log: Path) -> None:
+
+def webhook_receiver_args(port: int) -> tuple[str, ...]:
+    """`fundsaga webhooks --port <port>`, run by this interpreter whatever the PATH says."""
+    return ("-c", "from sagas.app import main; main()", "webhooks", "--port", str(port))
+
+
+class WorkerProcess:
+    """One `python -m tooling.chaos.worker` (or another process `args` names), restarted
+    whenever it dies."""
+
+    def __init__(self, env: dict[str, str], log: Path, args: Sequence[str] = WORKER_ARGS) -> None:
         self.env = env
         self.log = log
+        self.args = tuple(args)
         self.process: subprocess.Popen[bytes] | None = None
         self.deaths = 0
 
     def start(self) -> None:
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "tooling.chaos.worker"],
+                [sys.executable, *self.args],
                 env={**os.environ, **self.env},
                 stdout=log,
                 stderr=subprocess.STDOUT,

@@ -2,14 +2,42 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
+from sagas.payouts import EXTERNAL_PAYOUT
+from tooling.chaos._catalog import Beneficiary
 from tooling.chaos._runner import ChaosReport
+
+
+def counts_by_type(report: ChaosReport) -> dict[str, Counter[str]]:
+    """Per saga type (in the plan's order of types), how many ended in each status."""
+    counts: dict[str, Counter[str]] = {name: Counter() for name in report.plan.config.counts()}
+    for saga in report.plan.sagas:
+        counts[saga.saga_type][report.statuses.get(saga.saga_id, "NOT STARTED")] += 1
+    return counts
+
+
+def payouts_by_beneficiary(report: ChaosReport) -> dict[str, Counter[str]]:
+    """Per simulator behaviour (the payout's beneficiary), how many payouts ended in each status."""
+    counts: dict[str, Counter[str]] = {b.value: Counter() for b in Beneficiary}
+    for saga in report.plan.of_type(EXTERNAL_PAYOUT):
+        status = report.statuses.get(saga.saga_id, "NOT STARTED")
+        counts[str(saga.request["beneficiary"])][status] += 1
+    return counts
+
+
+def _tally(counts: Counter[str]) -> str:
+    return f"{sum(counts.values())}: " + ", ".join(f"{s} {n}" for s, n in sorted(counts.items()))
 
 
 def render(report: ChaosReport) -> str:
     config = report.plan.config
-    rows = [
-        ("seed", str(config.seed)),
-        ("transfers", str(len(report.statuses))),
+    rows = [("seed", str(config.seed)), ("sagas", str(len(report.statuses)))]
+    rows += [(f"  {name}", _tally(c)) for name, c in counts_by_type(report).items()]
+    rows += [
+        (f"    payouts to {name}", _tally(c)) for name, c in payouts_by_beneficiary(report).items()
+    ]
+    rows += [
         ("worker kills issued", str(report.kills_issued)),
         ("worker deaths observed", str(report.worker_deaths)),
         ("dev server restarts", str(report.restarts)),

@@ -13,21 +13,36 @@ from typing import TypeVar
 from temporalio.client import WorkflowQueryFailedError as QueryFailed
 from temporalio.service import RPCError
 
-from sagas.app import FundsagaClient, TemporalUnreachableError
+from sagas.app import FundsagaClient, SagaHandle, TemporalUnreachableError, built_in_registry
 from sagas.audit import AnchorStore, AuditKeys, SigningKey, open_audit_store
 from sagas.engine import SagaOutcome, SagaStatus
 from sagas.foundations import Money, Settings, upgrade_database
 from sagas.ledger import Ledger
-from sagas.transfer import TRANSFER_SAGA
-from tooling.chaos._checker import Check, check_run
-from tooling.chaos._plan import OPENING_MINOR, ChaosPlan, PlannedTransfer, account_ids
-from tooling.chaos._processes import DevServer, WorkerProcess, free_port
+from sagas.payouts import EXTERNAL_PAYOUT
+from tooling.chaos._catalog import PROVIDER_TIMEOUT_SECONDS
+from tooling.chaos._catalog_checks import rail_key
+from tooling.chaos._check import Check
+from tooling.chaos._checker import check_run
+from tooling.chaos._plan import OPENING_MINOR, ChaosPlan, PlannedSaga, account_ids
+from tooling.chaos._processes import (
+    DevServer,
+    WorkerProcess,
+    free_port,
+    wait_for_port,
+    webhook_receiver_args,
+)
+from tooling.chaos._rail import RailPayout, rail_payout, start_rail
 from tooling.chaos._spending import parked_by_spent_funds, spend_until
 
 T = TypeVar("T")
 TASK_QUEUE = "chaos"
 SAGA_TIMEOUT_S = 900
-COMPENSATIONS = frozenset(s.compensation for s in TRANSFER_SAGA.steps if s.compensation)
+COMPENSATIONS = frozenset(
+    step.compensation
+    for saga_type in built_in_registry()
+    for step in saga_type.definition.steps
+    if step.compensation
+)
 
 
 @dataclass
@@ -35,6 +50,7 @@ class ChaosReport:
     plan: ChaosPlan
     checks: list[Check]
     statuses: dict[str, str]
+    """Final status by saga id."""
     spends: int
     """Times a payee spent its whole available balance during the run."""
     parked_by_spent_funds: list[str]
@@ -81,13 +97,18 @@ class ChaosRun:
         self.anchor_spec = f"dir:{workdir / 'anchors'}"
         self.signing_key = workdir / "audit-signing.key"
         self.audit_keys = AuditKeys.for_writer(_new_key(self.signing_key))
+        self.webhook_port = free_port()
         self.statuses: dict[str, str] = {}
         self.parked_by_spent_funds: list[str] = []
         self.kills_issued = 0
         self.restarts = 0
+        self.worker_deaths = 0
 
-    def _worker_env(self) -> dict[str, str]:
+    def _worker_env(self, provider_url: str) -> dict[str, str]:
         return {
+            "FUNDSAGA_PROVIDER_URL": provider_url,
+            "FUNDSAGA_PROVIDER_TIMEOUT": str(PROVIDER_TIMEOUT_SECONDS),
+            "FUNDSAGA_WEBHOOK_URL": f"http://127.0.0.1:{self.webhook_port}",
             "TEMPORAL_ADDRESS": self.server.address,
             "FUNDSAGA_TASK_QUEUE": TASK_QUEUE,
             "FUNDSAGA_DATABASE_URL": self.database_url,
@@ -103,31 +124,12 @@ class ChaosRun:
         upgrade_database(self.database_url)
         ledger = Ledger.from_url(self.database_url, signer=self.audit_keys.require_signer())
         funded = fund_accounts(ledger, self.plan)
-        self.server.start()
-        workers = [
-            WorkerProcess(self._worker_env(), self.workdir / f"worker-{n}.log")
-            for n in range(self.plan.config.workers)
-        ]
-        for worker in workers:
-            worker.start()
-        supervisor = asyncio.create_task(self._supervise(workers))
-        launched = asyncio.Event()
-        spending = asyncio.create_task(spend_until(ledger, self.plan, launched))
+        provider = start_rail()
         try:
-            client = await _retrying(
-                lambda: FundsagaClient.connect(self._settings(), with_ledger=False)
-            )
-            client.ledger = ledger
-            await self._launch_all(client, workers)
+            spends = await self._run_sagas(ledger, provider.url)
+            at_rail = await asyncio.to_thread(self._ask_rail, provider.url)
         finally:
-            launched.set()
-            spends = await spending
-            supervisor.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await supervisor
-            for worker in workers:
-                worker.stop()
-            self.server.stop()
+            provider.stop()
         store = open_audit_store(self.audit_spec, self.audit_keys)
         anchors = AnchorStore(open_audit_store(self.anchor_spec, self.audit_keys))
         checks = check_run(
@@ -135,10 +137,11 @@ class ChaosRun:
             store,
             anchors,
             self.audit_keys.keyring,
+            self.plan,
             self.statuses,
             funded,
-            len(self.plan.transfers),
             self.parked_by_spent_funds,
+            at_rail,
         )
         store.close_connections()
         anchors.close_connections()
@@ -150,11 +153,47 @@ class ChaosRun:
             spends=spends,
             parked_by_spent_funds=self.parked_by_spent_funds,
             kills_issued=self.kills_issued,
-            worker_deaths=sum(w.deaths for w in workers),
+            worker_deaths=self.worker_deaths,
             restarts=self.restarts,
             db_faults=self._count_db_faults(),
             wall_seconds=time.monotonic() - started,
         )
+
+    async def _run_sagas(self, ledger: Ledger, provider_url: str) -> int:
+        """Launch every planned saga and follow it to its end, with the dev server, the workers
+        and the webhook receiver up meanwhile; the number of payee spends."""
+        self.server.start()
+        env = self._worker_env(provider_url)
+        receiver = WorkerProcess(
+            env, self.workdir / "webhooks.log", webhook_receiver_args(self.webhook_port)
+        )
+        workers = [
+            WorkerProcess(env, self.workdir / f"worker-{n}.log")
+            for n in range(self.plan.config.workers)
+        ]
+        for process in [receiver, *workers]:
+            process.start()
+        supervisor = asyncio.create_task(self._supervise([*workers, receiver]))
+        launched = asyncio.Event()
+        spending = asyncio.create_task(spend_until(ledger, self.plan, launched))
+        try:
+            await asyncio.to_thread(wait_for_port, self.webhook_port)
+            client = await _retrying(
+                lambda: FundsagaClient.connect(self._settings(), with_ledger=False)
+            )
+            client.ledger = ledger
+            await self._launch_all(client, workers)
+        finally:
+            launched.set()
+            spends = await spending
+            supervisor.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await supervisor
+            for process in [*workers, receiver]:
+                process.stop()
+            self.server.stop()
+            self.worker_deaths = sum(w.deaths for w in workers)
+        return spends
 
     def _settings(self) -> Settings:
         return Settings.model_validate(
@@ -176,14 +215,14 @@ class ChaosRun:
         kills = dict(self.plan.kill_after)
         restarts = set(self.plan.restart_after)
         tasks = []
-        for transfer in self.plan.transfers:
+        for saga in self.plan.sagas:
             await gate.acquire()
-            if transfer.index in kills:
-                self._kill(workers[transfer.index % len(workers)], kills[transfer.index])
-            if transfer.index in restarts:
+            if saga.index in kills:
+                self._kill(workers[saga.index % len(workers)], kills[saga.index])
+            if saga.index in restarts:
                 await asyncio.to_thread(self.server.restart)
                 self.restarts += 1
-            tasks.append(asyncio.create_task(self._one(client, transfer, gate)))
+            tasks.append(asyncio.create_task(self._one(client, saga, gate)))
         await asyncio.gather(*tasks)
 
     def _kill(self, worker: WorkerProcess, how: str) -> None:
@@ -194,42 +233,38 @@ class ChaosRun:
             worker.arm_kill_after_commit()
 
     async def _one(
-        self, client: FundsagaClient, transfer: PlannedTransfer, gate: asyncio.Semaphore
+        self, client: FundsagaClient, saga: PlannedSaga, gate: asyncio.Semaphore
     ) -> None:
-        key = f"chaos-{self.plan.config.seed}-{transfer.index}"
-        request = {
-            "idempotency_key": key,
-            "source_account": transfer.source,
-            "destination_account": transfer.destination,
-            "amount": Money.of(transfer.amount_minor, transfer.currency).amount_text(),
-            "currency": transfer.currency,
-        }
         try:
-            handle = await _retrying(lambda: client.start_transfer(request))
-            self.statuses[handle.id] = SagaStatus.RUNNING.value
-            self.statuses[handle.id] = await self._final_status(client, key)
-            if self.statuses[handle.id] == SagaStatus.NEEDS_ATTENTION.value:
-                await self._note_parking(client, key)
+            await _retrying(lambda: client.start(saga.saga_type, saga.body()))
+            self.statuses[saga.saga_id] = SagaStatus.RUNNING.value
+            handle = client.saga(saga.saga_type, saga.key)
+            self.statuses[saga.saga_id] = await self._final_status(handle)
+            if self.statuses[saga.saga_id] == SagaStatus.NEEDS_ATTENTION.value:
+                await self._note_parking(handle)
         finally:
             gate.release()
 
-    async def _final_status(self, client: FundsagaClient, key: str) -> str:
+    async def _final_status(self, saga: SagaHandle) -> str:
         deadline = time.monotonic() + SAGA_TIMEOUT_S
         while time.monotonic() < deadline:
             try:
-                outcome: SagaOutcome = await asyncio.wait_for(client.outcome(key), timeout=15)
+                outcome: SagaOutcome = await asyncio.wait_for(saga.outcome(), timeout=15)
                 return outcome.status.value
             except (TimeoutError, RPCError, RuntimeError, QueryFailed):
                 with contextlib.suppress(TimeoutError, RPCError, RuntimeError, QueryFailed):
-                    view = await asyncio.wait_for(client.view(key), timeout=15)
+                    view = await asyncio.wait_for(saga.view(), timeout=15)
                     if view.status is SagaStatus.NEEDS_ATTENTION:
                         return view.status.value
         return SagaStatus.RUNNING.value
 
-    async def _note_parking(self, client: FundsagaClient, key: str) -> None:
-        handle = client.handle(key)
-        if await _retrying(lambda: parked_by_spent_funds(handle, COMPENSATIONS)):
-            self.parked_by_spent_funds.append(handle.id)
+    async def _note_parking(self, saga: SagaHandle) -> None:
+        if await _retrying(lambda: parked_by_spent_funds(saga.workflow, COMPENSATIONS)):
+            self.parked_by_spent_funds.append(saga.saga_id)
+
+    def _ask_rail(self, url: str) -> dict[str, RailPayout | None]:
+        keys = [rail_key(saga) for saga in self.plan.of_type(EXTERNAL_PAYOUT)]
+        return {key: rail_payout(url, key) for key in keys}
 
     def _count_db_faults(self) -> int:
         return sum(

@@ -1,0 +1,12 @@
+"""One invariant's verdict after a chaos run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    ok: bool
+    detail: str
