@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 from sagas.app._output import Shown, listing
-from sagas.engine import SagaOutcome, SagaView, StepFailure
+from sagas.engine import (
+    BatchItemOutcome,
+    BatchOutcome,
+    BatchView,
+    SagaOutcome,
+    SagaView,
+    StepFailure,
+    item_counts,
+)
 
 SAGA_COLUMNS = ("saga_id", "saga_type", "key", "status")
 
@@ -23,6 +31,9 @@ def key_of(saga_id: str, saga_type: str) -> str:
 
 
 def view_shown(view: SagaView) -> Shown:
+    if isinstance(view, BatchView):
+        running = f"{view.status.value}, {len(view.items)} of {view.total} ended, "
+        return _batch_shown(view, view.items, running + f"running: {view.running or '-'}")
     lines = [f"{view.saga_id}: {view.status.value} (step: {view.current_step or '-'})"]
     if view.failure is not None:
         lines.append(f"  failure: {failure_text(view.failure)}")
@@ -42,6 +53,8 @@ def view_shown(view: SagaView) -> Shown:
 
 
 def outcome_shown(outcome: SagaOutcome) -> Shown:
+    if isinstance(outcome, BatchOutcome):
+        return _batch_shown(outcome, outcome.items, f"{outcome.status.value}")
     lines = [f"{outcome.saga_id}: {outcome.status.value}"]
     if outcome.failure is not None:
         lines.append(f"  failure: {failure_text(outcome.failure)}")
@@ -52,3 +65,13 @@ def outcome_shown(outcome: SagaOutcome) -> Shown:
 
 def failure_text(failure: StepFailure) -> str:
     return f"{failure.reason.value} at {failure.step_name or '-'}: {failure.message}"
+
+
+def _batch_shown(data: SagaOutcome | SagaView, items: list[BatchItemOutcome], state: str) -> Shown:
+    counts = ", ".join(f"{status} {n}" for status, n in item_counts(items).items()) or "none"
+    lines = [f"{data.saga_id}: {state}", f"  items: {counts}"]
+    rows = [
+        [i.number, i.saga_id, i.status, failure_text(i.failure) if i.failure else i.note]
+        for i in items
+    ]
+    return Shown(data=data, lines=lines, columns=("#", "saga", "status", "why"), rows=rows)

@@ -73,6 +73,9 @@ async def _start(
 ) -> None:
     request = {**plan.request, "idempotency_key": key}
     if plan.provider_rule is not None and provider is not None:
-        request["beneficiary"] = key
+        if "items" in request:
+            request["items"] = [{**item, "beneficiary": key} for item in request["items"]]
+        else:
+            request["beneficiary"] = key
         await provider.arrange(key, plan.provider_rule)
     await client.start(plan.saga_type, request)

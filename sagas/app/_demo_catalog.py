@@ -13,7 +13,7 @@ from typing import Any
 from sagas.engine import SagaStatus
 from sagas.fees import FEE_COLLECTION
 from sagas.fx import FX_TRANSFER
-from sagas.payouts import EXTERNAL_PAYOUT
+from sagas.payouts import EXTERNAL_PAYOUT, PAYOUT_BATCH
 from sagas.transfer import TRANSFER_SAGA
 
 TRANSFER = TRANSFER_SAGA.saga_type
@@ -48,7 +48,8 @@ class DemoPlan:
     """The request's fields but the idempotency key (and a payout's beneficiary)."""
     provider_rule: Mapping[str, Any] | None = None
     """How the provider simulator answers this payout (a scenario of tooling/provider); a plan
-    with a rule pays out to a beneficiary of its own, named by its key, and needs the simulator."""
+    with a rule pays out to a beneficiary of its own, named by its key, and needs the simulator.
+    A batch's items all pay out to that beneficiary."""
 
 
 def _transfer(name: str, to: str, amount: str, shows: str, expected: SagaStatus) -> DemoPlan:
@@ -78,6 +79,7 @@ def _payout(
 
 
 COMPLETED, COMPENSATED = SagaStatus.COMPLETED, SagaStatus.COMPENSATED
+BATCH_ITEM = {"reference": "demo batch", "settle_wait_seconds": CALLBACK_WAIT_SECONDS}
 TRANSFER_PLANS = (
     _transfer("completed", "demo-bob", "100.00", "a transfer that completes", COMPLETED),
     _transfer("business-error", "demo-carol", "25.00", "to a frozen account: refused", COMPENSATED),
@@ -148,11 +150,27 @@ PAYOUT_PLANS = (
         reason="beneficiary account closed",
     ),
 )
+BATCH_PLANS = (
+    DemoPlan(
+        name="batch",
+        saga_type=PAYOUT_BATCH,
+        shows="3 payouts, 2 at once; one beyond the balance is compensated alone",
+        expected=COMPLETED,
+        request={
+            "concurrency": 2,
+            "items": [
+                {"account": "demo-alice", "currency": "EUR", "amount": amount, **BATCH_ITEM}
+                for amount in ("15.00", "5000.00", "15.00")
+            ],
+        },
+        provider_rule={"behaviour": "settle-callback", "callbacks": 1},
+    ),
+)
 DEMO_PLANS: tuple[DemoPlan, ...] = (
     *TRANSFER_PLANS,
     *FEE_PLANS,
     *FX_PLANS,
     *PAYOUT_PLANS,
-    # batch-payout: its plans go here (a tuple of DemoPlan, as PAYOUT_PLANS).
+    *BATCH_PLANS,
 )
 """Every saga the demo starts, in the order it prints them."""

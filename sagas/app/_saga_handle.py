@@ -28,7 +28,9 @@ from sagas.engine import (
     SagaStatus,
     SagaView,
     completed_or_raise,
+    outcome_from,
     saga_id,
+    view_from,
 )
 from sagas.foundations import (
     FundsagaError,
@@ -92,12 +94,12 @@ class SagaHandle:
         A service that acts on the result uses `wait()`, which only returns for COMPLETED.
         """
         try:
-            outcome: SagaOutcome = await self.workflow.result()
+            raw = await self.temporal.get_workflow_handle(self.saga_id).result()
         except RPCError as err:
             if err.status is RPCStatusCode.NOT_FOUND:
                 raise SagaNotFoundError(f"no saga {self.saga_id}") from err
             raise
-        return outcome
+        return outcome_from(raw)
 
     async def cancel(self) -> None:
         """Ask the saga to stop; it compensates what it did. SagaNotFoundError when no saga of
@@ -178,9 +180,9 @@ class SagaHandle:
 
 async def _query_view(handle: WorkflowHandle[Any, Any]) -> SagaView:
     try:
-        view: SagaView = await handle.query(VIEW_QUERY, result_type=SagaView)
+        raw = await handle.query(VIEW_QUERY)
     except RPCError as err:
         if err.status is RPCStatusCode.NOT_FOUND:
             raise SagaNotFoundError(f"no saga {handle.id}") from err
         raise
-    return view
+    return view_from(raw)

@@ -20,6 +20,9 @@ from sagas.engine._batch import (
     BatchProgress,
     BatchRequest,
     BatchView,
+    item_counts,
+    outcome_from,
+    view_from,
 )
 from sagas.engine._batch_workflow import SagaBatchWorkflow
 from sagas.engine._definition import (
@@ -161,8 +164,10 @@ __all__ = [
     "code_specs",
     "completed_or_raise",
     "format_duration",
+    "item_counts",
     "jitter_seed",
     "next_retry",
+    "outcome_from",
     "overlay",
     "parse_duration",
     "parse_faults",
@@ -175,4 +180,5 @@ __all__ = [
     "step_guard",
     "to_application_error",
     "total_backoff",
+    "view_from",
 ]

@@ -72,6 +72,20 @@ class BatchView(SagaView):
     total: int = 0
 
 
+def outcome_from(raw: Any) -> SagaOutcome:
+    """A workflow's result as the outcome of a saga or, when it lists items, of a batch."""
+    if isinstance(raw, dict) and "items" in raw:
+        return BatchOutcome.model_validate(raw)
+    return SagaOutcome.model_validate(raw)
+
+
+def view_from(raw: Any) -> SagaView:
+    """A view query's answer as the view of a saga or, when it lists items, of a batch."""
+    if isinstance(raw, dict) and "items" in raw:
+        return BatchView.model_validate(raw)
+    return SagaView.model_validate(raw)
+
+
 def item_counts(items: list[BatchItemOutcome]) -> dict[str, int]:
     counts: dict[str, int] = {}
     for item in items:

@@ -17,13 +17,15 @@ from sagas.app import FundsagaClient, SagaHandle, build_worker
 from sagas.app._cli_dev import run_catalog
 from sagas.app._demo import DEMO_FAULTS, DemoRun
 from sagas.app._demo_catalog import DEMO_PLANS
+from sagas.engine import BatchItemStatus, BatchOutcome
 from sagas.foundations import load_settings
 from sagas.testing import directory_audit_store, new_task_queue, sqlite_ledger
 from tooling.demo import free_port
 from tooling.provider import ProviderProcess
 
 UI = "http://ui.test"
-BUILT_IN_TYPES = {"transfer", "fee-collection", "fx-transfer", "external-payout"}
+BUILT_IN_TYPES = {"transfer", "fee-collection", "fx-transfer", "payout", "payout-batch"}
+PAYOUT_TYPES = {"payout", "payout-batch"}
 RunCatalog = Callable[[str], Coroutine[Any, Any, dict[str, DemoRun]]]
 
 
@@ -111,7 +113,7 @@ async def test_the_catalog_shows_every_saga_type_and_each_outcome(
     forward = runs["payout-forward"].outcome
     assert forward.pivot_passed
     assert forward.inquiries == []  # the retry asked first: the saga never had to
-    assert await _attempts(saga("payout-forward"), "external-payout.submit") == 2
+    assert await _attempts(saga("payout-forward"), "payout.submit") == 2
 
     assert await _events(saga("payout-inquiry")) == [("settled", EventWait.TIMED_OUT)]
     assert runs["payout-inquiry"].outcome.pivot_passed
@@ -123,6 +125,14 @@ async def test_the_catalog_shows_every_saga_type_and_each_outcome(
         FailureReason.BUSINESS_ERROR,
     )
     assert not declined.pivot_passed
+
+    batch = await saga("batch").outcome()
+    assert isinstance(batch, BatchOutcome)
+    assert [item.status for item in batch.items] == [
+        BatchItemStatus.COMPLETED,
+        BatchItemStatus.COMPENSATED,
+        BatchItemStatus.COMPLETED,
+    ]
 
 
 async def test_without_the_simulator_the_payouts_are_skipped_and_said_so(
@@ -137,5 +147,5 @@ async def test_without_the_simulator_the_payouts_are_skipped_and_said_so(
 
     printed = capsys.readouterr().out
     assert f"external payouts skipped: no provider simulator answers at {nobody}" in printed
-    assert {run.plan.saga_type for run in runs.values()} == BUILT_IN_TYPES - {"external-payout"}
+    assert {run.plan.saga_type for run in runs.values()} == BUILT_IN_TYPES - PAYOUT_TYPES
     assert all(run.outcome.status is run.plan.expected for run in runs.values())

@@ -13,7 +13,8 @@ from temporalio.service import RPCError
 
 from sagas import InvalidRequestError, SagaStatus
 from sagas.app import SagaHandle, saga_id
-from sagas.engine import VIEW_QUERY, BatchItemOutcome, BatchItemStatus, BatchOutcome, BatchView
+from sagas.app._cli_saga_output import outcome_shown
+from sagas.engine import BatchItemOutcome, BatchItemStatus, BatchOutcome, BatchView
 from sagas.ledger import funding_account_id
 from sagas.payouts import EXTERNAL_PAYOUT
 from sagas.testing import assert_eventually
@@ -26,8 +27,9 @@ def item(beneficiary: str, amount: str = "10.00") -> dict[str, Any]:
 
 
 async def finished(batch: SagaHandle) -> BatchOutcome:
-    result = await batch.temporal.get_workflow_handle(batch.saga_id).result()
-    return BatchOutcome.model_validate(result)
+    outcome = await batch.outcome()
+    assert isinstance(outcome, BatchOutcome)
+    return outcome
 
 
 async def runs_of(rig: Rig, workflow_id: str) -> list[WorkflowExecutionStatus]:
@@ -159,7 +161,8 @@ async def test_a_cancelled_batch_starts_no_more_items_and_lets_started_ones_end(
 
     async def first_item_running() -> None:
         await rig.env.sleep(1)
-        view = await batch.workflow.query(VIEW_QUERY, result_type=BatchView)
+        view = await batch.view()
+        assert isinstance(view, BatchView)
         assert (view.total, view.running) == (4, [f"payout-{batch.idempotency_key}-1"])
 
     await assert_eventually(first_item_running)
@@ -189,3 +192,28 @@ async def test_a_batch_with_an_unknown_account_starts_nothing(rig: Rig) -> None:
     with pytest.raises(RPCError, match="not found"):
         await rig.client.saga("payout-batch", "pb-bad").workflow.describe()
     assert rig.balance("customer") == "100.00 EUR"
+
+
+def test_the_cli_lists_a_batch_by_item() -> None:
+    outcome = BatchOutcome(
+        saga_id="payout-batch-b",
+        saga_type="payout-batch",
+        status=SagaStatus.COMPLETED,
+        items=[
+            BatchItemOutcome(number=1, saga_id="payout-b-1", status=BatchItemStatus.COMPLETED),
+            BatchItemOutcome(
+                number=2, saga_id="payout-b-2", status=BatchItemStatus.NOT_STARTED, note="late"
+            ),
+        ],
+    )
+
+    shown = outcome_shown(outcome)
+
+    assert shown.lines == [
+        "payout-batch-b: COMPLETED",
+        "  items: COMPLETED 1, NOT_STARTED 1",
+    ]
+    assert shown.rows == [
+        [1, "payout-b-1", BatchItemStatus.COMPLETED, ""],
+        [2, "payout-b-2", BatchItemStatus.NOT_STARTED, "late"],
+    ]
