@@ -18,9 +18,17 @@ async def test_money_is_conserved_and_moved_once_under_chaos(
     database_url: str, tmp_path: Path
 ) -> None:
     seed = int(os.environ.get("FUNDSAGA_CHAOS_SEED") or random.SystemRandom().randrange(1, 10**6))
-    # Six payouts: one to each of the simulator's behaviours, which payouts take in turn.
+    # Six payouts: one to each of the simulator's behaviours, which payouts take in turn; the
+    # batches' items take them in turn too.
     config = ChaosConfig(
-        transfers=200, fees=4, fx_transfers=4, payouts=6, kills=5, restarts=1, seed=seed
+        transfers=200,
+        fees=4,
+        fx_transfers=4,
+        payouts=6,
+        batches=2,
+        kills=5,
+        restarts=1,
+        seed=seed,
     )
 
     report = await ChaosRun(make_plan(config), database_url, tmp_path).run()
@@ -28,6 +36,10 @@ async def test_money_is_conserved_and_moved_once_under_chaos(
     assert report.ok, f"seed {seed}: rerun with FUNDSAGA_CHAOS_SEED={seed}\n{render(report)}"
     ended = Counter(saga.saga_type for saga in report.plan.sagas if saga.saga_id in report.statuses)
     assert ended == config.counts()
+    items = report.plan.batch_items()
+    assert len(items) >= 4
+    assert all(item.saga_id in report.statuses for item in items)
+    assert len(report.batch_outcomes) == 2
     assert report.kills_issued == 5
     assert report.restarts == 1
     assert report.db_faults > 0

@@ -24,6 +24,12 @@ def main() -> int:
     parser.add_argument(
         "--payouts", type=int, default=defaults.payouts, help="payouts to the provider simulator"
     )
+    parser.add_argument(
+        "--batches",
+        type=int,
+        default=defaults.batches,
+        help="payout batches, each of a few payouts to the provider simulator",
+    )
     parser.add_argument("--kills", type=int, default=50)
     parser.add_argument("--restarts", type=int, default=3)
     parser.add_argument("--seed", type=int, default=None, help="default: a random one, printed")
@@ -36,6 +42,7 @@ def main() -> int:
         fees=args.fees,
         fx_transfers=args.fx,
         payouts=args.payouts,
+        batches=args.batches,
         kills=args.kills,
         restarts=args.restarts,
         seed=seed,

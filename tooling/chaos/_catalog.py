@@ -10,16 +10,21 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
+from pydantic import JsonValue
+
 from sagas.fees import FEE_COLLECTION
 from sagas.foundations import Money
 from sagas.fx import FX_TRANSFER
-from sagas.payouts import EXTERNAL_PAYOUT
+from sagas.payouts import EXTERNAL_PAYOUT, PAYOUT_BATCH
 
-Request = dict[str, str | int]
+Request = dict[str, JsonValue]
 """A request body without its idempotency key, as `FundsagaClient.start` takes it."""
 
 FX_PAIRS = (("EUR", "USD"), ("USD", "EUR"))
 """Pairs the built-in worker's DEMO_RATES quote, between the run's currencies."""
+BATCH_ITEMS = (2, 5)
+"""Fewest and most payouts in one batch."""
+BATCH_CONCURRENCY = 2
 SETTLE_WAIT_SECONDS = 3
 """How long a payout waits for its settlement callback before asking the provider."""
 PROVIDER_TIMEOUT_SECONDS = 1.0
@@ -94,6 +99,16 @@ def _payout(rng: random.Random, pool: Mapping[str, list[str]], nth: int) -> Requ
     }
 
 
+def _batch(rng: random.Random, pool: Mapping[str, list[str]], nth: int) -> Request:
+    # Each batch starts three behaviours on from the one before, so two batches of three
+    # items already meet all six.
+    first = nth * 3
+    items: list[JsonValue] = [
+        _payout(rng, pool, first + n) for n in range(rng.randint(*BATCH_ITEMS))
+    ]
+    return {"items": items, "concurrency": BATCH_CONCURRENCY}
+
+
 Builder = Callable[[random.Random, Mapping[str, list[str]], int], Request]
 
 
@@ -110,8 +125,7 @@ CATALOG: Mapping[str, CatalogType] = {
         CatalogType(FEE_COLLECTION, _fee),
         CatalogType(FX_TRANSFER, _fx),
         CatalogType(EXTERNAL_PAYOUT, _payout),
-        # batch-payout joins here: CatalogType("batch-payout", _batch_payout), with its count in
-        # ChaosConfig.counts(), a `--batch-payouts` option in __main__ and its checks in
-        # _catalog_checks (its payouts reach the simulator as the external payout's do).
+        # A batch's items are payouts: _plan.batch_items expands them for every payout check.
+        CatalogType(PAYOUT_BATCH, _batch),
     )
 }

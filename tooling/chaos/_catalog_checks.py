@@ -10,7 +10,7 @@ from sagas.fees import FEE_COLLECTION, FEE_INCOME, TAX_PAYABLE, FeeRequest
 from sagas.foundations import Money
 from sagas.fx import DEMO_RATES, FX_POSITION, FX_TRANSFER, FxRequest, convert_amount
 from sagas.ledger import Ledger, funding_account_id, system_account_id
-from sagas.payouts import EXTERNAL_PAYOUT, PAYOUT_CLEARING, PAYOUT_ENTRY, PayoutRequest
+from sagas.payouts import PAYOUT_CLEARING, PAYOUT_ENTRY, PayoutRequest
 from tooling.chaos._check import Check
 from tooling.chaos._plan import CURRENCIES, ChaosPlan, PlannedSaga
 from tooling.chaos._rail import RailPayout
@@ -29,8 +29,8 @@ def _minor(effect: Mapping[str, Money]) -> dict[str, int]:
     return {account: money.minor for account, money in effect.items()}
 
 
-def _completed(plan: ChaosPlan, statuses: Mapping[str, str], saga_type: str) -> list[PlannedSaga]:
-    return [s for s in plan.of_type(saga_type) if statuses.get(s.saga_id) == COMPLETED]
+def _completed(sagas: list[PlannedSaga], statuses: Mapping[str, str]) -> list[PlannedSaga]:
+    return [s for s in sagas if statuses.get(s.saga_id) == COMPLETED]
 
 
 def _moved_wrong(
@@ -57,7 +57,7 @@ def _fx_effect(saga: PlannedSaga) -> dict[str, int]:
 
 
 def fx_positions(ledger: Ledger, plan: ChaosPlan, statuses: Mapping[str, str]) -> Check:
-    completed = _completed(plan, statuses, FX_TRANSFER)
+    completed = _completed(plan.of_type(FX_TRANSFER), statuses)
     expected = dict.fromkeys(CURRENCIES, 0)
     for saga in completed:
         for account, minor in _fx_effect(saga).items():
@@ -83,7 +83,7 @@ def _fee_effect(saga: PlannedSaga) -> dict[str, int]:
 
 
 def fees(ledger: Ledger, plan: ChaosPlan, statuses: Mapping[str, str]) -> Check:
-    completed = _completed(plan, statuses, FEE_COLLECTION)
+    completed = _completed(plan.of_type(FEE_COLLECTION), statuses)
     expected: dict[str, int] = {}
     for saga in completed:
         for account, minor in _fee_effect(saga).items():
@@ -145,15 +145,16 @@ def rail(
     at_rail: Mapping[str, RailPayout | None],
     paid_out: Mapping[str, int],
 ) -> Check:
-    """Each completed payout settled once at the provider for its amount, each compensated one
-    never submitted, and what the ledger sent to @funding is what the provider paid."""
-    payouts = plan.of_type(EXTERNAL_PAYOUT)
+    """Each completed payout (single or a batch's item) settled once at the provider for its
+    amount, each compensated one never submitted, and what the ledger sent to @funding is what
+    the provider paid."""
+    payouts = plan.payouts()
     wrong = [
         s.saga_id
         for s in payouts
         if _payout_wrong(s, statuses.get(s.saga_id), at_rail.get(rail_key(s)))
     ]
-    completed = _completed(plan, statuses, EXTERNAL_PAYOUT)
+    completed = _completed(payouts, statuses)
     wrong += _moved_wrong(ledger, completed, _payout_effect)
     settled = dict.fromkeys(CURRENCIES, 0)
     for saga in completed:

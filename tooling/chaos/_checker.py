@@ -10,8 +10,10 @@ from sqlalchemy import text
 from activities.audit import anchor_journal
 from sagas.app import verify_ledger
 from sagas.audit import AnchorStore, AuditStore, Keyring
-from sagas.engine import AuditKind, SagaStatus
+from sagas.engine import AuditKind, BatchOutcome, SagaStatus
 from sagas.ledger import HoldStatus, Ledger, funding_account_id
+from sagas.payouts import PAYOUT_BATCH
+from tooling.chaos._batch_checks import batches
 from tooling.chaos._catalog_checks import fees, fx_positions, paid_to_rail, rail
 from tooling.chaos._check import Check
 from tooling.chaos._plan import ChaosPlan
@@ -78,29 +80,39 @@ def _holds(ledger: Ledger) -> Check:
     )
 
 
-def _audit(store: AuditStore, statuses: Mapping[str, str]) -> Check:
+def _audit(store: AuditStore, statuses: Mapping[str, str], batch_ids: set[str]) -> Check:
+    """A batch ends COMPLETED and writes no terminal record but one listing its items."""
     chain = store.verify()
-    terminal: dict[str, int] = {}
+    terminal: Counter[str] = Counter()
+    listed: Counter[str] = Counter()
     parked: set[str] = set()
     for record in store.records():
         if record.kind == AuditKind.TERMINAL:
-            terminal[record.saga_id] = terminal.get(record.saga_id, 0) + 1
+            terminal[record.saga_id] += 1
+        elif record.kind == AuditKind.BATCH_COMPLETED:
+            listed[record.saga_id] += 1
         elif record.kind == AuditKind.NEEDS_ATTENTION:
             parked.add(record.saga_id)
-    wrong = []
+    wrong = [saga for saga in listed if saga not in batch_ids]
     for saga, status in statuses.items():
         expected = 0 if status == SagaStatus.COMPLETED.value else 1
         if status == SagaStatus.NEEDS_ATTENTION.value:
-            ok = saga in parked and terminal.get(saga, 0) == 0
+            ok = saga in parked and terminal[saga] == 0
         else:
-            ok = terminal.get(saga, 0) == expected
+            ok = terminal[saga] == expected
+        if saga in batch_ids:
+            ok = ok and listed[saga] == (1 if status == SagaStatus.COMPLETED.value else 0)
         if not ok:
             wrong.append(saga)
     detail = (
-        f"chain {'intact' if chain.ok else 'BROKEN'} ({chain.records} records), {len(wrong)} wrong"
+        f"chain {'intact' if chain.ok else 'BROKEN'} ({chain.records} records, "
+        f"{sum(listed.values())} batch records), {len(wrong)} wrong"
+        + (f", first: {sorted(wrong)[0]}" if wrong else "")
     )
     return Check(
-        "e) one terminal audit record per saga not completed", chain.ok and not wrong, detail
+        "e) one terminal audit record per saga not completed, one item list per batch",
+        chain.ok and not wrong,
+        detail,
     )
 
 
@@ -136,19 +148,23 @@ def check_run(
     funded: Mapping[str, int],
     parked_by_spent_funds: Sequence[str],
     at_rail: Mapping[str, RailPayout | None],
+    batch_outcomes: Mapping[str, BatchOutcome],
 ) -> list[Check]:
-    """`statuses` by saga id; `at_rail` what the provider holds per payout key."""
+    """`statuses` by saga id, the batches' items among them; `at_rail` what the provider holds
+    per payout key; `batch_outcomes` by batch saga id."""
     paid_out = paid_to_rail(ledger)
+    batch_ids = {saga.saga_id for saga in plan.of_type(PAYOUT_BATCH)}
     return [
         _conservation(ledger, funded, paid_out),
         _no_double_postings(ledger),
-        _final_states(ledger, statuses, len(plan.sagas)),
+        _final_states(ledger, statuses, len(plan.followed())),
         _holds(ledger),
-        _audit(store, statuses),
+        _audit(store, statuses, batch_ids),
         _overdrafts(ledger),
         _ledger_verifies(ledger, anchors, keyring),
         _spent_funds(parked_by_spent_funds),
         fx_positions(ledger, plan, statuses),
         fees(ledger, plan, statuses),
         rail(ledger, plan, statuses, at_rail, paid_out),
+        batches(plan, statuses, batch_outcomes),
     ]

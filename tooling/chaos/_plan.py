@@ -7,10 +7,12 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from pydantic import JsonValue
+
 from sagas.fees import FEE_COLLECTION
 from sagas.foundations import Money
 from sagas.fx import FX_TRANSFER
-from sagas.payouts import EXTERNAL_PAYOUT
+from sagas.payouts import EXTERNAL_PAYOUT, PAYOUT_BATCH
 from sagas.transfer import TRANSFER_SAGA
 from tooling.chaos._catalog import CATALOG, Request
 
@@ -39,6 +41,8 @@ class ChaosConfig:
     fx_transfers: int = 300
     payouts: int = 300
     """External payouts to the provider simulator, each beneficiary's behaviour in turn."""
+    batches: int = 20
+    """Payout batches, each of a few payouts drawn as the single ones are."""
     kills: int = 50
     restarts: int = 3
     seed: int = 0
@@ -54,6 +58,7 @@ class ChaosConfig:
             FEE_COLLECTION: self.fees,
             FX_TRANSFER: self.fx_transfers,
             EXTERNAL_PAYOUT: self.payouts,
+            PAYOUT_BATCH: self.batches,
         }
 
     @property
@@ -93,6 +98,34 @@ class ChaosPlan:
 
     def of_type(self, saga_type: str) -> list[PlannedSaga]:
         return [saga for saga in self.sagas if saga.saga_type == saga_type]
+
+    def batch_items(self) -> list[PlannedSaga]:
+        return [item for batch in self.of_type(PAYOUT_BATCH) for item in batch_items(batch)]
+
+    def payouts(self) -> list[PlannedSaga]:
+        """Every payout saga: the single ones, then each batch's items."""
+        return [*self.of_type(EXTERNAL_PAYOUT), *self.batch_items()]
+
+    def followed(self) -> list[PlannedSaga]:
+        """Every saga whose end the run collects: those launched and the batches' items."""
+        return [*self.sagas, *self.batch_items()]
+
+
+def batch_items(batch: PlannedSaga) -> list[PlannedSaga]:
+    """A planned batch's items as the payout sagas the batch starts: key `<batch key>-<n>`."""
+    items = batch.request["items"]
+    if not isinstance(items, list):
+        raise TypeError(f"{batch.saga_id}: items must be a list")
+    return [
+        PlannedSaga(batch.index, EXTERNAL_PAYOUT, f"{batch.key}-{number}", _item(item))
+        for number, item in enumerate(items, start=1)
+    ]
+
+
+def _item(item: JsonValue) -> Request:
+    if not isinstance(item, dict):
+        raise TypeError("a batch item must be a payout request")
+    return item
 
 
 @dataclass(frozen=True)

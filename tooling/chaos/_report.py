@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from sagas.payouts import EXTERNAL_PAYOUT
+from sagas.payouts import PAYOUT_BATCH
 from tooling.chaos._catalog import Beneficiary
 from tooling.chaos._runner import ChaosReport
 
@@ -17,10 +17,17 @@ def counts_by_type(report: ChaosReport) -> dict[str, Counter[str]]:
     return counts
 
 
+def batch_items_by_status(report: ChaosReport) -> Counter[str]:
+    return Counter(
+        report.statuses.get(item.saga_id, "NOT STARTED") for item in report.plan.batch_items()
+    )
+
+
 def payouts_by_beneficiary(report: ChaosReport) -> dict[str, Counter[str]]:
-    """Per simulator behaviour (the payout's beneficiary), how many payouts ended in each status."""
+    """Per simulator behaviour (the payout's beneficiary), how many payouts ended in each status,
+    the batches' items among them."""
     counts: dict[str, Counter[str]] = {b.value: Counter() for b in Beneficiary}
-    for saga in report.plan.of_type(EXTERNAL_PAYOUT):
+    for saga in report.plan.payouts():
         status = report.statuses.get(saga.saga_id, "NOT STARTED")
         counts[str(saga.request["beneficiary"])][status] += 1
     return counts
@@ -34,8 +41,10 @@ def render(report: ChaosReport) -> str:
     config = report.plan.config
     rows = [("seed", str(config.seed)), ("sagas", str(len(report.statuses)))]
     rows += [(f"  {name}", _tally(c)) for name, c in counts_by_type(report).items()]
+    rows += [(f"    {PAYOUT_BATCH} items", _tally(batch_items_by_status(report)))]
     rows += [
-        (f"    payouts to {name}", _tally(c)) for name, c in payouts_by_beneficiary(report).items()
+        (f"    payouts and items to {name}", _tally(c))
+        for name, c in payouts_by_beneficiary(report).items()
     ]
     rows += [
         ("worker kills issued", str(report.kills_issued)),

@@ -15,15 +15,15 @@ from temporalio.service import RPCError
 
 from sagas.app import FundsagaClient, SagaHandle, TemporalUnreachableError, built_in_registry
 from sagas.audit import AnchorStore, AuditKeys, SigningKey, open_audit_store
-from sagas.engine import SagaOutcome, SagaStatus
-from sagas.foundations import Money, Settings, upgrade_database
+from sagas.engine import BatchOutcome, SagaOutcome, SagaStatus
+from sagas.foundations import Money, SagaNotFoundError, Settings, upgrade_database
 from sagas.ledger import Ledger
-from sagas.payouts import EXTERNAL_PAYOUT
+from sagas.payouts import PAYOUT_BATCH
 from tooling.chaos._catalog import PROVIDER_TIMEOUT_SECONDS
 from tooling.chaos._catalog_checks import rail_key
 from tooling.chaos._check import Check
 from tooling.chaos._checker import check_run
-from tooling.chaos._plan import OPENING_MINOR, ChaosPlan, PlannedSaga, account_ids
+from tooling.chaos._plan import OPENING_MINOR, ChaosPlan, PlannedSaga, account_ids, batch_items
 from tooling.chaos._processes import (
     DevServer,
     WorkerProcess,
@@ -50,7 +50,9 @@ class ChaosReport:
     plan: ChaosPlan
     checks: list[Check]
     statuses: dict[str, str]
-    """Final status by saga id."""
+    """Final status by saga id, the batches' items among them."""
+    batch_outcomes: dict[str, BatchOutcome]
+    """By batch saga id, the outcome of each batch that closed."""
     spends: int
     """Times a payee spent its whole available balance during the run."""
     parked_by_spent_funds: list[str]
@@ -99,6 +101,7 @@ class ChaosRun:
         self.audit_keys = AuditKeys.for_writer(_new_key(self.signing_key))
         self.webhook_port = free_port()
         self.statuses: dict[str, str] = {}
+        self.batch_outcomes: dict[str, BatchOutcome] = {}
         self.parked_by_spent_funds: list[str] = []
         self.kills_issued = 0
         self.restarts = 0
@@ -142,6 +145,7 @@ class ChaosRun:
             funded,
             self.parked_by_spent_funds,
             at_rail,
+            self.batch_outcomes,
         )
         store.close_connections()
         anchors.close_connections()
@@ -150,6 +154,7 @@ class ChaosRun:
             plan=self.plan,
             checks=checks,
             statuses=self.statuses,
+            batch_outcomes=self.batch_outcomes,
             spends=spends,
             parked_by_spent_funds=self.parked_by_spent_funds,
             kills_issued=self.kills_issued,
@@ -238,32 +243,71 @@ class ChaosRun:
         try:
             await _retrying(lambda: client.start(saga.saga_type, saga.body()))
             self.statuses[saga.saga_id] = SagaStatus.RUNNING.value
-            handle = client.saga(saga.saga_type, saga.key)
-            self.statuses[saga.saga_id] = await self._final_status(handle)
-            if self.statuses[saga.saga_id] == SagaStatus.NEEDS_ATTENTION.value:
-                await self._note_parking(handle)
+            if saga.saga_type == PAYOUT_BATCH:
+                await self._follow_batch(client, saga)
+            else:
+                await self._follow(client.saga(saga.saga_type, saga.key))
         finally:
             gate.release()
 
-    async def _final_status(self, saga: SagaHandle) -> str:
+    async def _follow(self, handle: SagaHandle) -> SagaOutcome | None:
+        status, outcome = await self._final(handle)
+        self.statuses[handle.saga_id] = status
+        if status == SagaStatus.NEEDS_ATTENTION.value:
+            await self._note_parking(handle)
+        return outcome
+
+    async def _follow_batch(self, client: FundsagaClient, batch: PlannedSaga) -> None:
+        """Follow each item to its end, then the batch; a batch waits for its items, so one
+        parked item leaves it running, and the run does not wait for it then."""
+        handle = client.saga(batch.saga_type, batch.key)
+        items = [client.saga(item.saga_type, item.key) for item in batch_items(batch)]
+        await asyncio.gather(*(self._follow_item(handle, item) for item in items))
+        ended = [self.statuses.get(item.saga_id) for item in items]
+        if SagaStatus.NEEDS_ATTENTION.value in ended or SagaStatus.RUNNING.value in ended:
+            return
+        outcome = await self._follow(handle)
+        if isinstance(outcome, BatchOutcome):
+            self.batch_outcomes[handle.saga_id] = outcome
+
+    async def _follow_item(self, batch: SagaHandle, item: SagaHandle) -> None:
+        """Wait for the batch to start the item, then follow it; nothing when the batch
+        closes without starting it."""
+        deadline = time.monotonic() + SAGA_TIMEOUT_S
+        while time.monotonic() < deadline:
+            try:
+                await item.describe()
+                break
+            except SagaNotFoundError:
+                with contextlib.suppress(SagaNotFoundError):
+                    if await _retrying(batch.is_closed):
+                        return
+            except (RPCError, RuntimeError):
+                pass
+            await asyncio.sleep(0.5)
+        self.statuses[item.saga_id] = SagaStatus.RUNNING.value
+        await self._follow(item)
+
+    async def _final(self, saga: SagaHandle) -> tuple[str, SagaOutcome | None]:
+        """The saga's final status, with its outcome once it closed."""
         deadline = time.monotonic() + SAGA_TIMEOUT_S
         while time.monotonic() < deadline:
             try:
                 outcome: SagaOutcome = await asyncio.wait_for(saga.outcome(), timeout=15)
-                return outcome.status.value
+                return outcome.status.value, outcome
             except (TimeoutError, RPCError, RuntimeError, QueryFailed):
                 with contextlib.suppress(TimeoutError, RPCError, RuntimeError, QueryFailed):
                     view = await asyncio.wait_for(saga.view(), timeout=15)
                     if view.status is SagaStatus.NEEDS_ATTENTION:
-                        return view.status.value
-        return SagaStatus.RUNNING.value
+                        return view.status.value, None
+        return SagaStatus.RUNNING.value, None
 
     async def _note_parking(self, saga: SagaHandle) -> None:
         if await _retrying(lambda: parked_by_spent_funds(saga.workflow, COMPENSATIONS)):
             self.parked_by_spent_funds.append(saga.saga_id)
 
     def _ask_rail(self, url: str) -> dict[str, RailPayout | None]:
-        keys = [rail_key(saga) for saga in self.plan.of_type(EXTERNAL_PAYOUT)]
+        keys = [rail_key(saga) for saga in self.plan.payouts()]
         return {key: rail_payout(url, key) for key in keys}
 
     def _count_db_faults(self) -> int:
