@@ -217,3 +217,22 @@ def test_the_cli_lists_a_batch_by_item() -> None:
         [1, "payout-b-1", BatchItemStatus.COMPLETED, ""],
         [2, "payout-b-2", BatchItemStatus.NOT_STARTED, "late"],
     ]
+
+
+async def test_items_not_started_by_the_batch_deadline_are_not_started(rig: Rig) -> None:
+    slow = rig.behave(behaviour="settle-callback", callbacks=0, settle_after_seconds=0)
+    items = [{**item(slow), "settle_wait_seconds": 120} for _ in range(3)]
+    batch = await rig.start_batch(items, concurrency=1, deadline_seconds=60)
+
+    async def closed() -> None:
+        await rig.env.sleep(60)
+        assert (await batch.workflow.describe()).status is WorkflowExecutionStatus.COMPLETED
+
+    await assert_eventually(closed)  # the first item's settlement wait outlasts the deadline
+    outcome = await finished(batch)
+
+    assert [i.status for i in outcome.items] == [BatchItemStatus.COMPLETED] + [
+        BatchItemStatus.NOT_STARTED
+    ] * 2
+    assert "deadline" in outcome.items[2].note
+    assert rig.balance("customer") == "90.00 EUR"
