@@ -28,6 +28,9 @@ SETTLED_EVENT = "settled"
 
 ACTION_RETRY = retry_spec(first_interval_s=1, multiplier=2, max_retries=3, max_interval_s=30)
 COMPENSATION_RETRY = retry_spec(first_interval_s=1, multiplier=2, max_retries=10, max_interval_s=60)
+SUBMIT_RETRY = retry_spec(first_interval_s=1, multiplier=2, max_retries=8, max_interval_s=60)
+"""The pivot can only go forward: a rate limit, a worker restart and a database hiccup in a row
+must not park it, so it is asked for about 3 min (1, 2, 4 ... 60, 60 s) before an operator is."""
 SETTLE_RETRY = retry_spec(first_interval_s=30, multiplier=2, max_retries=5, max_interval_s=600)
 """A payout still pending at the provider after the wait is asked about for about 15 min more,
 then the saga parks for an operator."""
@@ -70,6 +73,7 @@ EXTERNAL_PAYOUT_SAGA = SagaDefinition(
         _step("capture", "move to payout clearing", "return from payout clearing"),
         replace(
             _step("submit", "hand to the provider", None),
+            action_retry=SUBMIT_RETRY,
             pivot=True,
             inquiry=f"{EXTERNAL_PAYOUT}.submit.inquiry",
         ),

@@ -303,6 +303,10 @@ class ChaosRun:
         return SagaStatus.RUNNING.value, None
 
     async def _note_parking(self, saga: SagaHandle) -> None:
+        with contextlib.suppress(TimeoutError, RPCError, RuntimeError, QueryFailed):
+            view = await asyncio.wait_for(saga.view(), timeout=15)
+            where = "on its step" if view.parked_on_step else "on a compensation"
+            print(f"parked {where}: {saga.saga_id}: {view.failure}", flush=True)
         if await _retrying(lambda: parked_by_spent_funds(saga.workflow, COMPENSATIONS)):
             self.parked_by_spent_funds.append(saga.saga_id)
 
