@@ -6,6 +6,7 @@ from functools import cache
 
 from temporalio.runtime import PrometheusConfig, Runtime, TelemetryConfig
 
+from sagas.engine import METRICS_HISTOGRAM_BUCKETS
 from sagas.foundations import InvalidRequestError, Settings
 
 
@@ -17,7 +18,10 @@ def prometheus_runtime(bind_address: str) -> Runtime:
     address. Counters end in `_total` and durations are seconds, as Prometheus names them.
     """
     config = PrometheusConfig(
-        bind_address=bind_address, counters_total_suffix=True, durations_as_seconds=True
+        bind_address=bind_address,
+        counters_total_suffix=True,
+        durations_as_seconds=True,
+        histogram_bucket_overrides=METRICS_HISTOGRAM_BUCKETS,
     )
     try:
         return Runtime(telemetry=TelemetryConfig(metrics=config))
