@@ -20,10 +20,12 @@ from temporalio.testing import WorkflowEnvironment
 
 from sagas import Money, SagaOutcome, SagaStatus, parse_faults, parse_money
 from sagas.app import FundsagaClient, build_worker, prometheus_runtime
-from sagas.audit import AuditStore
+from sagas.audit import AnchoredAuditStore, AnchorStore, AuditStore
 from sagas.ledger import Ledger
 from sagas.testing import assert_eventually, directory_audit_store, new_task_queue, sqlite_ledger
+from workflows import AuditAnchorWorkflow
 
+OPERATIONS = Path(__file__).resolve().parents[2] / "docs" / "operations.md"
 # carol's transfer times out once after its capture committed; dave's is refused at settle.
 FAULTS = "capture=timeout*1@carol;settle=business@dave"
 _SAMPLE = re.compile(r"^(?P<name>\w+)(?:\{(?P<labels>.*)\})? (?P<value>\S+)$")
@@ -41,6 +43,7 @@ class Scrape:
     """One GET /metrics, parsed from Prometheus's text format."""
 
     def __init__(self, text: str) -> None:
+        self.families = set(re.findall(r"^# TYPE (\w+) ", text, re.MULTILINE))
         self.samples: list[Sample] = []
         for line in text.splitlines():
             found = _SAMPLE.match(line)
@@ -53,9 +56,6 @@ class Scrape:
         return sum(
             s.value for s in self.samples if s.name == name and labels.items() <= s.labels.items()
         )
-
-    def names(self) -> set[str]:
-        return {s.name for s in self.samples}
 
 
 def eur(text: str) -> Money:
@@ -85,7 +85,8 @@ def ledger(tmp_path: Path) -> Ledger:
 
 @pytest.fixture
 def audit_store(tmp_path: Path) -> AuditStore:
-    return directory_audit_store(tmp_path / "audit")
+    anchors = AnchorStore(directory_audit_store(tmp_path / "anchors"))
+    return AnchoredAuditStore(directory_audit_store(tmp_path / "audit"), anchors, every=1000)
 
 
 @pytest.fixture
@@ -155,6 +156,26 @@ async def test_the_scrape_counts_what_the_sagas_did(
     assert seen.total("fundsaga_step_attempts_total", step="settle", outcome="failed") == 1
     assert seen.total("fundsaga_audit_writes_total", kind="terminal", result="success") == 1
     assert seen.total("fundsaga_audit_write_duration_seconds_count", kind="terminal") == 1
-    assert {"temporal_workflow_completed_total", "temporal_activity_execution_latency_count"} <= (
-        seen.names()
+    assert {"temporal_workflow_completed_total", "temporal_activity_execution_latency"} <= (
+        seen.families
     )
+
+
+async def test_every_engine_metric_scraped_is_documented_as_scraped_anchors_too(
+    metered: tuple[FundsagaClient, str],
+) -> None:
+    client, address = metered
+    await transfer(client, "dave")
+    await client.temporal.execute_workflow(
+        AuditAnchorWorkflow.run, id=f"anchor-{uuid.uuid4()}", task_queue=client.task_queue
+    )
+    documented = set(re.findall(r"^\| `(fundsaga_\w+)` \|", OPERATIONS.read_text(), re.MULTILINE))
+
+    def scraped() -> set[str]:
+        families = {name for name in scrape(address).families if name.startswith("fundsaga_")}
+        assert "fundsaga_anchor_writes_total" in families
+        return families
+
+    families = await assert_eventually(scraped)
+    assert families <= documented
+    assert scrape(address).total("fundsaga_anchor_writes_total", result="success") == 1
