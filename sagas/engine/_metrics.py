@@ -11,6 +11,7 @@ import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from datetime import timedelta
+from enum import StrEnum
 from typing import Any
 
 from temporalio import activity, workflow
@@ -39,8 +40,19 @@ METRICS_HISTOGRAM_BUCKETS: Mapping[str, list[float]] = {
 }
 """Seconds; the SDK's default buckets stop at 10 s, and a compensation may wait for an operator."""
 
-SUCCESS = "success"
-FAILURE = "failure"
+
+class AttemptOutcome(StrEnum):
+    """How one attempt of a step activity ended."""
+
+    SUCCEEDED = "succeeded"
+    RETRIED = "retried"  # it failed, and Temporal runs it again
+    FAILED = "failed"  # it ended the step's retries: a business refusal, or its class's limit
+    CANCELLED = "cancelled"
+
+
+class WriteResult(StrEnum):
+    SUCCESS = "success"
+    FAILURE = "failure"
 
 
 # ---- workflow side
@@ -85,18 +97,18 @@ def step_attempt(call: StepCall[Any, Any]) -> Iterator[None]:
         yield
     except ApplicationError as err:
         retried = not err.non_retryable
-        _attempt(labels, "retried" if retried else "failed")
+        _attempt(labels, AttemptOutcome.RETRIED if retried else AttemptOutcome.FAILED)
         if retried:
             _retry(labels, err.type or type(err).__name__, err.__cause__ or err)
         raise
     except TemporalError:
-        _attempt(labels, "cancelled")
+        _attempt(labels, AttemptOutcome.CANCELLED)
         raise
     except Exception as err:  # raw: Temporal's retry policy decides
-        _attempt(labels, "retried")
+        _attempt(labels, AttemptOutcome.RETRIED)
         _retry(labels, type(err).__name__, err)
         raise
-    _attempt(labels, "succeeded")
+    _attempt(labels, AttemptOutcome.SUCCEEDED)
 
 
 @contextmanager
@@ -115,24 +127,25 @@ def measured_anchor_write() -> Iterator[None]:
 def _timed_write(counter: str, histogram: str, what: str, **labels: str) -> Iterator[None]:
     meter = _activity_meter()
     began = time.monotonic()
-    result = FAILURE
+    result = WriteResult.FAILURE
     try:
         yield
-        result = SUCCESS
+        result = WriteResult.SUCCESS
     finally:
         seconds = time.monotonic() - began
-        _count(meter, counter, f"{what.capitalize()} writes, by result.", result=result, **labels)
+        labels["result"] = result.value
+        _count(meter, counter, f"{what.capitalize()} writes, by result.", **labels)
         meter.create_histogram_float(histogram, f"Latency of {what} writes.", "s").record(
-            seconds, {"result": result, **labels}
+            seconds, labels
         )
 
 
-def _attempt(labels: dict[str, str], outcome: str) -> None:
+def _attempt(labels: dict[str, str], outcome: AttemptOutcome) -> None:
     _count(
         _activity_meter(),
         STEP_ATTEMPTS,
         "Step activity attempts, by how each ended.",
-        outcome=outcome,
+        outcome=outcome.value,
         **labels,
     )
 
