@@ -12,6 +12,8 @@ from sagas.engine import (
     AUDIT_ACTIVITY,
     AuditCall,
     AuditReceipt,
+    measured_anchor_write,
+    measured_audit_write,
     to_application_error,
 )
 from sagas.ledger import JOURNAL_CHAIN, Ledger
@@ -37,12 +39,13 @@ class AuditActivities:
     def record(self, call: AuditCall) -> AuditReceipt:
         """Append the record (a retry with the same dedupe key returns the first); its place."""
         try:
-            written = self.store.append(
-                kind=call.kind,
-                saga_id=call.saga_id,
-                dedupe_key=call.dedupe_key,
-                payload=call.payload,
-            )
+            with measured_audit_write(call.kind.value):
+                written = self.store.append(
+                    kind=call.kind,
+                    saga_id=call.saga_id,
+                    dedupe_key=call.dedupe_key,
+                    payload=call.payload,
+                )
         except FundsagaError as err:
             raise to_application_error(err, activity.info().attempt) from err
         return AuditReceipt(sequence=written.sequence, hash=written.hash)
@@ -54,9 +57,10 @@ class AuditActivities:
         if self.anchors is None:
             return None
         try:
-            if self.ledger is not None:
-                anchor_journal(self.ledger, self.anchors)
-            head = self.store.head()
-            return None if head is None else self.anchors.anchor(head).sequence
+            with measured_anchor_write():
+                if self.ledger is not None:
+                    anchor_journal(self.ledger, self.anchors)
+                head = self.store.head()
+                return None if head is None else self.anchors.anchor(head).sequence
         except FundsagaError as err:
             raise to_application_error(err, activity.info().attempt) from err

@@ -17,6 +17,7 @@ from sagas.app._client import (
 )
 from sagas.app._devserver import start_dev_server, temporal_cli_path
 from sagas.app._ledger_verify import LedgerVerdict, verify_ledger
+from sagas.app._metrics_runtime import metrics_runtime, prometheus_runtime
 from sagas.app._registry import (
     ENTRY_POINT_GROUP,
     SagaRegistry,
@@ -60,7 +61,9 @@ __all__ = [
     "ensure_anchor_schedule",
     "load_registry",
     "main",
+    "metrics_runtime",
     "open_audit",
+    "prometheus_runtime",
     "run_cli",
     "saga_id",
     "saga_workflow_runner",

@@ -20,6 +20,7 @@ from sagas.app._client import FundsagaClient
 from sagas.app._demo import DEMO_FAULTS, DemoRun, run_demo
 from sagas.app._demo_provider import ProviderUnavailableError, open_demo_provider
 from sagas.app._devserver import start_dev_server
+from sagas.app._metrics_runtime import metrics_runtime
 from sagas.app._migrate import databases_to_migrate
 from sagas.app._registry import SagaRegistry, load_registry
 from sagas.app._worker import build_worker
@@ -68,7 +69,10 @@ async def run_dev(
     ui_url = f"http://localhost:{ui_port}"
     print(f"starting Temporal dev server on 127.0.0.1:{port} (Web UI {ui_url}) ...")
     env = await start_dev_server(
-        port=port, ui_port=ui_port, database_file=DEFAULT_HOME / "temporal.db"
+        port=port,
+        ui_port=ui_port,
+        database_file=DEFAULT_HOME / "temporal.db",
+        runtime=None if no_worker else metrics_runtime(settings),
     )
     audit = invocation.audit(keys)
     async with env, AsyncExitStack() as stack:
@@ -90,6 +94,7 @@ async def run_dev(
                 f"worker running saga types {', '.join(registry.names())} on task queue "
                 f"{settings.task_queue!r}; ledger {settings.database_url}"
             )
+            print_metrics_address(settings)
             await schedule_anchors(env.client, settings)
         if demo:
             # The demo's failures are on purpose; their stack traces would bury the summary.
@@ -122,7 +127,7 @@ async def run_catalog(
 async def run_worker(invocation: Invocation) -> None:
     settings = invocation.settings
     registry, faults = registry_and_faults(settings)
-    client = await invocation.temporal()
+    client = await invocation.temporal(serve_metrics=True)
     ledger = invocation.ledger(signing=True)
     store = invocation.audit(writer_keys(settings))
     worker = build_worker(
@@ -139,6 +144,7 @@ async def run_worker(invocation: Invocation) -> None:
             f"worker running saga types {', '.join(registry.names())} on "
             f"{settings.temporal_address}, task queue {settings.task_queue!r}"
         )
+        print_metrics_address(settings)
         await schedule_anchors(client, settings)
         await until_stopped()
 
@@ -151,6 +157,11 @@ def registry_and_faults(
     registry = load_registry(settings.saga_module_names)
     spec = ";".join(s for s in (settings.faults, extra_faults) if s)
     return registry, parse_faults(spec)
+
+
+def print_metrics_address(settings: Settings) -> None:
+    if settings.metrics_address:
+        print(f"metrics for Prometheus at http://{settings.metrics_address}/metrics")
 
 
 async def schedule_anchors(temporal: Client, settings: Settings) -> None:

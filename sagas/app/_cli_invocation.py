@@ -67,14 +67,14 @@ class Invocation:
             self._loop = self._closing.enter_context(asyncio.Runner())
         return self._loop.run(work)
 
-    async def temporal(self) -> Client:
+    async def temporal(self, *, serve_metrics: bool = False) -> Client:
         """The Temporal client, connected once; a server that did not answer is not asked
-        again by the same command."""
+        again by the same command. `serve_metrics`: see `connect_temporal`."""
         if self._unreachable is not None:
             raise self._unreachable
         if self._temporal is None:
             try:
-                self._temporal = await connect_temporal(self.settings)
+                self._temporal = await connect_temporal(self.settings, serve_metrics=serve_metrics)
             except TemporalUnreachableError as err:
                 self._unreachable = err
                 raise

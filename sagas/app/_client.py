@@ -22,6 +22,7 @@ from temporalio.common import WorkflowIDReusePolicy as ReusePolicy
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.exceptions import WorkflowAlreadyStartedError
 
+from sagas.app._metrics_runtime import metrics_runtime
 from sagas.app._registry import SagaRegistry, built_in_registry, load_registry
 from sagas.app._saga_handle import SagaHandle
 from sagas.engine import (
@@ -63,8 +64,11 @@ class TemporalUnreachableError(FundsagaError):
     """Temporal did not answer at TEMPORAL_ADDRESS within FUNDSAGA_TEMPORAL_CONNECT_TIMEOUT."""
 
 
-async def connect_temporal(settings: Settings) -> Client:
+async def connect_temporal(settings: Settings, *, serve_metrics: bool = False) -> Client:
     """A client on TEMPORAL_ADDRESS; TemporalUnreachableError when it does not answer in time.
+
+    `serve_metrics` (a worker's client) serves the metrics of everything on this client at
+    FUNDSAGA_METRICS_ADDRESS, when set; other commands leave the address to the worker.
 
     The SDK's own connect timeout bounds the TCP connection only: a server that accepts the
     connection and never answers would hold the caller for the SDK's 30 s RPC timeout.
@@ -78,6 +82,7 @@ async def connect_temporal(settings: Settings) -> Client:
                 namespace=settings.temporal_namespace,
                 data_converter=pydantic_data_converter,
                 connect_timeout=timedelta(seconds=seconds),
+                runtime=metrics_runtime(settings) if serve_metrics else None,
             )
     except TimeoutError:
         raise TemporalUnreachableError(f"{where} did not answer within {seconds:g} s") from None

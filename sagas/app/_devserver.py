@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.runtime import Runtime
 from temporalio.testing import WorkflowEnvironment
 
 from sagas.engine import SEARCH_ATTRIBUTE_KEYS
@@ -24,11 +25,16 @@ def temporal_cli_path() -> str:
 
 
 async def start_dev_server(
-    *, port: int | None = 7233, ui_port: int | None = 8233, database_file: Path | None = None
+    *,
+    port: int | None = 7233,
+    ui_port: int | None = 8233,
+    database_file: Path | None = None,
+    runtime: Runtime | None = None,
 ) -> WorkflowEnvironment:
     """Start a dev server with fundsaga's search attributes registered.
 
-    `port=None` picks a free port; `ui_port=None` runs without the Web UI.
+    `port=None` picks a free port; `ui_port=None` runs without the Web UI; `runtime` is the
+    SDK runtime of the environment's client (None: the SDK's default).
     """
     if database_file is not None:
         database_file.parent.mkdir(parents=True, exist_ok=True)
@@ -40,4 +46,5 @@ async def start_dev_server(
         port=port,
         ui_port=ui_port,
         dev_server_database_filename=str(database_file) if database_file else None,
+        runtime=runtime,
     )

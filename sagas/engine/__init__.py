@@ -38,6 +38,11 @@ from sagas.engine._events import EVENT_SIGNAL, EventRecord, EventWait, SagaEvent
 from sagas.engine._faults import ENV_VAR as FAULTS_ENV_VAR
 from sagas.engine._faults import FaultKind, FaultPlan, FaultRule, parse_faults
 from sagas.engine._inquiry import Inquiry, InquiryAnswer, InquiryRecord, asking_first
+from sagas.engine._metrics import (
+    METRICS_HISTOGRAM_BUCKETS,
+    measured_anchor_write,
+    measured_audit_write,
+)
 from sagas.engine._outcome import (
     CompensationOutcome,
     CompensationResult,
@@ -100,6 +105,7 @@ __all__ = [
     "MAX_BATCH_ITEMS",
     "MAX_CONCURRENCY",
     "MAX_WAIT",
+    "METRICS_HISTOGRAM_BUCKETS",
     "PRESETS",
     "PROPOSE_UPDATE",
     "RETRY_SPECS_ACTIVITY",
@@ -166,6 +172,8 @@ __all__ = [
     "format_duration",
     "item_counts",
     "jitter_seed",
+    "measured_anchor_write",
+    "measured_audit_write",
     "next_retry",
     "outcome_from",
     "overlay",

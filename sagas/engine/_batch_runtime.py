@@ -38,6 +38,7 @@ from sagas.engine._batch import (
     BatchView,
     item_counts,
 )
+from sagas.engine._metrics import saga_finished, saga_started
 from sagas.engine._outcome import SagaOutcome
 from sagas.engine._search_attributes import SAGA_STATUS, SAGA_TYPE
 from sagas.engine._status import SagaStatus
@@ -69,6 +70,8 @@ class BatchRuntime:
 
     async def run(self) -> BatchOutcome:
         """Start the items this run takes; continue as new while items remain, else close."""
+        if self.progress.started_at is None:  # the first run, not one continued as new
+            saga_started(self.definition.saga_type)
         started_at = self.progress.started_at or workflow.now()
         deadline = started_at + timedelta(seconds=self.request.deadline_seconds)
         number = await self._start_items(self.progress.next_number, deadline)
@@ -95,6 +98,7 @@ class BatchRuntime:
             f"{self.batch_id}:{BATCH_RECORD}",
             payload,
         )
+        saga_finished(self.definition.saga_type, self.status)
         return outcome
 
     async def _start_items(self, first: int, deadline: datetime) -> int:

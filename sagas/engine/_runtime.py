@@ -26,6 +26,12 @@ from sagas.engine._definition import (
 )
 from sagas.engine._events import EventInbox, EventRecord, EventWait
 from sagas.engine._inquiry import Inquiry, InquiryAnswer, InquiryRecord
+from sagas.engine._metrics import (
+    compensation_ended,
+    saga_compensated,
+    saga_finished,
+    saga_started,
+)
 from sagas.engine._outcome import (
     CompensationOutcome,
     CompensationResult,
@@ -172,6 +178,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
 
     async def run(self) -> SagaOutcome:
         """Run the saga to its end; every business end completes the workflow with its outcome."""
+        saga_started(self.definition.saga_type)
         self._upsert([SAGA_TYPE.value_set(self.definition.saga_type)])
         self._set_status(SagaStatus.RUNNING)
         try:
@@ -213,6 +220,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
     async def reject(self, failure: StepFailure, raw_input: JsonValue) -> SagaOutcome:
         """End REJECTED before any step: the input was refused. Nothing was written."""
         self.failure = failure
+        saga_started(self.definition.saga_type)
         self._upsert([SAGA_TYPE.value_set(self.definition.saga_type)])
         self._close_rejected()
         payload = outcome_payload(self._outcome(), raw_input, [])
@@ -227,6 +235,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
 
     async def _closed(self) -> SagaOutcome:
         await uncancellable(workflow.wait_condition(workflow.all_handlers_finished))
+        saga_finished(self.definition.saga_type, self.status)
         return self._outcome()
 
     # ---- forward path
@@ -497,6 +506,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
 
     # ---- compensation path
     async def _compensate(self) -> None:
+        failed_at = workflow.now()
         self._set_status(SagaStatus.COMPENSATING)
         resolved = False
         retrying = False
@@ -525,6 +535,8 @@ class SagaRuntime(Generic[RequestT, StateT]):
                 retrying = True
         self.current_step = None
         self._set_status(SagaStatus.RESOLVED if resolved else SagaStatus.COMPENSATED)
+        if not resolved:
+            saga_compensated(self.definition.saga_type, workflow.now() - failed_at)
 
     async def _try_compensation(self, entry: CompensationEntry) -> StepActivityError | None:
         step = self.definition.steps[entry.step_index]
@@ -583,6 +595,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
     def _record_compensation(
         self, entry: CompensationEntry, result: CompensationResult, message: str = ""
     ) -> None:
+        compensation_ended(self.definition.saga_type, entry.step_name, result.value)
         self.compensations.append(
             CompensationOutcome(
                 step_name=entry.step_name,

@@ -11,6 +11,7 @@ from temporalio.exceptions import ApplicationError, TemporalError
 
 from sagas.engine._definition import StepCall
 from sagas.engine._faults import FaultPlan
+from sagas.engine._metrics import step_attempt
 from sagas.engine._retry_delay import RETRIES_EXHAUSTED, next_retry
 from sagas.engine._snapshot import RunClaim, Snapshot
 from sagas.foundations import (
@@ -98,19 +99,20 @@ def step_guard(
     """
     attempt = activity.info().attempt if activity.in_activity() else 1
     accounts = _touched(call)
-    try:
-        with _beginning(store, call, attempt, same_transaction=same_transaction):
-            faults.before_effect(call.saga_type, call.step_name, call.phase, attempt, accounts)
-            yield
-            faults.after_effect(call.saga_type, call.step_name, call.phase, attempt, accounts)
-    except FundsagaError as err:
-        raise to_application_error(err, attempt, call) from err
-    except TemporalError:
-        raise  # a cancel, or a failure already typed for Temporal
-    except Exception as err:
-        if call.retry is None:
-            raise
-        raise to_application_error(err, attempt, call) from err
+    with step_attempt(call):
+        try:
+            with _beginning(store, call, attempt, same_transaction=same_transaction):
+                faults.before_effect(call.saga_type, call.step_name, call.phase, attempt, accounts)
+                yield
+                faults.after_effect(call.saga_type, call.step_name, call.phase, attempt, accounts)
+        except FundsagaError as err:
+            raise to_application_error(err, attempt, call) from err
+        except TemporalError:
+            raise  # a cancel, or a failure already typed for Temporal
+        except Exception as err:
+            if call.retry is None:
+                raise
+            raise to_application_error(err, attempt, call) from err
 
 
 def _beginning(

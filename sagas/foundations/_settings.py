@@ -58,6 +58,8 @@ class Settings(BaseSettings):
     """Seconds a payout step waits for the provider's answer."""
     webhook_url: str = Field("", alias="FUNDSAGA_WEBHOOK_URL")
     """Base URL at which the provider reaches `fundsaga webhooks`; empty: no callbacks."""
+    metrics_address: str = Field("", alias="FUNDSAGA_METRICS_ADDRESS", pattern=r"^(|\S+:\d{1,5})$")
+    """host:port where a worker serves Prometheus metrics at /metrics; empty: no metrics."""
 
     @property
     def audit_public_key_paths(self) -> list[Path]:

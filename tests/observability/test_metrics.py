@@ -1,0 +1,181 @@
+"""A worker whose client serves metrics through the SDK's Prometheus exporter: scraped over
+HTTP after one completed and one compensated transfer, the engine's counters say exactly that,
+and the SDK's own metrics are there beside them."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import socket
+import urllib.request
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.testing import WorkflowEnvironment
+
+from sagas import Money, SagaOutcome, SagaStatus, parse_faults, parse_money
+from sagas.app import FundsagaClient, build_worker, prometheus_runtime
+from sagas.audit import AnchoredAuditStore, AnchorStore, AuditStore
+from sagas.ledger import Ledger
+from sagas.testing import assert_eventually, directory_audit_store, new_task_queue, sqlite_ledger
+from workflows import AuditAnchorWorkflow
+
+OPERATIONS = Path(__file__).resolve().parents[2] / "docs" / "operations.md"
+# carol's transfer times out once after its capture committed; dave's is refused at settle.
+FAULTS = "capture=timeout*1@carol;settle=business@dave"
+_SAMPLE = re.compile(r"^(?P<name>\w+)(?:\{(?P<labels>.*)\})? (?P<value>\S+)$")
+_LABEL = re.compile(r'(\w+)="((?:[^"\\]|\\.)*)"')
+
+
+@dataclass(frozen=True)
+class Sample:
+    name: str
+    labels: dict[str, str]
+    value: float
+
+
+class Scrape:
+    """One GET /metrics, parsed from Prometheus's text format."""
+
+    def __init__(self, text: str) -> None:
+        self.families = set(re.findall(r"^# TYPE (\w+) ", text, re.MULTILINE))
+        self.samples: list[Sample] = []
+        for line in text.splitlines():
+            found = _SAMPLE.match(line)
+            if found and not line.startswith("#"):
+                labels = dict(_LABEL.findall(found["labels"] or ""))
+                self.samples.append(Sample(found["name"], labels, float(found["value"])))
+
+    def total(self, name: str, **labels: str) -> float:
+        """The sum of `name` over the series whose labels include `labels`."""
+        return sum(
+            s.value for s in self.samples if s.name == name and labels.items() <= s.labels.items()
+        )
+
+
+def eur(text: str) -> Money:
+    return parse_money(text, "EUR")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def scrape(address: str) -> Scrape:
+    with urllib.request.urlopen(f"http://{address}/metrics", timeout=5) as response:
+        return Scrape(response.read().decode())
+
+
+@pytest.fixture
+def ledger(tmp_path: Path) -> Ledger:
+    ledger = sqlite_ledger(tmp_path)
+    ledger.open_account("alice", "EUR", opening_balance=eur("1000.00"))
+    for name in ("carol", "dave"):
+        ledger.open_account(name, "EUR")
+    return ledger
+
+
+@pytest.fixture
+def audit_store(tmp_path: Path) -> AuditStore:
+    anchors = AnchorStore(directory_audit_store(tmp_path / "anchors"))
+    return AnchoredAuditStore(directory_audit_store(tmp_path / "audit"), anchors, every=1000)
+
+
+@pytest.fixture
+async def metered(
+    dev_env: WorkflowEnvironment, ledger: Ledger, audit_store: AuditStore
+) -> AsyncIterator[tuple[FundsagaClient, str]]:
+    """A client whose worker's Temporal client serves metrics; its metrics address."""
+    address = f"127.0.0.1:{free_port()}"
+    temporal = await Client.connect(
+        dev_env.client.service_client.config.target_host,
+        namespace=dev_env.client.namespace,
+        data_converter=pydantic_data_converter,
+        runtime=prometheus_runtime(address),
+    )
+    task_queue = new_task_queue()
+    async with build_worker(temporal, task_queue, ledger, audit_store, parse_faults(FAULTS)):
+        yield FundsagaClient(temporal, task_queue, ledger), address
+
+
+async def transfer(client: FundsagaClient, to: str) -> SagaOutcome:
+    key = f"metrics-{uuid.uuid4().hex[:12]}"
+    await client.start_transfer(
+        {
+            "idempotency_key": key,
+            "source_account": "alice",
+            "destination_account": to,
+            "amount": "10.00",
+            "currency": "EUR",
+        }
+    )
+    return await client.outcome(key)
+
+
+async def test_the_scrape_counts_what_the_sagas_did(
+    metered: tuple[FundsagaClient, str],
+) -> None:
+    client, address = metered
+    completed, compensated = await asyncio.gather(
+        transfer(client, "carol"), transfer(client, "dave")
+    )
+    assert completed.status is SagaStatus.COMPLETED
+    assert compensated.status is SagaStatus.COMPENSATED
+    undone = len(compensated.compensations)
+
+    def counted() -> Scrape:
+        seen = scrape(address)
+        assert seen.total("fundsaga_sagas_finished_total", saga_type="transfer") == 2
+        return seen
+
+    seen = await assert_eventually(counted)
+
+    assert seen.total("fundsaga_sagas_started_total", saga_type="transfer") == 2
+    for status in (SagaStatus.COMPLETED, SagaStatus.COMPENSATED):
+        assert seen.total("fundsaga_sagas_finished_total", status=status.value) == 1
+    assert seen.total("fundsaga_compensations_total", outcome="compensated") == undone > 0
+    assert seen.total("fundsaga_compensation_duration_seconds_count", saga_type="transfer") == 1
+    assert (
+        seen.total(
+            "fundsaga_step_retries_total",
+            saga_type="transfer",
+            step="capture",
+            error_class="StepTimeoutError",
+            retry_class="instant",
+        )
+        == 1
+    )
+    assert seen.total("fundsaga_step_attempts_total", step="settle", outcome="failed") == 1
+    assert seen.total("fundsaga_audit_writes_total", kind="terminal", result="success") == 1
+    assert seen.total("fundsaga_audit_write_duration_seconds_count", kind="terminal") == 1
+    assert {"temporal_workflow_completed_total", "temporal_activity_execution_latency"} <= (
+        seen.families
+    )
+
+
+async def test_every_engine_metric_scraped_is_documented_as_scraped_anchors_too(
+    metered: tuple[FundsagaClient, str],
+) -> None:
+    client, address = metered
+    await transfer(client, "dave")
+    await client.temporal.execute_workflow(
+        AuditAnchorWorkflow.run, id=f"anchor-{uuid.uuid4()}", task_queue=client.task_queue
+    )
+    documented = set(re.findall(r"^\| `(fundsaga_\w+)` \|", OPERATIONS.read_text(), re.MULTILINE))
+
+    def scraped() -> set[str]:
+        families = {name for name in scrape(address).families if name.startswith("fundsaga_")}
+        assert "fundsaga_anchor_writes_total" in families
+        return families
+
+    families = await assert_eventually(scraped)
+    assert families <= documented
+    assert scrape(address).total("fundsaga_anchor_writes_total", result="success") == 1
