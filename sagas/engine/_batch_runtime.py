@@ -108,11 +108,11 @@ class BatchRuntime:
         number = first
         try:
             while number <= self.total and number - first < self.definition.items_per_run:
-                left = deadline - workflow.now()
-                with contextlib.suppress(TimeoutError):
-                    await workflow.wait_condition(
-                        lambda: len(self.running) < limit, timeout=max(left, timedelta(0))
-                    )
+                if workflow.now() < deadline:  # a timer of no time is not a timer
+                    with contextlib.suppress(TimeoutError):
+                        await workflow.wait_condition(
+                            lambda: len(self.running) < limit, timeout=deadline - workflow.now()
+                        )
                 if workflow.now() >= deadline:
                     self.stopped_because = "the batch passed its deadline before this item"
                     break
