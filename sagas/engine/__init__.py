@@ -79,7 +79,13 @@ from sagas.engine._retry_specs import (
 )
 from sagas.engine._saga_retry_specs import SagaRetrySpecs, StepRetrySpecs
 from sagas.engine._search_attributes import ALL_KEYS as SEARCH_ATTRIBUTE_KEYS
-from sagas.engine._search_attributes import SAGA_STATUS, SAGA_TYPE
+from sagas.engine._search_attributes import (
+    SAGA_DEADLINE,
+    SAGA_STATUS,
+    SAGA_STATUS_SINCE,
+    SAGA_TYPE,
+    deadline_pair,
+)
 from sagas.engine._snapshot import CompensationEntry, RunClaim, Snapshot
 from sagas.engine._status import SagaStatus
 from sagas.engine._step_guard import SnapshotStore, step_guard, to_application_error
@@ -110,7 +116,9 @@ __all__ = [
     "PROPOSE_UPDATE",
     "RETRY_SPECS_ACTIVITY",
     "RETRY_UPDATE",
+    "SAGA_DEADLINE",
     "SAGA_STATUS",
+    "SAGA_STATUS_SINCE",
     "SAGA_TYPE",
     "SEARCH_ATTRIBUTE_KEYS",
     "VIEW_QUERY",
@@ -169,6 +177,7 @@ __all__ = [
     "check_saga_types",
     "code_specs",
     "completed_or_raise",
+    "deadline_pair",
     "format_duration",
     "item_counts",
     "jitter_seed",
