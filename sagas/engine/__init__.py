@@ -85,6 +85,7 @@ from sagas.engine._search_attributes import (
     SAGA_STATUS_SINCE,
     SAGA_TYPE,
     deadline_pair,
+    server_type_name,
 )
 from sagas.engine._snapshot import CompensationEntry, RunClaim, Snapshot
 from sagas.engine._status import SagaStatus
@@ -193,6 +194,7 @@ __all__ = [
     "retry_plan",
     "retry_spec",
     "saga_id",
+    "server_type_name",
     "spec_advice",
     "step_guard",
     "to_application_error",
