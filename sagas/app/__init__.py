@@ -65,6 +65,7 @@ __all__ = [
     "build_worker",
     "built_in_registry",
     "connect_temporal",
+    "end_process",
     "ensure_anchor_schedule",
     "load_registry",
     "main",

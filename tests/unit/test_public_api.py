@@ -140,6 +140,7 @@ PUBLIC = {
         "metrics_runtime",
         "open_audit",
         "prometheus_runtime",
+        "end_process",
         "Collection",
         "CollectorGauges",
         "PollerKind",
