@@ -15,6 +15,8 @@ from sagas.app._client import (
     connect_temporal,
     transfer_workflow_id,
 )
+from sagas.app._collector import Collection, PollerKind, SagaTypeBacklog, VisibilityCollector
+from sagas.app._collector_metrics import CollectorGauges, run_collector
 from sagas.app._devserver import start_dev_server, temporal_cli_path
 from sagas.app._ledger_verify import LedgerVerdict, verify_ledger
 from sagas.app._metrics_runtime import metrics_runtime, prometheus_runtime
@@ -43,13 +45,18 @@ def main() -> NoReturn:
 __all__ = [
     "ENTRY_POINT_GROUP",
     "TRANSFER_WORKFLOW_BY_STEP_MODE",
+    "Collection",
+    "CollectorGauges",
     "FundsagaClient",
     "LedgerVerdict",
+    "PollerKind",
     "SagaHandle",
     "SagaRegistry",
     "SagaType",
+    "SagaTypeBacklog",
     "TemporalUnreachableError",
     "TrailVerdict",
+    "VisibilityCollector",
     "WebhookServer",
     "WorkerContext",
     "activity_name",
@@ -58,6 +65,7 @@ __all__ = [
     "build_worker",
     "built_in_registry",
     "connect_temporal",
+    "end_process",
     "ensure_anchor_schedule",
     "load_registry",
     "main",
@@ -65,6 +73,7 @@ __all__ = [
     "open_audit",
     "prometheus_runtime",
     "run_cli",
+    "run_collector",
     "saga_id",
     "saga_workflow_runner",
     "serve_webhooks",

@@ -14,6 +14,7 @@ from sagas.app import (
     _cli_attention,
     _cli_audit,
     _cli_audit_report,  # noqa: F401  (registers `audit compensations`)
+    _cli_collector,
     _cli_db,
     _cli_dev,
     _cli_ledger,
@@ -45,6 +46,7 @@ app.add_typer(_cli_audit.app, rich_help_panel=BOOKS)
 app.command(rich_help_panel=RUNNING)(_cli_dev.dev)
 app.command(rich_help_panel=RUNNING)(_cli_dev.worker)
 app.command(rich_help_panel=RUNNING)(_cli_webhooks.webhooks)
+app.command(rich_help_panel=RUNNING)(_cli_collector.collector)
 app.add_typer(_cli_db.app, rich_help_panel=RUNNING)
 app.command("retry-plan", rich_help_panel=SAGAS)(_cli_retry_plan.retry_plan_command)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Mapping
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from temporalio.client import Client, WorkflowHandle
@@ -34,6 +34,7 @@ from sagas.engine import (
     SagaRequest,
     SagaStatus,
     SagaView,
+    deadline_pair,
     saga_id,
 )
 from sagas.foundations import (
@@ -228,6 +229,7 @@ class FundsagaClient:
                 [
                     SearchAttributePair(SAGA_TYPE, saga_type),
                     SearchAttributePair(SAGA_STATUS, SagaStatus.RUNNING.value),
+                    deadline_pair(datetime.now(UTC), request.deadline_seconds),
                 ]
             ),
             static_summary=request.summary(),

@@ -79,7 +79,14 @@ from sagas.engine._retry_specs import (
 )
 from sagas.engine._saga_retry_specs import SagaRetrySpecs, StepRetrySpecs
 from sagas.engine._search_attributes import ALL_KEYS as SEARCH_ATTRIBUTE_KEYS
-from sagas.engine._search_attributes import SAGA_STATUS, SAGA_TYPE
+from sagas.engine._search_attributes import (
+    SAGA_DEADLINE,
+    SAGA_STATUS,
+    SAGA_STATUS_SINCE,
+    SAGA_TYPE,
+    deadline_pair,
+    server_type_name,
+)
 from sagas.engine._snapshot import CompensationEntry, RunClaim, Snapshot
 from sagas.engine._status import SagaStatus
 from sagas.engine._step_guard import SnapshotStore, step_guard, to_application_error
@@ -110,7 +117,9 @@ __all__ = [
     "PROPOSE_UPDATE",
     "RETRY_SPECS_ACTIVITY",
     "RETRY_UPDATE",
+    "SAGA_DEADLINE",
     "SAGA_STATUS",
+    "SAGA_STATUS_SINCE",
     "SAGA_TYPE",
     "SEARCH_ATTRIBUTE_KEYS",
     "VIEW_QUERY",
@@ -169,6 +178,7 @@ __all__ = [
     "check_saga_types",
     "code_specs",
     "completed_or_raise",
+    "deadline_pair",
     "format_duration",
     "item_counts",
     "jitter_seed",
@@ -184,6 +194,7 @@ __all__ = [
     "retry_plan",
     "retry_spec",
     "saga_id",
+    "server_type_name",
     "spec_advice",
     "step_guard",
     "to_application_error",

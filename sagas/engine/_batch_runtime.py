@@ -40,7 +40,12 @@ from sagas.engine._batch import (
 )
 from sagas.engine._metrics import saga_finished, saga_started
 from sagas.engine._outcome import SagaOutcome
-from sagas.engine._search_attributes import SAGA_STATUS, SAGA_TYPE
+from sagas.engine._search_attributes import (
+    SAGA_STATUS,
+    SAGA_STATUS_SINCE,
+    SAGA_TYPE,
+    deadline_pair,
+)
 from sagas.engine._status import SagaStatus
 from sagas.engine._workflow_util import uncancellable
 
@@ -83,7 +88,12 @@ class BatchRuntime:
         for left in range(number, self.total + 1):
             self._end(left, BatchItemStatus.NOT_STARTED, note=self.stopped_because)
         self.status = SagaStatus.COMPLETED
-        workflow.upsert_search_attributes([SAGA_STATUS.value_set(self.status.value)])
+        workflow.upsert_search_attributes(
+            [
+                SAGA_STATUS.value_set(self.status.value),
+                SAGA_STATUS_SINCE.value_set(workflow.now()),
+            ]
+        )
         self._show_details()
         outcome = self.outcome()
         payload: dict[str, JsonValue] = {
@@ -143,6 +153,7 @@ class BatchRuntime:
                     [
                         SearchAttributePair(SAGA_TYPE, self.definition.item_saga.saga_type),
                         SearchAttributePair(SAGA_STATUS, SagaStatus.RUNNING.value),
+                        deadline_pair(workflow.now(), request.deadline_seconds),
                     ]
                 ),
                 static_summary=request.summary(),

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any, Generic
 
@@ -53,7 +54,7 @@ from sagas.engine._retry_specs import (
     code_specs,
 )
 from sagas.engine._saga_retry_specs import SagaRetrySpecs
-from sagas.engine._search_attributes import SAGA_STATUS, SAGA_TYPE
+from sagas.engine._search_attributes import SAGA_STATUS, SAGA_STATUS_SINCE, SAGA_TYPE
 from sagas.engine._snapshot import CompensationEntry, Snapshot
 from sagas.engine._status import SagaStatus
 from sagas.engine._workflow_util import uncancellable
@@ -625,14 +626,27 @@ class SagaRuntime(Generic[RequestT, StateT]):
     # ---- visibility
     def _set_status(self, status: SagaStatus) -> None:
         self.status = status
-        self._upsert([SAGA_STATUS.value_set(status.value)])
+        # The time goes in the same upsert as the status, and only when the status changes:
+        # a saga's history holds no command that histories recorded before it lacked.
+        self._upsert(
+            [SAGA_STATUS.value_set(status.value)],
+            when_changed=[SAGA_STATUS_SINCE.value_set(workflow.now())],
+        )
         self._show_details()
 
-    def _upsert(self, updates: list[SearchAttributeUpdate[str]]) -> None:
-        """Upsert only what changes: the client already sets type and status at start."""
+    def _upsert(
+        self,
+        updates: list[SearchAttributeUpdate[str]],
+        when_changed: Sequence[SearchAttributeUpdate[Any]] = (),
+    ) -> None:
+        """Upsert only what changes (the client already sets type and status at start), with
+        `when_changed` if anything does."""
         current = workflow.info().typed_search_attributes
-        changed = [u for u in updates if current.get(u.key) != u.value]
+        changed: list[SearchAttributeUpdate[Any]] = [
+            u for u in updates if current.get(u.key) != u.value
+        ]
         if changed:
+            changed.extend(when_changed)
             workflow.upsert_search_attributes(changed)
 
     def _show_details(self) -> None:

@@ -60,6 +60,10 @@ class Settings(BaseSettings):
     """Base URL at which the provider reaches `fundsaga webhooks`; empty: no callbacks."""
     metrics_address: str = Field("", alias="FUNDSAGA_METRICS_ADDRESS", pattern=r"^(|\S+:\d{1,5})$")
     """host:port where a worker serves Prometheus metrics at /metrics; empty: no metrics."""
+    collector_seconds: int = Field(30, alias="FUNDSAGA_COLLECTOR_SECONDS", ge=1, le=3600)
+    """How often `fundsaga collector` asks Temporal's visibility for its gauges."""
+    ledger_check_seconds: int = Field(300, alias="FUNDSAGA_LEDGER_CHECK_SECONDS", ge=0)
+    """How often `fundsaga collector` checks the ledger's invariants; 0: never."""
 
     @property
     def audit_public_key_paths(self) -> list[Path]:

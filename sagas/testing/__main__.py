@@ -12,7 +12,9 @@ import importlib
 import logging
 import sys
 from pathlib import Path
+from typing import NoReturn
 
+from sagas.app import end_process
 from sagas.testing._replay import ReplayGuard
 from sagas.testing._scenario import SagaScenario
 
@@ -27,7 +29,7 @@ def _scenario(target: str) -> SagaScenario:
     return found
 
 
-def main(argv: list[str]) -> None:
+def main(argv: list[str]) -> NoReturn:
     parser = argparse.ArgumentParser(prog="python -m sagas.testing")
     commands = parser.add_subparsers(dest="command", required=True)
     record = commands.add_parser("record", help="record one saga type's replay histories")
@@ -39,6 +41,7 @@ def main(argv: list[str]) -> None:
     guard = ReplayGuard(_scenario(args.scenario), args.directory)
     for path in asyncio.run(guard.record()):
         print(f"recorded {path}")
+    end_process(0)  # no interpreter teardown: the SDK's runtime may abort it
 
 
 if __name__ == "__main__":

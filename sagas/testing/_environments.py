@@ -55,7 +55,7 @@ async def time_skipping_environment() -> AsyncIterator[WorkflowEnvironment]:
             AddSearchAttributesRequest(
                 namespace=env.client.namespace,
                 search_attributes={
-                    key.name: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD
+                    key.name: IndexedValueType.ValueType(key.indexed_value_type)
                     for key in SEARCH_ATTRIBUTE_KEYS
                 },
             )

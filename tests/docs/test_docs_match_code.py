@@ -28,6 +28,7 @@ from sagas.app import transfer_workflow_id
 from sagas.app._cli import app
 from sagas.app._client import FINGERPRINT_MEMO, TRANSFER_WORKFLOW
 from sagas.app._demo import DEMO_FAULTS
+from sagas.engine import SEARCH_ATTRIBUTE_KEYS, server_type_name
 from sagas.transfer import TRANSFER_SAGA, TransferRequest
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -171,3 +172,9 @@ def test_fault_examples_parse_and_name_real_steps() -> None:
 def test_faults_doc_names_the_demo_rule() -> None:
     assert parse_faults(DEMO_FAULTS)
     assert f"`{DEMO_FAULTS}`" in read_doc("faults.md")
+
+
+def test_documented_search_attributes_are_the_engine_s() -> None:
+    commands = shell_commands(read_doc("operations.md"), "temporal operator search-attribute")
+    documented = sorted((flags(c)["--name"][0], flags(c)["--type"][0]) for c in commands)
+    assert documented == sorted((k.name, server_type_name(k)) for k in SEARCH_ATTRIBUTE_KEYS)

@@ -6,11 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import re
-import socket
-import urllib.request
 import uuid
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -23,55 +20,16 @@ from sagas.app import FundsagaClient, build_worker, prometheus_runtime
 from sagas.audit import AnchoredAuditStore, AnchorStore, AuditStore
 from sagas.ledger import Ledger
 from sagas.testing import assert_eventually, directory_audit_store, new_task_queue, sqlite_ledger
+from tests.observability.scraping import Scrape, free_port, scrape
 from workflows import AuditAnchorWorkflow
 
 OPERATIONS = Path(__file__).resolve().parents[2] / "docs" / "operations.md"
 # carol's transfer times out once after its capture committed; dave's is refused at settle.
 FAULTS = "capture=timeout*1@carol;settle=business@dave"
-_SAMPLE = re.compile(r"^(?P<name>\w+)(?:\{(?P<labels>.*)\})? (?P<value>\S+)$")
-_LABEL = re.compile(r'(\w+)="((?:[^"\\]|\\.)*)"')
-
-
-@dataclass(frozen=True)
-class Sample:
-    name: str
-    labels: dict[str, str]
-    value: float
-
-
-class Scrape:
-    """One GET /metrics, parsed from Prometheus's text format."""
-
-    def __init__(self, text: str) -> None:
-        self.families = set(re.findall(r"^# TYPE (\w+) ", text, re.MULTILINE))
-        self.samples: list[Sample] = []
-        for line in text.splitlines():
-            found = _SAMPLE.match(line)
-            if found and not line.startswith("#"):
-                labels = dict(_LABEL.findall(found["labels"] or ""))
-                self.samples.append(Sample(found["name"], labels, float(found["value"])))
-
-    def total(self, name: str, **labels: str) -> float:
-        """The sum of `name` over the series whose labels include `labels`."""
-        return sum(
-            s.value for s in self.samples if s.name == name and labels.items() <= s.labels.items()
-        )
 
 
 def eur(text: str) -> Money:
     return parse_money(text, "EUR")
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-def scrape(address: str) -> Scrape:
-    with urllib.request.urlopen(f"http://{address}/metrics", timeout=5) as response:
-        return Scrape(response.read().decode())
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from sagas.app import temporal_cli_path
-from sagas.engine import SEARCH_ATTRIBUTE_KEYS
+from sagas.engine import SEARCH_ATTRIBUTE_KEYS, server_type_name
 
 
 def free_port() -> int:
@@ -61,7 +61,7 @@ class DevServer:
             "error",
         ]
         for key in SEARCH_ATTRIBUTE_KEYS:
-            args += ["--search-attribute", f"{key.name}=Keyword"]
+            args += ["--search-attribute", f"{key.name}={server_type_name(key)}"]
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT)
         wait_for_port(self.port)

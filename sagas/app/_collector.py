@@ -1,0 +1,116 @@
+"""What no single worker knows: parked and overdue sagas, the task queue's pollers and the
+ledger's invariants, read from Temporal's visibility and the ledger by one collector."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from enum import StrEnum
+
+from temporalio.api.enums.v1 import TaskQueueType
+from temporalio.api.taskqueue.v1 import TaskQueue
+from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
+from temporalio.client import Client
+
+from sagas.engine import SAGA_DEADLINE, SAGA_STATUS, SAGA_STATUS_SINCE, SAGA_TYPE, SagaStatus
+from sagas.ledger import Ledger
+
+POLLER_FRESHNESS = timedelta(minutes=2)
+"""A poller counts when it polled this recently. The server remembers pollers for minutes after
+they stop, and a long poll lasts about a minute, so a live worker is never older than this."""
+
+
+class PollerKind(StrEnum):
+    WORKFLOW = "workflow"
+    ACTIVITY = "activity"
+
+
+_QUEUE_TYPES = {
+    PollerKind.WORKFLOW: TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+    PollerKind.ACTIVITY: TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
+}
+
+
+@dataclass(frozen=True)
+class SagaTypeBacklog:
+    saga_type: str
+    needing_attention: int
+    oldest_needing_attention: timedelta
+    """How long the longest-parked saga of this type has been parked; zero when none is."""
+    past_deadline: int
+    """Sagas still RUNNING (not compensating, not parked) after their deadline passed."""
+
+
+@dataclass(frozen=True)
+class Collection:
+    task_queue: str
+    backlogs: list[SagaTypeBacklog]
+    pollers: dict[PollerKind, int]
+    ledger_findings: list[str] | None
+    """The ledger's invariant findings (empty when it is sound); None when not checked."""
+
+
+class VisibilityCollector:
+    """Asks Temporal (count and list queries on the custom search attributes) and the ledger;
+    every figure is for the sagas on one task queue."""
+
+    def __init__(
+        self, temporal: Client, task_queue: str, saga_types: Iterable[str], ledger: Ledger | None
+    ) -> None:
+        self._temporal = temporal
+        self._task_queue = task_queue
+        self._saga_types = sorted(set(saga_types))
+        self._ledger = ledger
+
+    async def collect(self, now: datetime, *, check_ledger: bool) -> Collection:
+        backlogs = [await self._backlog(saga_type, now) for saga_type in self._saga_types]
+        pollers = {kind: await self._pollers(kind, now) for kind in PollerKind}
+        findings = None
+        if check_ledger and self._ledger is not None:
+            findings = await asyncio.to_thread(self._ledger.check_invariants)
+        return Collection(self._task_queue, backlogs, pollers, findings)
+
+    async def _backlog(self, saga_type: str, now: datetime) -> SagaTypeBacklog:
+        parked = self._query(saga_type, f"{SAGA_STATUS.name} = '{SagaStatus.NEEDS_ATTENTION}'")
+        oldest = now
+        count = 0
+        async for execution in self._temporal.list_workflows(parked):
+            count += 1
+            since = execution.typed_search_attributes.get(SAGA_STATUS_SINCE)
+            oldest = min(oldest, since or execution.start_time)
+        overdue = self._query(
+            saga_type,
+            f"{SAGA_STATUS.name} = '{SagaStatus.RUNNING}'",
+            f"{SAGA_DEADLINE.name} < '{now.isoformat()}'",
+        )
+        past_deadline = (await self._temporal.count_workflows(overdue)).count
+        return SagaTypeBacklog(saga_type, count, max(now - oldest, timedelta()), past_deadline)
+
+    def _query(self, saga_type: str, *clauses: str) -> str:
+        return " AND ".join(
+            (
+                f"{SAGA_TYPE.name} = '{saga_type}'",
+                f"TaskQueue = '{self._task_queue}'",
+                "ExecutionStatus = 'Running'",
+                *clauses,
+            )
+        )
+
+    async def _pollers(self, kind: PollerKind, now: datetime) -> int:
+        described = await self._temporal.workflow_service.describe_task_queue(
+            DescribeTaskQueueRequest(
+                namespace=self._temporal.namespace,
+                task_queue=TaskQueue(name=self._task_queue),
+                task_queue_type=_QUEUE_TYPES[kind],
+            )
+        )
+        recent = now - POLLER_FRESHNESS
+        return len(
+            {
+                poller.identity
+                for poller in described.pollers
+                if poller.last_access_time.ToDatetime(now.tzinfo) >= recent
+            }
+        )

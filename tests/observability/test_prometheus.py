@@ -1,0 +1,259 @@
+"""A real Prometheus scrapes two `fundsaga worker` processes and `fundsaga collector` on a
+PostgreSQL ledger and audit store: what it counts is what Temporal and the ledger report, and
+every metric the alert rules and the dashboard name is in its scrape."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import urllib.parse
+import urllib.request
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from temporalio.client import Client
+from temporalio.testing import WorkflowEnvironment
+
+from sagas import Money, SagaStatus, parse_money
+from sagas.app import FundsagaClient
+from sagas.engine import SAGA_STATUS
+from sagas.foundations import DATABASE_WORKER_ROLE
+from sagas.ledger import Ledger
+from sagas.testing import assert_eventually, new_task_queue
+from tests.fixtures_audit import TEST_SIGNER
+from tests.fixtures_db import postgres_role_url
+from tests.observability.deploy_metrics import (
+    alert_rule_files,
+    metric_names_in_dashboard,
+    metric_names_in_rules,
+)
+from tests.observability.prometheus_binaries import binary
+from tests.observability.scraping import free_port
+from workflows import AuditAnchorWorkflow
+
+pytestmark = [pytest.mark.postgres, pytest.mark.timeout(300)]
+
+# Transfers to carol time out once at capture after it committed (a retry); those to dave are
+# refused at settle (a compensation); those to bob complete.
+FAULTS = "capture=timeout*1@carol;settle=business@dave"
+DESTINATIONS = ["bob"] * 10 + ["carol"] * 4 + ["dave"] * 4
+AMOUNT = "10.00"
+CLI = ("-c", "from sagas.app import main; main()")
+
+
+def eur(text: str) -> Money:
+    return parse_money(text, "EUR")
+
+
+class PrometheusServer:
+    """Prometheus on a free port, its data in a temporary directory, over HTTP's query API."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    def get(self, path: str, **params: str) -> Any:
+        query = f"?{urllib.parse.urlencode(params)}" if params else ""
+        with urllib.request.urlopen(f"{self.url}{path}{query}", timeout=5) as response:
+            body = json.load(response)
+        assert body["status"] == "success", body
+        return body["data"]
+
+    def ready(self) -> None:
+        try:
+            with urllib.request.urlopen(f"{self.url}/-/ready", timeout=5) as response:
+                assert response.status == 200
+        except OSError as err:  # not listening yet
+            raise AssertionError(f"Prometheus at {self.url} not ready: {err}") from None
+
+    def vector(self, promql: str) -> dict[str, float]:
+        """An instant query's samples, keyed by their labels as `k=v,...` (`""` for none)."""
+        found = self.get("/api/v1/query", query=promql)
+        return {
+            ",".join(f"{k}={v}" for k, v in sorted(sample["metric"].items())): float(
+                sample["value"][1]
+            )
+            for sample in found["result"]
+        }
+
+    def scalar(self, promql: str) -> float:
+        values = list(self.vector(promql).values())
+        assert len(values) == 1, (promql, values)
+        return values[0]
+
+
+@dataclass(frozen=True)
+class Stack:
+    temporal: Client
+    task_queue: str
+    ledger: Ledger
+    prometheus: PrometheusServer
+
+
+@contextmanager
+def process(args: list[str], env: dict[str, str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
+    with log.open("wb") as output:
+        started = subprocess.Popen(args, env={**os.environ, **env}, stdout=output, stderr=output)
+    try:
+        yield started
+    finally:
+        started.send_signal(signal.SIGTERM)
+        try:
+            started.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            started.kill()
+            started.wait()
+
+
+def prometheus_config(workers: list[str], collector: str) -> dict[str, Any]:
+    return {
+        "global": {"scrape_interval": "1s", "evaluation_interval": "1s"},
+        "rule_files": [str(path) for path in alert_rule_files()],
+        "scrape_configs": [
+            {"job_name": "fundsaga-worker", "static_configs": [{"targets": workers}]},
+            {"job_name": "fundsaga-collector", "static_configs": [{"targets": [collector]}]},
+        ],
+    }
+
+
+@pytest.fixture
+async def stack(
+    dev_env: WorkflowEnvironment, postgres_database: str, tmp_path: Path
+) -> AsyncIterator[Stack]:
+    prometheus_binary = binary("prometheus")
+    url = postgres_role_url(postgres_database, DATABASE_WORKER_ROLE)
+    ledger = Ledger.from_url(url, signer=TEST_SIGNER)
+    ledger.open_account("alice", "EUR", opening_balance=eur("1000.00"))
+    for name in ("bob", "carol", "dave"):
+        ledger.open_account(name, "EUR")
+    key = tmp_path / "audit-signing.key"
+    TEST_SIGNER.write(key)
+    task_queue = new_task_queue()
+    env = {
+        "TEMPORAL_ADDRESS": dev_env.client.service_client.config.target_host,
+        "FUNDSAGA_TASK_QUEUE": task_queue,
+        "FUNDSAGA_DATABASE_URL": url,
+        "FUNDSAGA_AUDIT_STORE": url,
+        "FUNDSAGA_AUDIT_ANCHOR_STORE": f"dir:{tmp_path / 'anchors'}",
+        "FUNDSAGA_AUDIT_SIGNING_KEY": str(key),
+        "FUNDSAGA_AUDIT_ANCHOR_MINUTES": "0",
+        "FUNDSAGA_FAULTS": FAULTS,
+        "FUNDSAGA_COLLECTOR_SECONDS": "1",
+        "FUNDSAGA_LEDGER_CHECK_SECONDS": "1",
+    }
+    workers = [f"127.0.0.1:{free_port()}" for _ in range(2)]
+    collector = f"127.0.0.1:{free_port()}"
+    config = tmp_path / "prometheus.yml"
+    config.write_text(json.dumps(prometheus_config(workers, collector)))  # JSON is YAML
+    port = free_port()
+    with ExitStack() as running:
+        for n, address in enumerate(workers):
+            args = [sys.executable, *CLI, "worker"]
+            worker_env = {**env, "FUNDSAGA_METRICS_ADDRESS": address}
+            running.enter_context(process(args, worker_env, tmp_path / f"worker-{n}.log"))
+        collector_env = {**env, "FUNDSAGA_METRICS_ADDRESS": collector}
+        args = [sys.executable, *CLI, "collector"]
+        running.enter_context(process(args, collector_env, tmp_path / "collector.log"))
+        prometheus_args = [
+            prometheus_binary,
+            f"--config.file={config}",
+            f"--storage.tsdb.path={tmp_path / 'tsdb'}",
+            f"--web.listen-address=127.0.0.1:{port}",
+            "--log.level=warn",
+        ]
+        running.enter_context(process(prometheus_args, {}, tmp_path / "prometheus.log"))
+        server = PrometheusServer(f"http://127.0.0.1:{port}")
+        await assert_eventually(server.ready, timeout=timedelta(seconds=30))
+        yield Stack(dev_env.client, task_queue, ledger, server)
+    ledger.close_connections()
+
+
+async def transfer(client: FundsagaClient, destination: str) -> SagaStatus:
+    key = f"prom-{uuid.uuid4().hex[:12]}"
+    await client.start_transfer(
+        {
+            "idempotency_key": key,
+            "source_account": "alice",
+            "destination_account": destination,
+            "amount": AMOUNT,
+            "currency": "EUR",
+        }
+    )
+    return (await client.outcome(key)).status
+
+
+async def test_prometheus_counts_what_temporal_and_the_ledger_report(stack: Stack) -> None:
+    prometheus, queue = stack.prometheus, stack.task_queue
+
+    def both_workers_poll() -> None:
+        pollers = f'fundsaga_task_queue_pollers{{task_queue="{queue}",kind="activity"}}'
+        assert prometheus.vector(pollers)
+        assert prometheus.scalar(pollers) == 2
+        assert prometheus.scalar('sum(up{job="fundsaga-worker"})') == 2
+
+    await assert_eventually(both_workers_poll, timeout=timedelta(seconds=60))
+    client = FundsagaClient(stack.temporal, queue, stack.ledger)
+    statuses = await asyncio.gather(*(transfer(client, to) for to in DESTINATIONS))
+    await stack.temporal.execute_workflow(
+        AuditAnchorWorkflow.run, id=f"anchor-{uuid.uuid4()}", task_queue=queue
+    )
+    finished = f'sum(fundsaga_sagas_finished_total{{task_queue="{queue}"}})'
+
+    def all_finished_scraped() -> None:
+        assert prometheus.vector(finished)
+        assert prometheus.scalar(finished) == len(DESTINATIONS)
+
+    await assert_eventually(all_finished_scraped, timeout=timedelta(seconds=60))
+
+    by_status = prometheus.vector(
+        f'sum by (status) (fundsaga_sagas_finished_total{{task_queue="{queue}"}})'
+    )
+    in_temporal = {}
+    for status in (SagaStatus.COMPLETED, SagaStatus.COMPENSATED):
+        query = f"TaskQueue = '{queue}' AND {SAGA_STATUS.name} = '{status}'"
+        in_temporal[f"status={status}"] = float((await stack.temporal.count_workflows(query)).count)
+    assert by_status == in_temporal == {"status=COMPLETED": 14.0, "status=COMPENSATED": 4.0}
+    assert sorted(statuses) == sorted(
+        SagaStatus.COMPENSATED if to == "dave" else SagaStatus.COMPLETED for to in DESTINATIONS
+    )
+    # The ledger moved exactly the completed transfers' money; the compensated left nothing.
+    paid = stack.ledger.account("bob").balance + stack.ledger.account("carol").balance
+    assert paid.minor == eur(AMOUNT).minor * by_status["status=COMPLETED"]
+    assert stack.ledger.account("dave").balance.minor == 0
+    started = f'sum(fundsaga_sagas_started_total{{task_queue="{queue}"}})'
+    assert prometheus.scalar(started) == len(DESTINATIONS)
+    retried = f'sum(fundsaga_step_retries_total{{task_queue="{queue}",step="capture"}})'
+    assert prometheus.scalar(retried) == DESTINATIONS.count("carol")
+    compensated = f'sum(fundsaga_compensations_total{{task_queue="{queue}",outcome="compensated"}})'
+    assert prometheus.scalar(compensated) > 0
+    # Both workers ran steps: each is a scrape target with attempts of its own.
+    per_worker = prometheus.vector(
+        f'sum by (instance) (fundsaga_step_attempts_total{{task_queue="{queue}"}})'
+    )
+    assert len(per_worker) == 2, per_worker
+    assert all(count > 0 for count in per_worker.values()), per_worker
+
+    def collector_saw_a_sound_ledger() -> None:
+        assert prometheus.scalar("fundsaga_ledger_invariant_violations") == 0
+        assert prometheus.scalar('sum(fundsaga_ledger_checks_total{result="holds"})') > 0
+
+    await assert_eventually(collector_saw_a_sound_ledger, timeout=timedelta(seconds=30))
+
+    named = metric_names_in_rules() | metric_names_in_dashboard()
+
+    def every_named_metric_scraped() -> None:
+        assert named - set(prometheus.get("/api/v1/label/__name__/values")) == set()
+
+    await assert_eventually(every_named_metric_scraped, timeout=timedelta(seconds=30))
+    rules = [rule for group in prometheus.get("/api/v1/rules")["groups"] for rule in group["rules"]]
+    assert rules
+    assert [r["name"] for r in rules if r["health"] != "ok"] == []
