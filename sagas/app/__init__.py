@@ -29,6 +29,7 @@ from sagas.app._registry import (
     workflow_type_name,
 )
 from sagas.app._saga_handle import SagaHandle
+from sagas.app._tracing import configured_tracer_provider, tracer_provider, tracing_interceptors
 from sagas.app._webhooks import WebhookServer, serve_webhooks
 from sagas.app._worker import build_worker, saga_workflow_runner
 from sagas.engine import saga_id
@@ -57,6 +58,7 @@ __all__ = [
     "anchor_schedule_id",
     "build_worker",
     "built_in_registry",
+    "configured_tracer_provider",
     "connect_temporal",
     "ensure_anchor_schedule",
     "load_registry",
@@ -70,6 +72,8 @@ __all__ = [
     "serve_webhooks",
     "start_dev_server",
     "temporal_cli_path",
+    "tracer_provider",
+    "tracing_interceptors",
     "transfer_workflow_id",
     "verifier_keys",
     "verify_ledger",

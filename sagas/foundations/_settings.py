@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import getpass
+import re
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from sagas.foundations._errors import InvalidRequestError
@@ -60,6 +61,18 @@ class Settings(BaseSettings):
     """Base URL at which the provider reaches `fundsaga webhooks`; empty: no callbacks."""
     metrics_address: str = Field("", alias="FUNDSAGA_METRICS_ADDRESS", pattern=r"^(|\S+:\d{1,5})$")
     """host:port where a worker serves Prometheus metrics at /metrics; empty: no metrics."""
+    otlp_endpoint: str = Field("", alias="FUNDSAGA_OTLP_ENDPOINT")
+    """Base URL of an OTLP/HTTP collector that clients and workers send traces to (at
+    /v1/traces); empty: no tracing."""
+
+    @field_validator("otlp_endpoint")
+    @classmethod
+    def _an_http_url(cls, value: str) -> str:
+        if value and not re.fullmatch(r"https?://[^\s/]+(/\S*)?", value):
+            raise InvalidRequestError(
+                "FUNDSAGA_OTLP_ENDPOINT", "must be an http:// or https:// URL, or empty"
+            )
+        return value
 
     @property
     def audit_public_key_paths(self) -> list[Path]:
