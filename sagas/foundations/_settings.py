@@ -64,6 +64,9 @@ class Settings(BaseSettings):
     otlp_endpoint: str = Field("", alias="FUNDSAGA_OTLP_ENDPOINT")
     """Base URL of an OTLP/HTTP collector that clients and workers send traces to (at
     /v1/traces); empty: no tracing."""
+    log_format: Literal["text", "json"] = Field("text", alias="FUNDSAGA_LOG_FORMAT")
+    """How the `fundsaga` process writes its log lines on stderr: text, or one JSON object a
+    line."""
 
     @field_validator("otlp_endpoint")
     @classmethod

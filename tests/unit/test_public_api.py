@@ -119,6 +119,7 @@ PUBLIC = {
     "sagas.app": [
         "ENTRY_POINT_GROUP",
         "FundsagaClient",
+        "JsonFormatter",
         "LedgerVerdict",
         "SagaHandle",
         "SagaRegistry",
@@ -133,6 +134,7 @@ PUBLIC = {
         "anchor_schedule_id",
         "build_worker",
         "built_in_registry",
+        "configure_logging",
         "configured_tracer_provider",
         "connect_temporal",
         "ensure_anchor_schedule",
