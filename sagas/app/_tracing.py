@@ -15,6 +15,9 @@ from temporalio.contrib.opentelemetry import TracingInterceptor
 from sagas.foundations import Settings
 
 SERVICE = "fundsaga"
+EXPORT_TIMEOUT = 5.0
+"""Seconds one export, retries included, waits for the collector: a command ends at most this
+much later when the collector is down."""
 _configured: dict[str, TracerProvider] = {}
 """One provider per endpoint in a process, so every client there shares its exporter."""
 
@@ -34,7 +37,8 @@ def configured_tracer_provider(settings: Settings) -> TracerProvider | None:
     if not endpoint:
         return None
     if endpoint not in _configured:
-        exporter = OTLPSpanExporter(endpoint=f"{endpoint.rstrip('/')}/v1/traces")
+        url = f"{endpoint.rstrip('/')}/v1/traces"
+        exporter = OTLPSpanExporter(endpoint=url, timeout=EXPORT_TIMEOUT)
         _configured[endpoint] = tracer_provider(exporter)
     return _configured[endpoint]
 

@@ -1,14 +1,19 @@
 """Tracing through the SDK's interceptor on the client: one compensated transfer is one trace,
-from the client's start through the workflow to every step and compensation; off by default;
-a bad endpoint is refused with the variable's name."""
+from the client's start through the workflow to every step and compensation; a `fundsaga
+worker` process sends its part of that trace to FUNDSAGA_OTLP_ENDPOINT; off by default; a bad
+endpoint is refused with the variable's name."""
 
 from __future__ import annotations
 
+import threading
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import StatusCode
@@ -27,8 +32,42 @@ from sagas.app import (
 )
 from sagas.ledger import Ledger
 from sagas.testing import directory_audit_store, new_task_queue, sqlite_ledger
+from tests.observability.worker_process import WorkerProcess
 
 ENDPOINT = "FUNDSAGA_OTLP_ENDPOINT"
+
+
+class Collector(ThreadingHTTPServer):
+    """An OTLP/HTTP trace receiver on a free port that keeps every span it is sent."""
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), _Receive)
+        self.spans: list[tuple[str, bytes, str]] = []
+        """(span name, trace id, service name)"""
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+
+class _Receive(BaseHTTPRequestHandler):
+    server: Collector
+
+    def do_POST(self) -> None:
+        request = ExportTraceServiceRequest()
+        request.ParseFromString(self.rfile.read(int(self.headers["Content-Length"])))
+        for resource_spans in request.resource_spans:
+            attributes = {a.key: a.value.string_value for a in resource_spans.resource.attributes}
+            for scope in resource_spans.scope_spans:
+                for span in scope.spans:
+                    self.server.spans.append((span.name, span.trace_id, attributes["service.name"]))
+        self.send_response(200 if self.path == "/v1/traces" else 404)
+        self.send_header("Content-Type", "application/x-protobuf")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
 
 
 @pytest.fixture(autouse=True)
@@ -94,6 +133,39 @@ async def test_a_compensated_saga_is_one_trace_of_its_steps_and_compensations(
             assert started == span.name.replace("RunActivity:", "StartActivity:")
     (failed,) = [span for span in spans if span.status.status_code is StatusCode.ERROR]
     assert failed.name == "RunActivity:transfer.settle"
+
+
+@pytest.fixture
+def collector() -> Iterator[Collector]:
+    with Collector() as server:
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        yield server
+        server.shutdown()
+
+
+async def test_a_worker_process_sends_its_spans_to_the_endpoint_in_the_client_s_trace(
+    dev_env: WorkflowEnvironment, tmp_path: Path, collector: Collector
+) -> None:
+    address = dev_env.client.service_client.config.target_host
+    worker = WorkerProcess.prepare(tmp_path, address, FUNDSAGA_OTLP_ENDPOINT=collector.url)
+    client_spans = InMemorySpanExporter()
+    temporal = await Client.connect(
+        address,
+        namespace=dev_env.client.namespace,
+        data_converter=pydantic_data_converter,
+        interceptors=tracing_interceptors(tracer_provider(client_spans, batch=False)),
+    )
+
+    status, _ = await worker.transfer(temporal, f"otlp-{uuid.uuid4().hex[:12]}", "carol")
+    (started,) = client_spans.get_finished_spans()
+    trace_id = _ids(started)[0].to_bytes(16, "big")
+
+    assert status is SagaStatus.COMPLETED
+    assert started.name == "StartWorkflow:TransferWorkflow"
+    received = {name for name, trace, service in collector.spans if trace == trace_id}
+    assert {"RunWorkflow:TransferWorkflow", "RunActivity:transfer.settle"} <= received
+    assert {service for _, _, service in collector.spans} == {"fundsaga"}
 
 
 def _ids(span: ReadableSpan) -> tuple[int, int]:
