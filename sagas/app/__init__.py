@@ -1,6 +1,5 @@
 """The application around the engine: the client for services, the worker, the CLI."""
 
-import logging
 from typing import NoReturn
 
 from sagas.app._anchor_schedule import anchor_schedule_id, ensure_anchor_schedule
@@ -19,6 +18,7 @@ from sagas.app._collector import Collection, PollerKind, SagaTypeBacklog, Visibi
 from sagas.app._collector_metrics import CollectorGauges, run_collector
 from sagas.app._devserver import start_dev_server, temporal_cli_path
 from sagas.app._ledger_verify import LedgerVerdict, verify_ledger
+from sagas.app._logging import JsonFormatter, configure_logging
 from sagas.app._metrics_runtime import metrics_runtime, prometheus_runtime
 from sagas.app._registry import (
     ENTRY_POINT_GROUP,
@@ -31,14 +31,20 @@ from sagas.app._registry import (
     workflow_type_name,
 )
 from sagas.app._saga_handle import SagaHandle
+from sagas.app._tracing import configured_tracer_provider, tracer_provider, tracing_interceptors
 from sagas.app._webhooks import WebhookServer, serve_webhooks
 from sagas.app._worker import build_worker, saga_workflow_runner
 from sagas.engine import saga_id
+from sagas.foundations import InvalidRequestError, load_settings
 
 
 def main() -> NoReturn:
     """The `fundsaga` console script."""
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        log_format = load_settings().log_format
+    except InvalidRequestError:
+        log_format = "text"  # the command itself reports the bad setting, as one error line
+    configure_logging(log_format)
     end_process(run_cli())
 
 
@@ -48,6 +54,7 @@ __all__ = [
     "Collection",
     "CollectorGauges",
     "FundsagaClient",
+    "JsonFormatter",
     "LedgerVerdict",
     "PollerKind",
     "SagaHandle",
@@ -64,6 +71,8 @@ __all__ = [
     "anchor_schedule_id",
     "build_worker",
     "built_in_registry",
+    "configure_logging",
+    "configured_tracer_provider",
     "connect_temporal",
     "end_process",
     "ensure_anchor_schedule",
@@ -79,6 +88,8 @@ __all__ = [
     "serve_webhooks",
     "start_dev_server",
     "temporal_cli_path",
+    "tracer_provider",
+    "tracing_interceptors",
     "transfer_workflow_id",
     "verifier_keys",
     "verify_ledger",

@@ -23,6 +23,7 @@ from sagas.app._devserver import start_dev_server
 from sagas.app._metrics_runtime import metrics_runtime
 from sagas.app._migrate import databases_to_migrate
 from sagas.app._registry import SagaRegistry, load_registry
+from sagas.app._tracing import configured_tracer_provider, tracing_interceptors
 from sagas.app._worker import build_worker
 from sagas.engine import FaultPlan, parse_faults
 from sagas.foundations import DEFAULT_HOME, InvalidRequestError, Settings, upgrade_database
@@ -73,6 +74,7 @@ async def run_dev(
         ui_port=ui_port,
         database_file=DEFAULT_HOME / "temporal.db",
         runtime=None if no_worker else metrics_runtime(settings),
+        interceptors=tracing_interceptors(configured_tracer_provider(settings)),
     )
     audit = invocation.audit(keys)
     async with env, AsyncExitStack() as stack:

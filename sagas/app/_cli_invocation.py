@@ -13,6 +13,7 @@ from temporalio.client import Client
 
 from sagas.app._audit_keys import open_audit, writer_keys
 from sagas.app._client import FundsagaClient, TemporalUnreachableError, connect_temporal
+from sagas.app._tracing import shutdown_tracing
 from sagas.audit import AnchoredAuditStore, AuditKeys
 from sagas.foundations import Settings, load_settings
 from sagas.ledger import Ledger
@@ -32,6 +33,7 @@ class Invocation:
         self._unreachable: TemporalUnreachableError | None = None
         self._loop: asyncio.Runner | None = None
         self._closing = ExitStack()
+        self._closing.callback(shutdown_tracing)
 
     @staticmethod
     def of(ctx: typer.Context) -> Invocation:

@@ -25,6 +25,7 @@ from temporalio.exceptions import WorkflowAlreadyStartedError
 from sagas.app._metrics_runtime import metrics_runtime
 from sagas.app._registry import SagaRegistry, built_in_registry, load_registry
 from sagas.app._saga_handle import SagaHandle
+from sagas.app._tracing import configured_tracer_provider, tracing_interceptors
 from sagas.engine import (
     AUDIT_COMPLETED_MEMO,
     SAGA_STATUS,
@@ -70,6 +71,7 @@ async def connect_temporal(settings: Settings, *, serve_metrics: bool = False) -
 
     `serve_metrics` (a worker's client) serves the metrics of everything on this client at
     FUNDSAGA_METRICS_ADDRESS, when set; other commands leave the address to the worker.
+    With FUNDSAGA_OTLP_ENDPOINT set, the client and the workers built on it send traces there.
 
     The SDK's own connect timeout bounds the TCP connection only: a server that accepts the
     connection and never answers would hold the caller for the SDK's 30 s RPC timeout.
@@ -84,6 +86,7 @@ async def connect_temporal(settings: Settings, *, serve_metrics: bool = False) -
                 data_converter=pydantic_data_converter,
                 connect_timeout=timedelta(seconds=seconds),
                 runtime=metrics_runtime(settings) if serve_metrics else None,
+                interceptors=tracing_interceptors(configured_tracer_provider(settings)),
             )
     except TimeoutError:
         raise TemporalUnreachableError(f"{where} did not answer within {seconds:g} s") from None

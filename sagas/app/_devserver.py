@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import shutil
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
+from temporalio.client import Interceptor
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.runtime import Runtime
 from temporalio.testing import WorkflowEnvironment
@@ -30,11 +32,13 @@ async def start_dev_server(
     ui_port: int | None = 8233,
     database_file: Path | None = None,
     runtime: Runtime | None = None,
+    interceptors: Sequence[Interceptor] = (),
 ) -> WorkflowEnvironment:
     """Start a dev server with fundsaga's search attributes registered.
 
     `port=None` picks a free port; `ui_port=None` runs without the Web UI; `runtime` is the
-    SDK runtime of the environment's client (None: the SDK's default).
+    SDK runtime of the environment's client (None: the SDK's default); `interceptors` go on
+    that client.
     """
     if database_file is not None:
         database_file.parent.mkdir(parents=True, exist_ok=True)
@@ -47,4 +51,5 @@ async def start_dev_server(
         ui_port=ui_port,
         dev_server_database_filename=str(database_file) if database_file else None,
         runtime=runtime,
+        interceptors=list(interceptors),
     )

@@ -14,6 +14,7 @@ from sagas.engine._faults import FaultPlan
 from sagas.engine._metrics import step_attempt
 from sagas.engine._retry_delay import RETRIES_EXHAUSTED, next_retry
 from sagas.engine._snapshot import RunClaim, Snapshot
+from sagas.engine._step_log import logged_attempt
 from sagas.foundations import (
     FundsagaError,
     SagaIdReusedError,
@@ -99,7 +100,7 @@ def step_guard(
     """
     attempt = activity.info().attempt if activity.in_activity() else 1
     accounts = _touched(call)
-    with step_attempt(call):
+    with step_attempt(call), logged_attempt(call):
         try:
             with _beginning(store, call, attempt, same_transaction=same_transaction):
                 faults.before_effect(call.saga_type, call.step_name, call.phase, attempt, accounts)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import getpass
+import re
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from sagas.foundations._errors import InvalidRequestError
@@ -64,6 +65,21 @@ class Settings(BaseSettings):
     """How often `fundsaga collector` asks Temporal's visibility for its gauges."""
     ledger_check_seconds: int = Field(300, alias="FUNDSAGA_LEDGER_CHECK_SECONDS", ge=0)
     """How often `fundsaga collector` checks the ledger's invariants; 0: never."""
+    otlp_endpoint: str = Field("", alias="FUNDSAGA_OTLP_ENDPOINT")
+    """Base URL of an OTLP/HTTP collector that clients and workers send traces to (at
+    /v1/traces); empty: no tracing."""
+    log_format: Literal["text", "json"] = Field("text", alias="FUNDSAGA_LOG_FORMAT")
+    """How the `fundsaga` process writes its log lines on stderr: text, or one JSON object a
+    line."""
+
+    @field_validator("otlp_endpoint")
+    @classmethod
+    def _an_http_url(cls, value: str) -> str:
+        if value and not re.fullmatch(r"https?://[^\s/]+(/\S*)?", value):
+            raise InvalidRequestError(
+                "FUNDSAGA_OTLP_ENDPOINT", "must be an http:// or https:// URL, or empty"
+            )
+        return value
 
     @property
     def audit_public_key_paths(self) -> list[Path]:
