@@ -14,12 +14,20 @@ from sagas.app._client import (
     connect_temporal,
     transfer_workflow_id,
 )
+from sagas.app._codec_server import CodecServer, serve_codec
 from sagas.app._collector import Collection, PollerKind, SagaTypeBacklog, VisibilityCollector
 from sagas.app._collector_metrics import CollectorGauges, run_collector
+from sagas.app._data_converter import converter_for, data_converter
 from sagas.app._devserver import start_dev_server, temporal_cli_path
 from sagas.app._ledger_verify import LedgerVerdict, verify_ledger
 from sagas.app._logging import JsonFormatter, configure_logging
 from sagas.app._metrics_runtime import metrics_runtime, prometheus_runtime
+from sagas.app._payload_codec import (
+    EncryptingCodec,
+    PayloadCipher,
+    PayloadDecryptionError,
+    PayloadKeys,
+)
 from sagas.app._registry import (
     ENTRY_POINT_GROUP,
     SagaRegistry,
@@ -51,11 +59,16 @@ def main() -> NoReturn:
 __all__ = [
     "ENTRY_POINT_GROUP",
     "TRANSFER_WORKFLOW_BY_STEP_MODE",
+    "CodecServer",
     "Collection",
     "CollectorGauges",
+    "EncryptingCodec",
     "FundsagaClient",
     "JsonFormatter",
     "LedgerVerdict",
+    "PayloadCipher",
+    "PayloadDecryptionError",
+    "PayloadKeys",
     "PollerKind",
     "SagaHandle",
     "SagaRegistry",
@@ -74,6 +87,8 @@ __all__ = [
     "configure_logging",
     "configured_tracer_provider",
     "connect_temporal",
+    "converter_for",
+    "data_converter",
     "end_process",
     "ensure_anchor_schedule",
     "load_registry",
@@ -85,6 +100,7 @@ __all__ = [
     "run_collector",
     "saga_id",
     "saga_workflow_runner",
+    "serve_codec",
     "serve_webhooks",
     "start_dev_server",
     "temporal_cli_path",

@@ -14,6 +14,7 @@ from sagas.app import (
     _cli_attention,
     _cli_audit,
     _cli_audit_report,  # noqa: F401  (registers `audit compensations`)
+    _cli_codec,
     _cli_collector,
     _cli_db,
     _cli_dev,
@@ -47,6 +48,8 @@ app.command(rich_help_panel=RUNNING)(_cli_dev.dev)
 app.command(rich_help_panel=RUNNING)(_cli_dev.worker)
 app.command(rich_help_panel=RUNNING)(_cli_webhooks.webhooks)
 app.command(rich_help_panel=RUNNING)(_cli_collector.collector)
+app.command("codec-server", rich_help_panel=RUNNING)(_cli_codec.codec_server)
+app.command("payload-key", rich_help_panel=RUNNING)(_cli_codec.payload_key)
 app.add_typer(_cli_db.app, rich_help_panel=RUNNING)
 app.command("retry-plan", rich_help_panel=SAGAS)(_cli_retry_plan.retry_plan_command)
 

@@ -17,11 +17,14 @@ from sagas.app._anchor_schedule import ensure_anchor_schedule
 from sagas.app._audit_keys import anchor_head, writer_keys
 from sagas.app._cli_invocation import Invocation
 from sagas.app._client import FundsagaClient
+from sagas.app._codec_server import serve_codec
+from sagas.app._data_converter import converter_for
 from sagas.app._demo import DEMO_FAULTS, DemoRun, run_demo
 from sagas.app._demo_provider import ProviderUnavailableError, open_demo_provider
 from sagas.app._devserver import start_dev_server
 from sagas.app._metrics_runtime import metrics_runtime
 from sagas.app._migrate import databases_to_migrate
+from sagas.app._payload_codec import PayloadKeys
 from sagas.app._registry import SagaRegistry, load_registry
 from sagas.app._tracing import configured_tracer_provider, tracing_interceptors
 from sagas.app._worker import build_worker
@@ -44,12 +47,19 @@ def dev(
     ] = False,
     port: Annotated[int, typer.Option(help="Temporal's port.")] = 7233,
     ui_port: Annotated[int, typer.Option(help="The Web UI's port.")] = 8233,
+    codec_port: Annotated[
+        int,
+        typer.Option(help="The codec server's port, when FUNDSAGA_PAYLOAD_KEYS is set."),
+    ] = 8888,
 ) -> None:
-    """Temporal dev server with its Web UI, migrated SQLite and a worker, under .fundsaga/."""
+    """Temporal dev server with its Web UI, migrated SQLite and a worker, under .fundsaga/.
+
+    With FUNDSAGA_PAYLOAD_KEYS set, payloads are encrypted and a codec server on the loopback
+    interface lets the Web UI show them decoded."""
     if no_worker and demo:
         raise InvalidRequestError("--demo", "needs the built-in worker: drop --no-worker")
     invocation = Invocation.of(ctx)
-    invocation.run(run_dev(invocation, demo, no_worker, port, ui_port))
+    invocation.run(run_dev(invocation, demo, no_worker, port, ui_port, codec_port))
 
 
 def worker(ctx: typer.Context) -> None:
@@ -59,7 +69,12 @@ def worker(ctx: typer.Context) -> None:
 
 
 async def run_dev(
-    invocation: Invocation, demo: bool, no_worker: bool, port: int, ui_port: int
+    invocation: Invocation,
+    demo: bool,
+    no_worker: bool,
+    port: int,
+    ui_port: int,
+    codec_port: int = 8888,
 ) -> None:
     settings = invocation.settings
     for url in databases_to_migrate(settings):
@@ -69,15 +84,27 @@ async def run_dev(
     ledger = invocation.ledger(signing=True)
     ui_url = f"http://localhost:{ui_port}"
     print(f"starting Temporal dev server on 127.0.0.1:{port} (Web UI {ui_url}) ...")
+    payload_keys = PayloadKeys.parse(settings.payload_keys.get_secret_value())
+    codec_url = f"http://127.0.0.1:{codec_port}" if payload_keys else None
     env = await start_dev_server(
         port=port,
         ui_port=ui_port,
         database_file=DEFAULT_HOME / "temporal.db",
         runtime=None if no_worker else metrics_runtime(settings),
         interceptors=tracing_interceptors(configured_tracer_provider(settings)),
+        data_converter=converter_for(payload_keys),
+        ui_codec_endpoint=codec_url,
     )
     audit = invocation.audit(keys)
     async with env, AsyncExitStack() as stack:
+        if payload_keys is not None:
+            token = settings.codec_server_token.get_secret_value()
+            origins = [*settings.codec_server_origin_list, ui_url]
+            stack.enter_context(serve_codec(payload_keys, token, origins, "127.0.0.1", codec_port))
+            print(
+                f"payloads encrypted under key {payload_keys.active_id!r}; the Web UI decodes "
+                f"them through the codec server at {codec_url}"
+            )
         if no_worker:
             print(f"no worker started; start one on task queue {settings.task_queue!r}")
         else:

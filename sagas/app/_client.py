@@ -19,9 +19,9 @@ from temporalio.common import (
     WorkflowIDConflictPolicy,
 )
 from temporalio.common import WorkflowIDReusePolicy as ReusePolicy
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.exceptions import WorkflowAlreadyStartedError
 
+from sagas.app._data_converter import data_converter
 from sagas.app._metrics_runtime import metrics_runtime
 from sagas.app._registry import SagaRegistry, built_in_registry, load_registry
 from sagas.app._saga_handle import SagaHandle
@@ -83,7 +83,7 @@ async def connect_temporal(settings: Settings, *, serve_metrics: bool = False) -
             return await Client.connect(
                 settings.temporal_address,
                 namespace=settings.temporal_namespace,
-                data_converter=pydantic_data_converter,
+                data_converter=data_converter(settings),
                 connect_timeout=timedelta(seconds=seconds),
                 runtime=metrics_runtime(settings) if serve_metrics else None,
                 interceptors=tracing_interceptors(configured_tracer_provider(settings)),

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from temporalio.client import Interceptor
 from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.converter import DataConverter
 from temporalio.runtime import Runtime
 from temporalio.testing import WorkflowEnvironment
 
@@ -33,17 +34,20 @@ async def start_dev_server(
     database_file: Path | None = None,
     runtime: Runtime | None = None,
     interceptors: Sequence[Interceptor] = (),
+    data_converter: DataConverter = pydantic_data_converter,
+    ui_codec_endpoint: str | None = None,
 ) -> WorkflowEnvironment:
     """Start a dev server with fundsaga's search attributes registered.
 
     `port=None` picks a free port; `ui_port=None` runs without the Web UI; `runtime` is the
     SDK runtime of the environment's client (None: the SDK's default); `interceptors` go on
-    that client.
+    that client; `ui_codec_endpoint` is the codec server the Web UI decodes payloads with.
     """
     if database_file is not None:
         database_file.parent.mkdir(parents=True, exist_ok=True)
+    codec_args = ["--ui-codec-endpoint", ui_codec_endpoint] if ui_codec_endpoint else []
     return await WorkflowEnvironment.start_local(
-        data_converter=pydantic_data_converter,
+        data_converter=data_converter,
         dev_server_existing_path=temporal_cli_path(),
         search_attributes=SEARCH_ATTRIBUTE_KEYS,
         ui=ui_port is not None,
@@ -52,4 +56,5 @@ async def start_dev_server(
         dev_server_database_filename=str(database_file) if database_file else None,
         runtime=runtime,
         interceptors=list(interceptors),
+        dev_server_extra_args=codec_args,
     )

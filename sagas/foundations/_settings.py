@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from sagas.foundations._errors import InvalidRequestError
@@ -61,6 +61,15 @@ class Settings(BaseSettings):
     """Base URL at which the provider reaches `fundsaga webhooks`; empty: no callbacks."""
     metrics_address: str = Field("", alias="FUNDSAGA_METRICS_ADDRESS", pattern=r"^(|\S+:\d{1,5})$")
     """host:port where a worker serves Prometheus metrics at /metrics; empty: no metrics."""
+    payload_keys: SecretStr = Field(SecretStr(""), alias="FUNDSAGA_PAYLOAD_KEYS")
+    """`ID=BASE64` AES-256 keys, comma-separated: the first encrypts every payload sent to
+    Temporal, all decrypt; empty: payloads are plain."""
+    codec_server_token: SecretStr = Field(SecretStr(""), alias="FUNDSAGA_CODEC_SERVER_TOKEN")
+    """The bearer token `fundsaga codec-server` asks of every caller."""
+    codec_server_origins: str = Field(
+        "http://localhost:8233", alias="FUNDSAGA_CODEC_SERVER_ORIGINS"
+    )
+    """Comma-separated browser origins (the Temporal UI's) the codec server allows (CORS)."""
     collector_seconds: int = Field(30, alias="FUNDSAGA_COLLECTOR_SECONDS", ge=1, le=3600)
     """How often `fundsaga collector` asks Temporal's visibility for its gauges."""
     ledger_check_seconds: int = Field(300, alias="FUNDSAGA_LEDGER_CHECK_SECONDS", ge=0)
@@ -84,6 +93,10 @@ class Settings(BaseSettings):
     @property
     def audit_public_key_paths(self) -> list[Path]:
         return [Path(name.strip()) for name in self.audit_public_keys.split(",") if name.strip()]
+
+    @property
+    def codec_server_origin_list(self) -> list[str]:
+        return [o.strip() for o in self.codec_server_origins.split(",") if o.strip()]
 
     @property
     def saga_module_names(self) -> list[str]:
