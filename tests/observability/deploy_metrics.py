@@ -30,9 +30,14 @@ _LABEL_VALUES = re.compile(r"label_values\(\s*([A-Za-z_:][\w:]*)\s*,")
 
 
 def alert_rule_files() -> list[Path]:
-    """The rule files Prometheus loads (not their promtool tests)."""
+    """The rule files Prometheus loads (not their promtool tests, nor Prometheus's own
+    configuration, `prometheus.yml`, which docker-compose.yml mounts)."""
     files = (DEPLOY / "prometheus").glob("*.yml")
-    return sorted(path for path in files if not path.name.endswith(".test.yml"))
+    return sorted(
+        path
+        for path in files
+        if not path.name.endswith(".test.yml") and path.name != "prometheus.yml"
+    )
 
 
 def dashboard_file() -> Path:
