@@ -14,8 +14,9 @@ COPY sagas ./sagas
 COPY workflows ./workflows
 COPY activities ./activities
 COPY migrations ./migrations
-# --no-deps: every dependency is already in, from the lock; pip installs nothing unpinned.
-RUN /opt/fundsaga/bin/pip install --no-deps .
+# --no-deps: every dependency is already in, from the lock; --no-build-isolation: so is the
+# build backend (setuptools), so pip fetches nothing unpinned.
+RUN /opt/fundsaga/bin/pip install --no-deps --no-build-isolation .
 
 FROM python:3.11.13-slim-bookworm
 RUN groupadd --system --gid 10001 fundsaga \

@@ -3,13 +3,25 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint clean bench chaos
+.PHONY: run test lint clean bench chaos lock
 
-$(STAMP): pyproject.toml
+LOCK_VENV := .venv-lock
+PIP_COMPILE = $(LOCK_VENV)/bin/pip-compile --quiet --generate-hashes --allow-unsafe --strip-extras \
+	--no-emit-index-url --no-emit-find-links --no-emit-trusted-host
+
+# Exactly what CI tested: every dependency, transitive ones too, pinned with its hashes.
+$(STAMP): pyproject.toml requirements-dev.lock
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet --no-deps --require-hashes -r requirements-dev.lock
+	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
 	touch $(STAMP)
+
+# After a change to pyproject.toml's dependencies: both lock files, resolved afresh.
+lock:
+	$(PYTHON) -m venv $(LOCK_VENV)
+	$(LOCK_VENV)/bin/pip install --quiet pip-tools==7.6.2
+	$(PIP_COMPILE) -o requirements.lock pyproject.toml tooling/lock/build.in
+	$(PIP_COMPILE) --extra dev -o requirements-dev.lock pyproject.toml
 
 run: $(STAMP)
 	$(BIN)/python -m tooling.demo
@@ -31,4 +43,4 @@ chaos: $(STAMP)
 	$(BIN)/python -m tooling.chaos $(CHAOS_ARGS)
 
 clean:
-	rm -rf $(VENV) .fundsaga .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(LOCK_VENV) .fundsaga .mypy_cache .pytest_cache .ruff_cache

@@ -68,8 +68,10 @@ def test_dependencies_are_installed_from_the_lock_by_hash() -> None:
     locked = [run for run in runs if "-r requirements.lock" in run]
     assert locked
     assert all("--require-hashes" in run and "--no-deps" in run for run in locked)
-    project = [run for run in runs if run.rstrip().endswith("install --no-deps .")]
-    assert project, "the project itself is installed without pulling in dependencies"
+    project = [run for run in runs if run.rstrip().endswith(" .")]
+    assert project, "the project itself is installed"
+    # Nothing unpinned: no dependency, and no build backend fetched for an isolated build.
+    assert all("--no-deps" in run and "--no-build-isolation" in run for run in project)
 
 
 def test_every_package_the_project_ships_is_copied() -> None:
