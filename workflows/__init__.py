@@ -5,6 +5,7 @@ from workflows.batches import PayoutBatchWorkflow
 from workflows.fees import FeeCollectionWorkflow
 from workflows.fx import FxTransferWorkflow
 from workflows.payouts import ExternalPayoutWorkflow
+from workflows.schedules import ScheduleAuditWorkflow, ScheduledSagaWorkflow
 from workflows.transfer import TransferLocalStepsWorkflow, TransferWorkflow
 
 ALL_WORKFLOWS = [
@@ -24,6 +25,8 @@ __all__ = [
     "FeeCollectionWorkflow",
     "FxTransferWorkflow",
     "PayoutBatchWorkflow",
+    "ScheduleAuditWorkflow",
+    "ScheduledSagaWorkflow",
     "TransferLocalStepsWorkflow",
     "TransferWorkflow",
 ]

@@ -39,6 +39,16 @@ from sagas.app._registry import (
     workflow_type_name,
 )
 from sagas.app._saga_handle import SagaHandle
+from sagas.app._schedule_dst import DST_HORIZON_YEARS, matching_times
+from sagas.app._schedules import (
+    COMPANION_SUFFIX,
+    DEFAULT_CATCHUP_WINDOW,
+    Overlap,
+    SagaSchedules,
+    ScheduledRunView,
+    ScheduleSummary,
+    ScheduleView,
+)
 from sagas.app._tracing import configured_tracer_provider, tracer_provider, tracing_interceptors
 from sagas.app._webhooks import WebhookServer, serve_webhooks
 from sagas.app._worker import build_worker, saga_workflow_runner
@@ -57,6 +67,9 @@ def main() -> NoReturn:
 
 
 __all__ = [
+    "COMPANION_SUFFIX",
+    "DEFAULT_CATCHUP_WINDOW",
+    "DST_HORIZON_YEARS",
     "ENTRY_POINT_GROUP",
     "TRANSFER_WORKFLOW_BY_STEP_MODE",
     "CodecServer",
@@ -66,14 +79,19 @@ __all__ = [
     "FundsagaClient",
     "JsonFormatter",
     "LedgerVerdict",
+    "Overlap",
     "PayloadCipher",
     "PayloadDecryptionError",
     "PayloadKeys",
     "PollerKind",
     "SagaHandle",
     "SagaRegistry",
+    "SagaSchedules",
     "SagaType",
     "SagaTypeBacklog",
+    "ScheduleSummary",
+    "ScheduleView",
+    "ScheduledRunView",
     "TemporalUnreachableError",
     "TrailVerdict",
     "VisibilityCollector",
@@ -93,6 +111,7 @@ __all__ = [
     "ensure_anchor_schedule",
     "load_registry",
     "main",
+    "matching_times",
     "metrics_runtime",
     "open_audit",
     "prometheus_runtime",

@@ -21,6 +21,7 @@ from sagas.app import (
     _cli_ledger,
     _cli_retry_plan,
     _cli_sagas,
+    _cli_schedules,
     _cli_transfers,
     _cli_webhooks,
 )
@@ -41,6 +42,7 @@ app = typer.Typer(
 app.add_typer(_cli_sagas.app, rich_help_panel=SAGAS)
 app.add_typer(_cli_transfers.app, rich_help_panel=SAGAS)
 app.add_typer(_cli_attention.app, rich_help_panel=SAGAS)
+app.add_typer(_cli_schedules.app, rich_help_panel=SAGAS)
 app.add_typer(_cli_accounts.app, rich_help_panel=BOOKS)
 app.add_typer(_cli_ledger.app, rich_help_panel=BOOKS)
 app.add_typer(_cli_audit.app, rich_help_panel=BOOKS)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+import json
+from pathlib import Path
+from typing import Annotated, Any
 
 import typer
 
 from sagas.app._registry import load_registry
 from sagas.engine import SagaStatus
-from sagas.foundations import FundsagaError, load_settings
+from sagas.foundations import FundsagaError, InvalidRequestError, load_settings
 
 
 def registered_types() -> list[str]:
@@ -34,3 +36,32 @@ StatusFilter = Annotated[
     SagaStatus | None,
     typer.Option("--status", "-s", help="Only sagas in this status.", case_sensitive=False),
 ]
+RequestJson = Annotated[
+    str,
+    typer.Option(
+        "--request",
+        "-r",
+        metavar="JSON",
+        help="The saga's request as a JSON object, or @FILE to read it from a file.",
+        show_default=False,
+    ),
+]
+
+
+def request_fields(text: str) -> dict[str, Any]:
+    """The --request object, read from @FILE when it starts with @."""
+    source = text
+    if text.startswith("@"):
+        try:
+            source = Path(text[1:]).read_text(encoding="utf-8")
+        except OSError as err:
+            raise InvalidRequestError(
+                "request", f"cannot read {text[1:]}: {err.strerror}"
+            ) from None
+    try:
+        fields = json.loads(source)
+    except json.JSONDecodeError as err:
+        raise InvalidRequestError("request", f"is not JSON: {err.msg} (char {err.pos})") from None
+    if not isinstance(fields, dict):
+        raise InvalidRequestError("request", "must be a JSON object of the request's fields")
+    return fields

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -11,7 +9,14 @@ from temporalio.client import WorkflowExecutionStatus
 
 from sagas.app._cli_errors import CommandRefusedError
 from sagas.app._cli_invocation import Invocation
-from sagas.app._cli_options import Key, SagaType, StatusFilter, TypeFilter
+from sagas.app._cli_options import (
+    Key,
+    RequestJson,
+    SagaType,
+    StatusFilter,
+    TypeFilter,
+    request_fields,
+)
 from sagas.app._cli_saga_output import outcome_shown, sagas_shown, view_shown
 from sagas.app._output import Output, OutputFormat, emit, said
 from sagas.app._registry import load_registry
@@ -23,23 +28,12 @@ from sagas.engine import (
     SagaView,
     completed_or_raise,
 )
-from sagas.foundations import InvalidRequestError
 
 app = typer.Typer(
     name="sagas",
     help="Sagas of every registered type: start, list, view, wait for, cancel.",
     no_args_is_help=True,
 )
-RequestJson = Annotated[
-    str,
-    typer.Option(
-        "--request",
-        "-r",
-        metavar="JSON",
-        help="The saga's request as a JSON object, or @FILE to read it from a file.",
-        show_default=False,
-    ),
-]
 
 
 @app.command()
@@ -53,7 +47,7 @@ def start(
     """Start a saga, idempotent by the request's idempotency_key; with --wait, exit 1 unless it
     COMPLETED."""
     invocation = Invocation.of(ctx)
-    parsed = _parsed_request(invocation, saga_type, _request_fields(request))
+    parsed = _parsed_request(invocation, saga_type, request_fields(request))
     start_saga(invocation, saga_type, parsed, wait=wait, output=output)
 
 
@@ -82,25 +76,6 @@ def start_saga(
 def _parsed_request(invocation: Invocation, saga_type: str, fields: dict[str, Any]) -> SagaRequest:
     """The request checked before Temporal is asked anything: bad input is a usage error."""
     return load_registry(invocation.settings.saga_module_names).parse_request(saga_type, fields)
-
-
-def _request_fields(text: str) -> dict[str, Any]:
-    """The --request object, read from @FILE when it starts with @."""
-    source = text
-    if text.startswith("@"):
-        try:
-            source = Path(text[1:]).read_text(encoding="utf-8")
-        except OSError as err:
-            raise InvalidRequestError(
-                "request", f"cannot read {text[1:]}: {err.strerror}"
-            ) from None
-    try:
-        fields = json.loads(source)
-    except json.JSONDecodeError as err:
-        raise InvalidRequestError("request", f"is not JSON: {err.msg} (char {err.pos})") from None
-    if not isinstance(fields, dict):
-        raise InvalidRequestError("request", "must be a JSON object of the request's fields")
-    return fields
 
 
 @app.command("list")

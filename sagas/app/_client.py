@@ -25,9 +25,11 @@ from sagas.app._data_converter import data_converter
 from sagas.app._metrics_runtime import metrics_runtime
 from sagas.app._registry import SagaRegistry, built_in_registry, load_registry
 from sagas.app._saga_handle import SagaHandle
+from sagas.app._schedules import SagaSchedules
 from sagas.app._tracing import configured_tracer_provider, tracing_interceptors
 from sagas.engine import (
     AUDIT_COMPLETED_MEMO,
+    FINGERPRINT_MEMO,
     SAGA_STATUS,
     SAGA_TYPE,
     FailureReason,
@@ -43,6 +45,7 @@ from sagas.foundations import (
     IdempotencyConflictError,
     InvalidRequestError,
     Settings,
+    os_user,
 )
 from sagas.ledger import Ledger
 from sagas.transfer import TRANSFER_SAGA, TransferRequest
@@ -54,7 +57,6 @@ TRANSFER_WORKFLOW_BY_STEP_MODE = {
     "local": "TransferLocalStepsWorkflow",
 }
 """The workflow type a transfer starts as, by FUNDSAGA_STEP_MODE; every worker runs both."""
-FINGERPRINT_MEMO = "request_fingerprint"
 
 
 def transfer_workflow_id(idempotency_key: str) -> str:
@@ -151,6 +153,17 @@ class FundsagaClient:
             audit_completed=settings.audit_completed,
             step_mode=settings.step_mode,
             operator=settings.operator.strip() or None,
+        )
+
+    def schedules(self) -> SagaSchedules:
+        """Schedules that start sagas of any registered type on this client's task queue."""
+        return SagaSchedules(
+            self.temporal,
+            self.task_queue,
+            self.registry,
+            self.operator or os_user(),
+            audit_completed=self.audit_completed,
+            check_request=self._check_accounts if self.ledger is not None else None,
         )
 
     # ---- any saga type

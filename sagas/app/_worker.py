@@ -18,7 +18,7 @@ from sagas.app._retry_specs import configured_specs
 from sagas.audit import AnchoredAuditStore, AuditStore
 from sagas.engine import FAULTS_ENV_VAR, FaultPlan
 from sagas.ledger import Ledger
-from workflows import AuditAnchorWorkflow
+from workflows import AuditAnchorWorkflow, ScheduleAuditWorkflow, ScheduledSagaWorkflow
 
 log = logging.getLogger("fundsaga.worker")
 
@@ -93,7 +93,7 @@ def build_worker(
     return Worker(
         client,
         task_queue=task_queue,
-        workflows=[*chosen, AuditAnchorWorkflow],
+        workflows=[*chosen, AuditAnchorWorkflow, ScheduledSagaWorkflow, ScheduleAuditWorkflow],
         activities=activities,
         activity_executor=ThreadPoolExecutor(max_workers=max_concurrent_activities),
         max_concurrent_activities=max_concurrent_activities,

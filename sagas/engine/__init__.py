@@ -9,7 +9,7 @@ from sagas.engine._audit_call import (
     AuditKind,
     AuditReceipt,
 )
-from sagas.engine._audit_trail import AUDIT_COMPLETED_MEMO
+from sagas.engine._audit_trail import AUDIT_COMPLETED_MEMO, write_audit_record
 from sagas.engine._batch import (
     MAX_BATCH_ITEMS,
     MAX_CONCURRENCY,
@@ -38,6 +38,7 @@ from sagas.engine._events import EVENT_SIGNAL, EventRecord, EventWait, SagaEvent
 from sagas.engine._faults import ENV_VAR as FAULTS_ENV_VAR
 from sagas.engine._faults import FaultKind, FaultPlan, FaultRule, parse_faults
 from sagas.engine._inquiry import Inquiry, InquiryAnswer, InquiryRecord, asking_first
+from sagas.engine._launcher import launch_scheduled
 from sagas.engine._metrics import (
     METRICS_HISTOGRAM_BUCKETS,
     measured_anchor_write,
@@ -78,6 +79,15 @@ from sagas.engine._retry_specs import (
     read_retry_specs,
 )
 from sagas.engine._saga_retry_specs import SagaRetrySpecs, StepRetrySpecs
+from sagas.engine._schedule_launch import (
+    FINGERPRINT_MEMO,
+    SCHEDULED_START_TIME,
+    ScheduledLaunch,
+    ScheduledRun,
+    check_schedule_id,
+    local_nominal_time,
+    scheduled_key,
+)
 from sagas.engine._search_attributes import ALL_KEYS as SEARCH_ATTRIBUTE_KEYS
 from sagas.engine._search_attributes import (
     SAGA_DEADLINE,
@@ -109,6 +119,7 @@ __all__ = [
     "DEFAULT_INSTANT",
     "EVENT_SIGNAL",
     "FAULTS_ENV_VAR",
+    "FINGERPRINT_MEMO",
     "MAX_BATCH_ITEMS",
     "MAX_CONCURRENCY",
     "MAX_WAIT",
@@ -121,6 +132,7 @@ __all__ = [
     "SAGA_STATUS",
     "SAGA_STATUS_SINCE",
     "SAGA_TYPE",
+    "SCHEDULED_START_TIME",
     "SEARCH_ATTRIBUTE_KEYS",
     "VIEW_QUERY",
     "AuditCall",
@@ -168,6 +180,8 @@ __all__ = [
     "SagaStatus",
     "SagaView",
     "SagaWorkflow",
+    "ScheduledLaunch",
+    "ScheduledRun",
     "Snapshot",
     "SnapshotStore",
     "StepCall",
@@ -176,12 +190,15 @@ __all__ = [
     "StepRetrySpecs",
     "asking_first",
     "check_saga_types",
+    "check_schedule_id",
     "code_specs",
     "completed_or_raise",
     "deadline_pair",
     "format_duration",
     "item_counts",
     "jitter_seed",
+    "launch_scheduled",
+    "local_nominal_time",
     "measured_anchor_write",
     "measured_audit_write",
     "next_retry",
@@ -194,10 +211,12 @@ __all__ = [
     "retry_plan",
     "retry_spec",
     "saga_id",
+    "scheduled_key",
     "server_type_name",
     "spec_advice",
     "step_guard",
     "to_application_error",
     "total_backoff",
     "view_from",
+    "write_audit_record",
 ]

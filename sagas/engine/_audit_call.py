@@ -33,6 +33,12 @@ class AuditKind(StrEnum):
     RESOLUTION_PROPOSED = "resolution_proposed"  # an operator proposed to resolve by hand
     RESOLUTION_APPROVED = "resolution_approved"  # another operator approved it: resolved
     BATCH_COMPLETED = "batch_completed"  # a batch ended: every item's outcome
+    SCHEDULE_CREATED = "schedule_created"  # an operator created a schedule of sagas
+    SCHEDULE_PAUSED = "schedule_paused"  # an operator paused it, with a note
+    SCHEDULE_RESUMED = "schedule_resumed"  # an operator resumed it, with a note
+    SCHEDULE_TRIGGERED = "schedule_triggered"  # an operator ran it now, or for one of its times
+    SCHEDULE_BACKFILLED = "schedule_backfilled"  # an operator ran its times over a past range
+    SCHEDULE_DELETED = "schedule_deleted"  # an operator deleted it
 
 
 class AuditReceipt(BaseModel):

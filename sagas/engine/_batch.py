@@ -121,7 +121,7 @@ class BatchRequest(SagaRequest):
         if not IDEMPOTENCY_KEY.fullmatch(value + "-1") or len(value) + _ITEM_SUFFIX > 128:
             raise InvalidRequestError(
                 "idempotency_key",
-                f"must be 1-{128 - _ITEM_SUFFIX} characters of letters, digits and . _ : - "
+                f"must be 1-{128 - _ITEM_SUFFIX} characters of letters, digits and . _ : @ - "
                 "(each item's key adds -<number>)",
             )
         return value

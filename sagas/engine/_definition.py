@@ -15,7 +15,7 @@ from sagas.engine._retry import RetrySpec
 from sagas.engine._snapshot import RunClaim, Snapshot
 from sagas.foundations import InvalidRequestError, canonical_json, sha256_hex
 
-IDEMPOTENCY_KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
+IDEMPOTENCY_KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}")
 MAX_DEADLINE_SECONDS = 30 * 24 * 3600
 
 
@@ -37,7 +37,7 @@ class SagaRequest(BaseModel):
     def _check_key(cls, value: str) -> str:
         if not IDEMPOTENCY_KEY.fullmatch(value):
             raise InvalidRequestError(
-                "idempotency_key", "must be 1-128 characters of letters, digits and . _ : -"
+                "idempotency_key", "must be 1-128 characters of letters, digits and . _ : @ -"
             )
         return value
 

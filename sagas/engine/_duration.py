@@ -8,13 +8,19 @@ from decimal import Decimal, InvalidOperation
 
 from sagas.foundations import InvalidRequestError
 
-_UNITS = {"ms": Decimal("0.001"), "s": Decimal(1), "m": Decimal(60), "h": Decimal(3600)}
-_PATTERN = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$")
+_UNITS = {
+    "ms": Decimal("0.001"),
+    "s": Decimal(1),
+    "m": Decimal(60),
+    "h": Decimal(3600),
+    "d": Decimal(86400),
+}
+_PATTERN = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$")
 
 
 def parse_duration(value: object, field: str) -> timedelta:
-    """A duration from `10s`, `500ms`, `1.5m`, `2h` or a number of seconds; `field` names it in
-    the error."""
+    """A duration from `10s`, `500ms`, `1.5m`, `2h`, `1d` or a number of seconds; `field` names
+    it in the error."""
     if isinstance(value, bool) or not isinstance(value, str | int | float | Decimal):
         raise InvalidRequestError(field, "must be a duration such as 500ms, 10s, 5m or 2h")
     match = _PATTERN.match(str(value))

@@ -32,6 +32,7 @@ AUDIT_WRITES = "fundsaga_audit_writes"
 AUDIT_WRITE_DURATION = "fundsaga_audit_write_duration_seconds"
 ANCHOR_WRITES = "fundsaga_anchor_writes"
 ANCHOR_WRITE_DURATION = "fundsaga_anchor_write_duration_seconds"
+SCHEDULED_RUNS = "fundsaga_scheduled_runs"
 
 METRICS_HISTOGRAM_BUCKETS: Mapping[str, list[float]] = {
     COMPENSATION_DURATION: [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 14400, 86400],
@@ -85,6 +86,19 @@ def saga_compensated(saga_type: str, since_failure: timedelta) -> None:
     workflow.metric_meter().create_histogram_float(
         COMPENSATION_DURATION, "Time from a saga's failure to COMPENSATED.", "s"
     ).record(since_failure.total_seconds(), {"saga_type": saga_type})
+
+
+def scheduled_run_ended(saga_type: str, schedule_id: str, status: str) -> None:
+    """One fire of a schedule ended: its saga's final status, DUPLICATE (that local time had
+    run) or FAILED (the saga's workflow failed, was terminated or timed out)."""
+    _count(
+        workflow.metric_meter(),
+        SCHEDULED_RUNS,
+        "Scheduled runs ended, by their saga's status.",
+        saga_type=saga_type,
+        schedule_id=schedule_id,
+        status=status,
+    )
 
 
 # ---- activity side

@@ -323,8 +323,18 @@ class Ledger:
         return self._run(lambda s: list(_signing.signature_findings(s, problem)))
 
     def check_invariants(self) -> list[str]:
-        """Findings about inconsistent balances, holds, limits or entries; empty when sound."""
-        return self._run(_invariants.check_invariants)
+        """Findings about inconsistent balances, holds, limits or entries; empty when sound.
+
+        Every query of the check reads one snapshot, so that sagas writing meanwhile never
+        show as a broken ledger: SQLite's transactions are serialised already (BEGIN
+        IMMEDIATE); on PostgreSQL the check runs at REPEATABLE READ."""
+
+        def in_one_snapshot(session: Session) -> list[str]:
+            if session.get_bind().dialect.name == "postgresql":
+                session.connection(execution_options={"isolation_level": "REPEATABLE READ"})
+            return _invariants.check_invariants(session)
+
+        return self._run(in_one_snapshot)
 
     def _run(self, work: Callable[[Session], T]) -> T:
         try:

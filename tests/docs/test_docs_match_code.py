@@ -26,9 +26,9 @@ from sagas import (
 )
 from sagas.app import transfer_workflow_id
 from sagas.app._cli import app
-from sagas.app._client import FINGERPRINT_MEMO, TRANSFER_WORKFLOW
+from sagas.app._client import TRANSFER_WORKFLOW
 from sagas.app._demo import DEMO_FAULTS
-from sagas.engine import SEARCH_ATTRIBUTE_KEYS, server_type_name
+from sagas.engine import FINGERPRINT_MEMO, SEARCH_ATTRIBUTE_KEYS, server_type_name
 from sagas.transfer import TRANSFER_SAGA, TransferRequest
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"

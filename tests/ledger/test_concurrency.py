@@ -80,3 +80,26 @@ def test_twenty_concurrent_voids_before_the_hold_make_one_tombstone(ledger: Ledg
 
     assert not [r for r in results if isinstance(r, Exception)]
     assert len(ledger.holds()) == 1
+
+
+def test_the_invariant_check_never_sees_a_write_half_done(ledger: Ledger) -> None:
+    """A check running while transfers commit reads one snapshot: no false finding (the
+    collector checks a live ledger, and a finding pages someone)."""
+    ledger.open_account("alice", "EUR", opening_balance=eur(BALANCE * 100))
+    clearing = clearing_account_id("EUR")
+    writes = 200
+
+    def write(index: int) -> None:
+        ledger.transfer(f"w{index}", "alice", clearing, eur(1), saga_id=f"w{index}")
+
+    def keep_checking() -> list[str]:
+        findings: list[str] = []
+        opened = ledger.chain_head().sequence
+        while ledger.chain_head().sequence < opened + writes and not findings:
+            findings += ledger.check_invariants()
+        return findings
+
+    with ThreadPoolExecutor(4) as pool:
+        checking = pool.submit(keep_checking)
+        list(pool.map(write, range(writes)))
+        assert checking.result(timeout=120) == []

@@ -24,6 +24,7 @@ REQUIRED = {
     "FundsagaCompensationRateHigh",
     "FundsagaStepRetriesExhausted",
     "FundsagaCompensationFailed",
+    "FundsagaScheduledRunFailed",
     "FundsagaTaskQueueNoPollers",
     "FundsagaWorkerDown",
     "FundsagaWorkflowTaskScheduleToStartSlow",

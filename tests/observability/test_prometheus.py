@@ -16,7 +16,7 @@ import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +39,7 @@ from tests.observability.deploy_metrics import (
 )
 from tests.observability.prometheus_binaries import binary
 from tests.observability.scraping import free_port
+from tests.schedules.launched import started
 from workflows import AuditAnchorWorkflow
 
 pytestmark = [pytest.mark.postgres, pytest.mark.timeout(300)]
@@ -191,6 +192,27 @@ async def transfer(client: FundsagaClient, destination: str) -> SagaStatus:
     return (await client.outcome(key)).status
 
 
+async def scheduled_transfer(client: FundsagaClient) -> SagaStatus:
+    """One run of an hourly schedule, backfilled for 01:00 UTC on 2026-01-01."""
+    schedules = client.schedules()
+    schedule_id = f"prom-{uuid.uuid4().hex[:8]}"
+    request = {"source_account": "alice", "destination_account": "bob"}
+    await schedules.create(
+        schedule_id,
+        "transfer",
+        "0 * * * *",
+        "UTC",
+        {**request, "amount": AMOUNT, "currency": "EUR"},
+    )
+    start = datetime(2026, 1, 1, 0, 30, tzinfo=UTC)
+    await schedules.backfill(schedule_id, start, start + timedelta(hours=1))
+    key = f"{schedule_id}@2026-01-01T01:00"
+    await assert_eventually(lambda: started(client, key))
+    outcome = await client.outcome(key)
+    await schedules.delete(schedule_id)
+    return outcome.status
+
+
 async def test_prometheus_counts_what_temporal_and_the_ledger_report(stack: Stack) -> None:
     prometheus, queue = stack.prometheus, stack.task_queue
 
@@ -203,6 +225,7 @@ async def test_prometheus_counts_what_temporal_and_the_ledger_report(stack: Stac
     await assert_eventually(both_workers_poll, timeout=timedelta(seconds=60))
     client = FundsagaClient(stack.temporal, queue, stack.ledger)
     statuses = await asyncio.gather(*(transfer(client, to) for to in DESTINATIONS))
+    statuses.append(await scheduled_transfer(client))
     await stack.temporal.execute_workflow(
         AuditAnchorWorkflow.run, id=f"anchor-{uuid.uuid4()}", task_queue=queue
     )
@@ -210,7 +233,7 @@ async def test_prometheus_counts_what_temporal_and_the_ledger_report(stack: Stac
 
     def all_finished_scraped() -> None:
         assert prometheus.vector(finished)
-        assert prometheus.scalar(finished) == len(DESTINATIONS)
+        assert prometheus.scalar(finished) == len(DESTINATIONS) + 1
 
     await assert_eventually(all_finished_scraped, timeout=timedelta(seconds=60))
 
@@ -221,16 +244,25 @@ async def test_prometheus_counts_what_temporal_and_the_ledger_report(stack: Stac
     for status in (SagaStatus.COMPLETED, SagaStatus.COMPENSATED):
         query = f"TaskQueue = '{queue}' AND {SAGA_STATUS.name} = '{status}'"
         in_temporal[f"status={status}"] = float((await stack.temporal.count_workflows(query)).count)
-    assert by_status == in_temporal == {"status=COMPLETED": 14.0, "status=COMPENSATED": 4.0}
+    assert by_status == in_temporal == {"status=COMPLETED": 15.0, "status=COMPENSATED": 4.0}
     assert sorted(statuses) == sorted(
-        SagaStatus.COMPENSATED if to == "dave" else SagaStatus.COMPLETED for to in DESTINATIONS
+        SagaStatus.COMPENSATED if to == "dave" else SagaStatus.COMPLETED
+        for to in [*DESTINATIONS, "bob"]
     )
     # The ledger moved exactly the completed transfers' money; the compensated left nothing.
     paid = stack.ledger.account("bob").balance + stack.ledger.account("carol").balance
     assert paid.minor == eur(AMOUNT).minor * by_status["status=COMPLETED"]
     assert stack.ledger.account("dave").balance.minor == 0
     started = f'sum(fundsaga_sagas_started_total{{task_queue="{queue}"}})'
-    assert prometheus.scalar(started) == len(DESTINATIONS)
+    assert prometheus.scalar(started) == len(DESTINATIONS) + 1
+
+    def the_scheduled_run_counted() -> None:
+        runs = prometheus.vector(
+            f'sum by (status) (fundsaga_scheduled_runs_total{{task_queue="{queue}"}})'
+        )
+        assert runs == {"status=COMPLETED": 1.0}
+
+    await assert_eventually(the_scheduled_run_counted, timeout=timedelta(seconds=30))
     retried = f'sum(fundsaga_step_retries_total{{task_queue="{queue}",step="capture"}})'
     assert prometheus.scalar(retried) == DESTINATIONS.count("carol")
     compensated = f'sum(fundsaga_compensations_total{{task_queue="{queue}",outcome="compensated"}})'
