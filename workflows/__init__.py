@@ -5,6 +5,7 @@ from workflows.batches import PayoutBatchWorkflow
 from workflows.fees import FeeCollectionWorkflow
 from workflows.fx import FxTransferWorkflow
 from workflows.payouts import ExternalPayoutWorkflow
+from workflows.sweep import EodSweepWorkflow
 from workflows.transfer import TransferLocalStepsWorkflow, TransferWorkflow
 
 ALL_WORKFLOWS = [
@@ -14,12 +15,14 @@ ALL_WORKFLOWS = [
     ExternalPayoutWorkflow,
     FxTransferWorkflow,
     PayoutBatchWorkflow,
+    EodSweepWorkflow,
 ]
 """The built-in saga types' workflows, each with recorded histories (sagas.testing)."""
 
 __all__ = [
     "ALL_WORKFLOWS",
     "AuditAnchorWorkflow",
+    "EodSweepWorkflow",
     "ExternalPayoutWorkflow",
     "FeeCollectionWorkflow",
     "FxTransferWorkflow",
