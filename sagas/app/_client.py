@@ -103,8 +103,8 @@ def _why(err: RuntimeError) -> str:
 class FundsagaClient:
     """Launch and follow sagas of every registered type.
 
-    With a ledger, a request's accounts (`touched_accounts()`) are checked to exist before
-    anything starts.
+    With a ledger, a request's accounts (`touched_accounts()`) are checked to exist, and to
+    hold the currency it names for them (`account_currencies()`), before anything starts.
     """
 
     def __init__(
