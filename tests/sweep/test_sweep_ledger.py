@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 
 import pytest
 
@@ -157,45 +156,26 @@ def test_a_closed_treasury_refuses_the_sweep(books: Ledger) -> None:
     assert books.entries(saga_id="s") == []
 
 
-def test_unknown_accounts_and_other_currencies_are_refused_writing_nothing(
-    books: Ledger,
+@pytest.mark.parametrize(
+    ("source", "dest", "keep", "kind", "error"),
+    [
+        ("ghost", "treasury", 0, SWEEP_ENTRY, UnknownAccountError),
+        ("operating", "ghost", 0, SWEEP_ENTRY, UnknownAccountError),
+        ("operating", "treasury-usd", 0, SWEEP_ENTRY, CurrencyMismatchError),
+        ("operating", "operating", 0, SWEEP_ENTRY, InvalidRequestError),
+        ("operating", "treasury", -1, SWEEP_ENTRY, InvalidRequestError),
+        ("operating", "treasury", 0, "undeclared", InvalidRequestError),
+    ],
+    ids=["unknown-source", "unknown-treasury", "currency", "same-account", "negative", "kind"],
+)
+def test_bad_input_is_refused_writing_nothing(
+    books: Ledger, source: str, dest: str, keep: int, kind: str, error: type[Exception]
 ) -> None:
     books.open_account("treasury-usd", "USD")
-    key, kind = "x:sweep", SWEEP_ENTRY
 
-    refusals: list[tuple[type[Exception], Callable[[], object]]] = [
-        (
-            UnknownAccountError,
-            lambda: books.sweep(key, "ghost", "treasury", keep=eur(0), kind=kind, saga_id="x"),
-        ),
-        (
-            UnknownAccountError,
-            lambda: books.sweep(key, "operating", "ghost", keep=eur(0), kind=kind, saga_id="x"),
-        ),
-        (
-            CurrencyMismatchError,
-            lambda: books.sweep(
-                key, "operating", "treasury-usd", keep=eur(0), kind=kind, saga_id="x"
-            ),
-        ),
-        (
-            InvalidRequestError,
-            lambda: books.sweep(key, "operating", "operating", keep=eur(0), kind=kind, saga_id="x"),
-        ),
-        (
-            InvalidRequestError,
-            lambda: books.sweep(key, "operating", "treasury", keep=eur(-1), kind=kind, saga_id="x"),
-        ),
-        (
-            InvalidRequestError,
-            lambda: books.sweep(
-                key, "operating", "treasury", keep=eur(0), kind="undeclared", saga_id="x"
-            ),
-        ),
-    ]
-    for error, call in refusals:
-        with pytest.raises(error):
-            call()
+    with pytest.raises(error):
+        books.sweep("x:sweep", source, dest, keep=eur(keep), kind=kind, saga_id="x")
+
     assert books.entries(saga_id="x") == []
     assert balance(books, "operating") == 10_000
 
