@@ -6,6 +6,7 @@ from workflows.fees import FeeCollectionWorkflow
 from workflows.fx import FxTransferWorkflow
 from workflows.payouts import ExternalPayoutWorkflow
 from workflows.schedules import ScheduleAuditWorkflow, ScheduledSagaWorkflow
+from workflows.sweep import EodSweepWorkflow
 from workflows.transfer import TransferLocalStepsWorkflow, TransferWorkflow
 
 ALL_WORKFLOWS = [
@@ -15,12 +16,14 @@ ALL_WORKFLOWS = [
     ExternalPayoutWorkflow,
     FxTransferWorkflow,
     PayoutBatchWorkflow,
+    EodSweepWorkflow,
 ]
 """The built-in saga types' workflows, each with recorded histories (sagas.testing)."""
 
 __all__ = [
     "ALL_WORKFLOWS",
     "AuditAnchorWorkflow",
+    "EodSweepWorkflow",
     "ExternalPayoutWorkflow",
     "FeeCollectionWorkflow",
     "FxTransferWorkflow",

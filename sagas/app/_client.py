@@ -105,8 +105,8 @@ def _why(err: RuntimeError) -> str:
 class FundsagaClient:
     """Launch and follow sagas of every registered type.
 
-    With a ledger, a request's accounts (`touched_accounts()`) are checked to exist before
-    anything starts.
+    With a ledger, a request's accounts (`touched_accounts()`) are checked to exist, and to
+    hold the currency it names for them (`account_currencies()`), before anything starts.
     """
 
     def __init__(
@@ -217,9 +217,16 @@ class FundsagaClient:
     def _check_accounts(self, request: SagaRequest) -> None:
         if self.ledger is None:
             return
+        currencies = request.account_currencies()
         for field, account_id in sorted(request.account_fields().items()):
-            if self.ledger.find_account(account_id) is None:
+            found = self.ledger.find_account(account_id)
+            if found is None:
                 raise InvalidRequestError(field, f"unknown account {account_id!r}")
+            expected = currencies.get(field, found.currency)
+            if found.currency != expected:
+                raise InvalidRequestError(
+                    field, f"account {account_id!r} holds {found.currency}, not {expected}"
+                )
 
     async def _start(
         self, saga_type: str, request: SagaRequest, reuse: ReusePolicy

@@ -14,6 +14,7 @@ from sagas.engine import SagaStatus
 from sagas.fees import FEE_COLLECTION
 from sagas.fx import FX_TRANSFER
 from sagas.payouts import EXTERNAL_PAYOUT, PAYOUT_BATCH
+from sagas.sweep import EOD_SWEEP
 from sagas.transfer import TRANSFER_SAGA
 
 TRANSFER = TRANSFER_SAGA.saga_type
@@ -30,6 +31,9 @@ DEMO_ACCOUNTS: Mapping[str, tuple[str, str]] = {
     "demo-carol": ("EUR", "0"),  # frozen: a transfer to it is refused
     "demo-erin": ("EUR", "0"),
     "demo-yuki": ("JPY", "0"),
+    "demo-ops": ("EUR", "500.00"),  # swept down to 200.00 each run
+    "demo-ops-quiet": ("EUR", "200.00"),  # at its threshold: nothing to sweep
+    "demo-treasury": ("EUR", "0"),
 }
 """Account id → (currency, balance the demo tops it up to before each run)."""
 FROZEN_ACCOUNTS = ("demo-carol",)
@@ -166,11 +170,30 @@ BATCH_PLANS = (
         provider_rule={"behaviour": "settle-callback", "callbacks": 1},
     ),
 )
+SWEEP_PLANS = tuple(
+    DemoPlan(
+        name=name,
+        saga_type=EOD_SWEEP,
+        shows=shows,
+        expected=COMPLETED,
+        request={
+            "operating_account": account,
+            "treasury_account": "demo-treasury",
+            "currency": "EUR",
+            "threshold": "200.00",
+        },
+    )
+    for name, account, shows in (
+        ("sweep", "demo-ops", "end-of-day sweep: 300.00 above 200.00 to treasury"),
+        ("sweep-at-threshold", "demo-ops-quiet", "end-of-day sweep at its threshold: 0 moved"),
+    )
+)
 DEMO_PLANS: tuple[DemoPlan, ...] = (
     *TRANSFER_PLANS,
     *FEE_PLANS,
     *FX_PLANS,
     *PAYOUT_PLANS,
     *BATCH_PLANS,
+    *SWEEP_PLANS,
 )
 """Every saga the demo starts, in the order it prints them."""

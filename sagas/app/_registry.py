@@ -1,9 +1,10 @@
 """The saga registry: every saga type a worker runs and a client starts, declared once.
 
 A saga type is its definition, its workflow class per step mode and the factory of its
-activities. The built-in transfer, fee collection and FX transfer are registered here; teams
-add theirs from their own modules (`FUNDSAGA_SAGA_MODULES`) or an entry-point group
-(`fundsaga.saga_types`), each a module-level `SAGA_TYPES` sequence or a `SagaType`.
+activities. The built-in types (transfer, fee collection, FX transfer, external payout, payout
+batch, end-of-day sweep) are registered here; teams add theirs from their own modules
+(`FUNDSAGA_SAGA_MODULES`) or an entry-point group (`fundsaga.saga_types`), each a module-level
+`SAGA_TYPES` sequence or a `SagaType`.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from temporalio import activity, workflow
 from activities.fees import FeeActivities
 from activities.fx import FxActivities
 from activities.payouts import PayoutActivities
+from activities.sweep import SweepActivities
 from activities.transfer import TransferActivities
 from sagas.engine import FaultPlan, SagaDefinition, SagaRequest, asking_first
 from sagas.fees import FEE_COLLECTION_SAGA, FEE_ENTRY, FEE_INCOME, TAX_PAYABLE
@@ -37,8 +39,10 @@ from sagas.payouts import (
     PAYOUT_CLEARING,
     PAYOUT_ENTRY,
 )
+from sagas.sweep import EOD_SWEEP_SAGA, SWEEP_ENTRY
 from sagas.transfer import TRANSFER_SAGA
 from workflows import (
+    EodSweepWorkflow,
     ExternalPayoutWorkflow,
     FeeCollectionWorkflow,
     FxTransferWorkflow,
@@ -232,12 +236,19 @@ PAYOUT_BATCH = SagaType(
     activities=lambda context: [],
     item_saga_type=EXTERNAL_PAYOUT.name,
 )
+EOD_SWEEP = SagaType(
+    definition=EOD_SWEEP_SAGA,
+    workflows={"activity": EodSweepWorkflow},
+    activities=lambda context: SweepActivities(context.ledger, context.faults).all(),
+    entry_kinds=(SWEEP_ENTRY,),
+)
 BUILT_IN: tuple[SagaType, ...] = (
     TRANSFER,
     FEE_COLLECTION,
     FX_TRANSFER,
     EXTERNAL_PAYOUT,
     PAYOUT_BATCH,
+    EOD_SWEEP,
 )
 
 

@@ -55,6 +55,13 @@ class SagaRequest(BaseModel):
         """
         return {}
 
+    def account_currencies(self) -> dict[str, str]:
+        """Field name (of `account_fields`) → the currency its account must hold.
+
+        The client refuses the request, naming the field, when the account holds another.
+        """
+        return {}
+
     def touched_accounts(self) -> frozenset[str]:
         """Accounts the saga moves money on."""
         return frozenset(self.account_fields().values())

@@ -32,6 +32,7 @@ from sagas.ledger import (
     _reversal,
     _signing,
     _snapshots,
+    _sweep,
 )
 from sagas.ledger._accounts import find_account_row
 from sagas.ledger._declarations import DECLARED_INFO, Declarations
@@ -218,6 +219,28 @@ class Ledger:
         return self._run(
             lambda s: _posting.post(
                 s, key, legs, kind=kind, saga_id=saga_id, consume_hold=consume_hold
+            )
+        )
+
+    def sweep(
+        self,
+        key: str,
+        from_account_id: str,
+        to_account_id: str,
+        *,
+        keep: Money,
+        kind: str,
+        saga_id: str,
+    ) -> EntryView | None:
+        """Move what `from_account_id` has available above `keep` as one entry of a declared
+        kind; None, writing nothing, when that is zero or less. A known key returns its entry.
+
+        Available is balance - held: held money (pending credits included) and the overdraft
+        are never swept. The amount is computed on the locked row in the posting's transaction.
+        """
+        return self._run(
+            lambda s: _sweep.sweep(
+                s, key, from_account_id, to_account_id, keep, kind=kind, saga_id=saga_id
             )
         )
 

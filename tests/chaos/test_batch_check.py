@@ -11,7 +11,14 @@ from tooling.chaos._plan import batch_items
 
 def plan_of_one_batch() -> ChaosPlan:
     config = ChaosConfig(
-        transfers=3, fees=0, fx_transfers=0, payouts=0, batches=1, kills=0, restarts=0
+        transfers=3,
+        fees=0,
+        fx_transfers=0,
+        payouts=0,
+        batches=1,
+        sweeps=0,
+        kills=0,
+        restarts=0,
     )
     return make_plan(config)
 

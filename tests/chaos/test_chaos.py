@@ -26,6 +26,7 @@ async def test_money_is_conserved_and_moved_once_under_chaos(
         fx_transfers=2,
         payouts=6,
         batches=2,
+        sweeps=4,
         kills=3,
         restarts=1,
         seed=seed,

@@ -222,6 +222,7 @@ def test_a_worker_refuses_a_step_whose_activity_nothing_registers(
 
 def test_saga_modules_are_loaded_by_name_and_a_missing_one_is_named() -> None:
     assert load_registry(["tests.escrow"]).names() == [
+        "eod-sweep",
         "escrow",
         "fee-collection",
         "fx-transfer",

@@ -12,7 +12,7 @@ import pytest
 from temporalio.api.enums.v1 import EventType
 from temporalio.testing import WorkflowEnvironment
 
-from sagas import EventWait, FailureReason, parse_faults
+from sagas import EventWait, FailureReason, parse_faults, parse_money
 from sagas.app import FundsagaClient, SagaHandle, build_worker
 from sagas.app._cli_dev import run_catalog
 from sagas.app._demo import DEMO_FAULTS, DemoRun
@@ -24,7 +24,14 @@ from tooling.demo import free_port
 from tooling.provider import ProviderProcess
 
 UI = "http://ui.test"
-BUILT_IN_TYPES = {"transfer", "fee-collection", "fx-transfer", "payout", "payout-batch"}
+BUILT_IN_TYPES = {
+    "transfer",
+    "fee-collection",
+    "fx-transfer",
+    "payout",
+    "payout-batch",
+    "eod-sweep",
+}
 PAYOUT_TYPES = {"payout", "payout-batch"}
 RunCatalog = Callable[[str], Coroutine[Any, Any, dict[str, DemoRun]]]
 
@@ -133,6 +140,13 @@ async def test_the_catalog_shows_every_saga_type_and_each_outcome(
         BatchItemStatus.COMPENSATED,
         BatchItemStatus.COMPLETED,
     ]
+
+    assert client.ledger is not None
+    to_treasury = {
+        name: client.ledger.net_effect(runs[name].outcome.saga_id).get("demo-treasury")
+        for name in ("sweep", "sweep-at-threshold")
+    }
+    assert to_treasury == {"sweep": parse_money("300.00", "EUR"), "sweep-at-threshold": None}
 
 
 async def test_without_the_simulator_the_payouts_are_skipped_and_said_so(

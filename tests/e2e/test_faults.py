@@ -121,7 +121,7 @@ async def test_a_worker_imports_the_saga_modules_before_it_reads_a_rule_naming_t
 
     assert started.decode().startswith(
         "worker running saga types "
-        "escrow, fee-collection, fx-transfer, payout, payout-batch, transfer"
+        "eod-sweep, escrow, fee-collection, fx-transfer, payout, payout-batch, transfer"
     ), stderr
     assert (
         "FAULT INJECTION IS ON (FUNDSAGA_FAULTS): "

@@ -410,6 +410,16 @@ PUBLIC = {
         "ProviderUnavailableError",
         "SettlementPendingError",
     ],
+    "sagas.sweep": [
+        "ACTION_RETRY",
+        "COMPENSATION_RETRY",
+        "EOD_SWEEP",
+        "EOD_SWEEP_SAGA",
+        "SWEEP_ENTRY",
+        "SweepCall",
+        "SweepRequest",
+        "SweepState",
+    ],
     "sagas.transfer": [
         "ACTION_RETRY",
         "COMPENSATION_RETRY",
@@ -432,6 +442,7 @@ PUBLIC = {
     "workflows": [
         "ALL_WORKFLOWS",
         "AuditAnchorWorkflow",
+        "EodSweepWorkflow",
         "ExternalPayoutWorkflow",
         "FeeCollectionWorkflow",
         "FxTransferWorkflow",

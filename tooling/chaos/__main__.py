@@ -30,6 +30,7 @@ def main() -> int:
         default=defaults.batches,
         help="payout batches, each of a few payouts to the provider simulator",
     )
+    parser.add_argument("--sweeps", type=int, default=defaults.sweeps, help="end-of-day sweeps")
     parser.add_argument("--kills", type=int, default=50)
     parser.add_argument("--restarts", type=int, default=3)
     parser.add_argument("--seed", type=int, default=None, help="default: a random one, printed")
@@ -43,6 +44,7 @@ def main() -> int:
         fx_transfers=args.fx,
         payouts=args.payouts,
         batches=args.batches,
+        sweeps=args.sweeps,
         kills=args.kills,
         restarts=args.restarts,
         seed=seed,

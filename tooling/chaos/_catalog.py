@@ -16,6 +16,7 @@ from sagas.fees import FEE_COLLECTION
 from sagas.foundations import Money
 from sagas.fx import FX_TRANSFER
 from sagas.payouts import EXTERNAL_PAYOUT, PAYOUT_BATCH
+from sagas.sweep import EOD_SWEEP
 
 Request = dict[str, JsonValue]
 """A request body without its idempotency key, as `FundsagaClient.start` takes it."""
@@ -25,6 +26,8 @@ FX_PAIRS = (("EUR", "USD"), ("USD", "EUR"))
 BATCH_ITEMS = (2, 5)
 """Fewest and most payouts in one batch."""
 BATCH_CONCURRENCY = 2
+SWEEP_THRESHOLDS = (0, 50_000, 100_000, 250_000)
+"""Minor units a sweep keeps: all, half, about all and more than an account opens with."""
 SETTLE_WAIT_SECONDS = 3
 """How long a payout waits for its settlement callback before asking the provider."""
 PROVIDER_TIMEOUT_SECONDS = 1.0
@@ -109,6 +112,18 @@ def _batch(rng: random.Random, pool: Mapping[str, list[str]], nth: int) -> Reque
     return {"items": items, "concurrency": BATCH_CONCURRENCY}
 
 
+def _sweep(rng: random.Random, pool: Mapping[str, list[str]], _: int) -> Request:
+    code = rng.choice(sorted(pool))
+    operating, treasury = rng.sample(pool[code], 2)
+    return {
+        "operating_account": operating,
+        "treasury_account": treasury,
+        "currency": code,
+        "threshold": Money.of(rng.choice(SWEEP_THRESHOLDS), code).amount_text(),
+        "reference": "chaos sweep",
+    }
+
+
 Builder = Callable[[random.Random, Mapping[str, list[str]], int], Request]
 
 
@@ -127,5 +142,6 @@ CATALOG: Mapping[str, CatalogType] = {
         CatalogType(EXTERNAL_PAYOUT, _payout),
         # A batch's items are payouts: _plan.batch_items expands them for every payout check.
         CatalogType(PAYOUT_BATCH, _batch),
+        CatalogType(EOD_SWEEP, _sweep),
     )
 }

@@ -11,6 +11,7 @@ from sagas.foundations import Money
 from sagas.fx import DEMO_RATES, FX_POSITION, FX_TRANSFER, FxRequest, convert_amount
 from sagas.ledger import Ledger, funding_account_id, system_account_id
 from sagas.payouts import PAYOUT_CLEARING, PAYOUT_ENTRY, PayoutRequest
+from sagas.sweep import EOD_SWEEP, SWEEP_ENTRY, SweepRequest
 from tooling.chaos._check import Check
 from tooling.chaos._plan import CURRENCIES, ChaosPlan, PlannedSaga
 from tooling.chaos._rail import RailPayout
@@ -171,5 +172,33 @@ def rail(
     return Check(
         "k) payouts: ledger paid out = provider settled, once; compensated never submitted",
         ok,
+        detail,
+    )
+
+
+def _sweep_wrong(ledger: Ledger, saga: PlannedSaga) -> bool:
+    """Whether a completed sweep did other than move nothing, or one entry's worth from its
+    operating to its treasury account. (That it kept the threshold, the ledger's tests prove:
+    the balance a concurrent run ends with says nothing of it.)"""
+    request = SweepRequest.model_validate(saga.body())
+    effect = _minor(ledger.net_effect(saga.saga_id))
+    entries = [e for e in ledger.entries(saga_id=saga.saga_id) if e.kind == SWEEP_ENTRY]
+    if not effect:
+        return bool(entries)
+    moved = effect.get(request.treasury_account, 0)
+    shape = {request.operating_account: -moved, request.treasury_account: moved}
+    return moved <= 0 or effect != shape or len(entries) != 1
+
+
+def sweeps(ledger: Ledger, plan: ChaosPlan, statuses: Mapping[str, str]) -> Check:
+    completed = _completed(plan.of_type(EOD_SWEEP), statuses)
+    wrong = [s.saga_id for s in completed if _sweep_wrong(ledger, s)]
+    moved = sum(1 for s in completed if ledger.net_effect(s.saga_id))
+    detail = f"{len(completed)} completed, {moved} moved money, {len(wrong)} wrong" + (
+        f", first: {sorted(wrong)[0]}" if wrong else ""
+    )
+    return Check(
+        "m) sweeps: each completed one moved once, operating to treasury, or nothing",
+        not wrong,
         detail,
     )

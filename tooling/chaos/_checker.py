@@ -14,7 +14,7 @@ from sagas.engine import AuditKind, BatchOutcome, SagaStatus
 from sagas.ledger import HoldStatus, Ledger, funding_account_id
 from sagas.payouts import PAYOUT_BATCH
 from tooling.chaos._batch_checks import batches
-from tooling.chaos._catalog_checks import fees, fx_positions, paid_to_rail, rail
+from tooling.chaos._catalog_checks import fees, fx_positions, paid_to_rail, rail, sweeps
 from tooling.chaos._check import Check
 from tooling.chaos._plan import ChaosPlan
 from tooling.chaos._rail import RailPayout
@@ -167,4 +167,5 @@ def check_run(
         fees(ledger, plan, statuses),
         rail(ledger, plan, statuses, at_rail, paid_out),
         batches(plan, statuses, batch_outcomes),
+        sweeps(ledger, plan, statuses),
     ]

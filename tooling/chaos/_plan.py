@@ -13,6 +13,7 @@ from sagas.fees import FEE_COLLECTION
 from sagas.foundations import Money
 from sagas.fx import FX_TRANSFER
 from sagas.payouts import EXTERNAL_PAYOUT, PAYOUT_BATCH
+from sagas.sweep import EOD_SWEEP
 from sagas.transfer import TRANSFER_SAGA
 from tooling.chaos._catalog import CATALOG, Request
 
@@ -26,6 +27,7 @@ CATALOG_FAULT_STEPS = {
     FEE_COLLECTION: ("reserve", "charge"),
     FX_TRANSFER: ("reserve", "convert"),
     EXTERNAL_PAYOUT: ("reserve", "capture"),
+    EOD_SWEEP: ("sweep",),
 }
 """Steps of the catalog's types that get injected faults: ledger steps only, so a fault costs a
 retry of seconds, not the payout settle step's half-minute backoff."""
@@ -43,6 +45,8 @@ class ChaosConfig:
     """External payouts to the provider simulator, each beneficiary's behaviour in turn."""
     batches: int = 20
     """Payout batches, each of a few payouts drawn as the single ones are."""
+    sweeps: int = 100
+    """End-of-day sweeps between two accounts of a currency, racing the transfers."""
     kills: int = 50
     restarts: int = 3
     seed: int = 0
@@ -59,6 +63,7 @@ class ChaosConfig:
             FX_TRANSFER: self.fx_transfers,
             EXTERNAL_PAYOUT: self.payouts,
             PAYOUT_BATCH: self.batches,
+            EOD_SWEEP: self.sweeps,
         }
 
     @property

@@ -1,0 +1,20 @@
+"""The end-of-day sweep's fault matrix, from the testing kit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from temporalio.testing import WorkflowEnvironment
+
+from sagas.testing import FaultMatrix, MatrixCase
+from tests.sweep.scenario import SWEEP_SCENARIO
+
+MATRIX = FaultMatrix(SWEEP_SCENARIO)
+
+
+@pytest.mark.parametrize("case", MATRIX.cases, ids=str)
+async def test_fault_matrix(
+    case: MatrixCase, time_skipping_env: WorkflowEnvironment, tmp_path: Path
+) -> None:
+    assert await MATRIX.check_in(case, time_skipping_env, tmp_path) == []
