@@ -268,3 +268,28 @@ async def test_bad_input_is_refused_by_field_and_creates_nothing(
     assert probes == []
     with pytest.raises((SagaNotFoundError, InvalidRequestError)):
         await stack.schedules.view(str(given["schedule_id"]))
+
+
+async def test_an_end_of_day_sweep_runs_on_a_schedule(stack: Stack) -> None:
+    """Any registered type runs on a schedule: the sweep at 18:00 London time on weekdays."""
+    stack.ledger.open_account("shop-ops", "EUR", opening_balance=parse_money("750.00", "EUR"))
+    stack.ledger.open_account("treasury", "EUR")
+    schedule_id = new_id("eod")
+    request = {
+        "operating_account": "shop-ops",
+        "treasury_account": "treasury",
+        "currency": "EUR",
+        "threshold": "200.00",
+    }
+    await stack.schedules.create(schedule_id, "eod-sweep", "0 18 * * 1-5", "Europe/London", request)
+    friday = datetime(2026, 11, 20, 12, tzinfo=UTC)
+
+    await stack.schedules.backfill(schedule_id, friday, friday + timedelta(days=3))
+    await assert_eventually(lambda: _all_closed(stack, schedule_id, at_least=1))
+
+    found = await stack.client.list_sagas("eod-sweep")
+    ours = {sid: status for sid, _, status in found if schedule_id in sid}
+    assert ours == {f"eod-sweep-{schedule_id}@2026-11-20T18:00": SagaStatus.COMPLETED.value}
+    assert stack.ledger.account("shop-ops").balance.minor == 20000
+    assert stack.ledger.account("treasury").balance.minor == 55000
+    await stack.schedules.delete(schedule_id)
