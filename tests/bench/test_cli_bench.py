@@ -33,12 +33,13 @@ def test_smoke_and_knobs_are_passed_through() -> None:
             "8",
             "--sandbox",
             "off",
+            "--codec",
         )
     )
     assert config.block < BenchConfig().block
     assert config.soak == 20
     assert config.knobs == WorkerKnobs(
-        eager_activities=True, max_concurrent_workflow_tasks=8, sandbox="off"
+        eager_activities=True, max_concurrent_workflow_tasks=8, sandbox="off", codec=True
     )
 
 

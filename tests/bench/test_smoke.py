@@ -172,8 +172,10 @@ def test_conditions_table_and_plot_are_written(smoke: tuple[Report, dict[str, An
     assert conditions["cpus"] > 0
     assert conditions["temporal"].startswith("temporal version")
     assert conditions["python"]
+    assert conditions["knob.codec"] is False
     text = table(report)
     assert all(s.value in text for s in (*TEMPORAL, Scenario.DBOS))
+    assert "(payload codec off)" in text.splitlines()[0]
     if importlib.util.find_spec("matplotlib") is None:
         assert data["plot"] is None
         assert any("matplotlib" in note for note in data["notes"])

@@ -53,6 +53,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     knobs.add_argument("--sqlite-journal", choices=("wal", "delete"), default="wal")
     knobs.add_argument("--eager-activities", action="store_true")
+    knobs.add_argument(
+        "--codec",
+        action="store_true",
+        help="encrypt every Temporal payload (fundsaga's payload codec, a key made for the run)",
+    )
     return bench
 
 
@@ -75,6 +80,7 @@ def config_from(args: argparse.Namespace) -> BenchConfig:
             sandbox=args.sandbox,
             sqlite_journal=args.sqlite_journal,
             eager_activities=args.eager_activities,
+            codec=args.codec,
         ),
     )
     return config.smoke() if args.smoke else config

@@ -9,6 +9,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from sagas.app import temporal_cli_path
+from tooling.bench._codec import describe_converter
 from tooling.bench._config import BenchConfig
 
 Conditions = dict[str, str | int | float | bool]
@@ -55,6 +56,7 @@ def conditions(config: BenchConfig, *, peak_resettable: bool) -> Conditions:
         "block": config.block,
         "latency_samples": config.latency_samples,
         "open_loop_samples": config.open_loop_samples,
+        "data_converter": describe_converter(config.knobs),
         "engine_start": "FundsagaClient.start_transfer (one start; describe only if the id exists)",
         "worker_peak_reset_per_block": peak_resettable,
         **knobs,

@@ -26,6 +26,9 @@ class WorkerKnobs:
     """`wal` (fundsaga's setting) or `delete`, to measure what WAL is worth."""
     eager_activities: bool = False
     """Turn on eager activity execution in the dev server's dynamic config."""
+    codec: bool = False
+    """Every Temporal client of the run (the load generator's and the worker's) on fundsaga's
+    `converter_for(keys)`: payloads encrypted, failure attributes encoded, one key per run."""
 
 
 @dataclass(frozen=True, kw_only=True)

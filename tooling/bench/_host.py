@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.converter import DataConverter
 from temporalio.testing import WorkflowEnvironment
 
 from sagas.app import temporal_cli_path
@@ -21,11 +21,14 @@ EAGER_ACTIVITIES = "system.enableActivityEagerExecution=true"
 READY_TIMEOUT_S = 120
 
 
-async def start_server(*, eager_activities: bool) -> WorkflowEnvironment:
-    """An in-memory dev server on a free port, UI off, as `start_dev_server` starts it."""
+async def start_server(
+    *, eager_activities: bool, data_converter: DataConverter
+) -> WorkflowEnvironment:
+    """An in-memory dev server on a free port, UI off, as `start_dev_server` starts it; its
+    client (the load generator's) on `data_converter`."""
     extra = ["--dynamic-config-value", EAGER_ACTIVITIES] if eager_activities else []
     return await WorkflowEnvironment.start_local(
-        data_converter=pydantic_data_converter,
+        data_converter=data_converter,
         dev_server_existing_path=temporal_cli_path(),
         search_attributes=SEARCH_ATTRIBUTE_KEYS,
         ui=False,
@@ -47,19 +50,20 @@ def server_pid() -> int | None:
 
 @asynccontextmanager
 async def worker_process(spec: WorkerSpec, log_file: Path) -> AsyncIterator[int]:
-    """Run the benchmark worker in a child process; yields its pid once every worker polls."""
+    """Run the benchmark worker in a child process; yields its pid once every worker polls.
+    The spec goes on its standard input, not its command line: it may hold the run's key."""
     with log_file.open("ab") as log:
         process = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
             "tooling.bench._worker_main",
-            spec.to_json(),
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=log,
         )
         assert process.stdin is not None
         assert process.stdout is not None
+        process.stdin.write(spec.to_json().encode() + b"\n")
         try:
             line = await asyncio.wait_for(process.stdout.readline(), READY_TIMEOUT_S)
             if line.strip() != b"ready":

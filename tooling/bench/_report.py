@@ -77,7 +77,8 @@ def table(report: Report) -> str:
         "failed",
     ]
     rows = [header] + [_row(r, concurrencies) for r in report.scenarios]
-    lines = [f"fundsaga bench: {report.label}", *_aligned(rows), ""]
+    codec = "on" if report.conditions.get("knob.codec") else "off"
+    lines = [f"fundsaga bench: {report.label} (payload codec {codec})", *_aligned(rows), ""]
     compensate = next((r for r in report.scenarios if r.failure_to_compensated), None)
     if compensate is not None and compensate.failure_to_compensated is not None:
         f = compensate.failure_to_compensated

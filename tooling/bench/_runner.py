@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 
+from temporalio.testing import WorkflowEnvironment
+
+from tooling.bench._codec import bench_converter, run_keys
 from tooling.bench._conditions import conditions
 from tooling.bench._config import BenchConfig
 from tooling.bench._dbos import dbos_result
@@ -26,12 +32,26 @@ TEMPORAL_SCENARIOS = (
 )
 
 
-async def run_bench(config: BenchConfig) -> Report:
-    """Run every scenario against an embedded dev server this run starts and stops."""
+@dataclass(frozen=True, kw_only=True)
+class Stage:
+    """What a run stands up: the dev server (its client drives the load) and the worker process."""
+
+    env: WorkflowEnvironment
+    queues: Queues
+    worker_pid: int
+
+
+@asynccontextmanager
+async def staged(config: BenchConfig) -> AsyncIterator[Stage]:
+    """The dev server and the worker process, every Temporal client on the run's converter."""
     out = config.output_dir
     database_url = prepare_ledger(out)
     shutil.rmtree(out / "audit", ignore_errors=True)
-    env = await start_server(eager_activities=config.knobs.eager_activities)
+    payload_keys = run_keys(config.knobs)
+    env = await start_server(
+        eager_activities=config.knobs.eager_activities,
+        data_converter=bench_converter(payload_keys),
+    )
     async with env:
         queues = Queues()
         spec = WorkerSpec(
@@ -43,14 +63,20 @@ async def run_bench(config: BenchConfig) -> Report:
             compensate_queue=queues.compensate,
             bench_queue=queues.bench,
             knobs=config.knobs,
+            payload_keys=payload_keys,
         )
         async with worker_process(spec, out / "worker.log") as worker_pid:
-            probe = Probe(worker_pid, server_pid())
-            runners = {s: runner(s, env.client, queues) for s in TEMPORAL_SCENARIOS}
-            measured = await Session(config, probe, env.client, runners).run()
-            soaked = (
-                await soak(probe, runners[Scenario.ENGINE], config.soak) if config.soak else None
-            )
+            yield Stage(env=env, queues=queues, worker_pid=worker_pid)
+
+
+async def run_bench(config: BenchConfig) -> Report:
+    """Run every scenario against an embedded dev server this run starts and stops."""
+    async with staged(config) as stage:
+        client = stage.env.client
+        probe = Probe(stage.worker_pid, server_pid())
+        runners = {s: runner(s, client, stage.queues) for s in TEMPORAL_SCENARIOS}
+        measured = await Session(config, probe, client, runners).run()
+        soaked = await soak(probe, runners[Scenario.ENGINE], config.soak) if config.soak else None
     dbos = await dbos_result(config)
     return _report(config, measured, dbos, soaked, peak_resettable=probe.peak_resettable)
 

@@ -1,6 +1,7 @@
-"""Entry of the benchmark worker process: ``python -m tooling.bench._worker_main SPEC_JSON``.
+"""Entry of the benchmark worker process: ``python -m tooling.bench._worker_main``.
 
-Prints ``ready`` once every worker polls, and stops when its standard input closes.
+Reads its spec as one JSON line on standard input, prints ``ready`` once every worker polls,
+and stops when its standard input closes.
 """
 
 import asyncio
@@ -16,4 +17,4 @@ async def _serve(spec: WorkerSpec) -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(_serve(WorkerSpec.from_json(sys.argv[1])))
+    asyncio.run(_serve(WorkerSpec.from_json(sys.stdin.readline())))

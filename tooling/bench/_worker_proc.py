@@ -6,11 +6,10 @@ import json
 from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from temporalio.client import Client
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import UnsandboxedWorkflowRunner, Worker, WorkflowRunner
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner
 
@@ -19,6 +18,7 @@ from sagas.audit import AuditKeys, AuditStore, SigningKey, open_audit_store
 from sagas.engine import FaultPlan, parse_faults
 from tooling.baselines.activities import NaiveActivities, noop
 from tooling.baselines.workflows import BareWorkflow, NaiveTransferWorkflow
+from tooling.bench._codec import bench_converter
 from tooling.bench._config import WorkerKnobs
 from tooling.bench._setup import bench_ledger
 
@@ -37,6 +37,8 @@ class WorkerSpec:
     compensate_queue: str
     bench_queue: str
     knobs: WorkerKnobs
+    payload_keys: str = field(default="", repr=False)
+    """The run's key when the codec is on (`run_keys`), else empty."""
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -90,7 +92,9 @@ def _bench_worker(client: Client, spec: WorkerSpec) -> Worker:
 @asynccontextmanager
 async def running_workers(spec: WorkerSpec) -> AsyncIterator[None]:
     client = await Client.connect(
-        spec.address, namespace=spec.namespace, data_converter=pydantic_data_converter
+        spec.address,
+        namespace=spec.namespace,
+        data_converter=bench_converter(spec.payload_keys),
     )
     audit = open_audit_store(spec.audit_store, AuditKeys.for_writer(SigningKey.generate()))
     workers: Sequence[Worker] = (

@@ -1,0 +1,84 @@
+"""`--codec`: every scenario's clients, the load generator's and the worker's, share one
+encrypting converter, so nothing the bench sends to Temporal is in plain text."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+from google.protobuf.message import Message
+from temporalio.api.common.v1 import Payload
+from temporalio.api.enums.v1 import EventType
+
+from sagas.app import PayloadKeys
+from tooling.bench import BenchConfig, Scenario, WorkerKnobs
+from tooling.bench._codec import bench_converter, run_keys
+from tooling.bench._conditions import conditions
+from tooling.bench._runner import TEMPORAL_SCENARIOS, Stage, staged
+from tooling.bench._scenarios import runner
+
+ENCRYPTED = b"binary/encrypted"
+NOT_ENCODED = {"search_attributes"}
+"""Search attributes are indexed by the server: the SDK never runs them through a codec."""
+MARKER_OWN = ("details", "data")
+"""A local activity marker's own record (seq, attempt, activity type, times), the SDK's; its
+result sits beside it, encrypted."""
+
+
+@pytest.fixture(scope="module")
+async def stage(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Stage]:
+    out: Path = tmp_path_factory.mktemp("bench-codec")
+    async with staged(BenchConfig(output_dir=out, knobs=WorkerKnobs(codec=True))) as stage:
+        yield stage
+
+
+def payloads(message: Message) -> Iterator[Payload]:
+    if isinstance(message, Payload):
+        yield message
+        return
+    for descriptor, value in message.ListFields():
+        if descriptor.name in NOT_ENCODED or descriptor.message_type is None:
+            continue
+        if descriptor.message_type.GetOptions().map_entry:
+            entries = value.items()
+            values = [v for k, v in entries if (descriptor.name, k) != MARKER_OWN]
+        elif isinstance(value, Message):
+            values = [value]
+        else:
+            values = list(value)
+        for item in values:
+            yield from payloads(item)
+
+
+@pytest.mark.parametrize("scenario", TEMPORAL_SCENARIOS, ids=lambda s: s.value)
+async def test_every_scenario_runs_with_its_history_encrypted(
+    stage: Stage, scenario: Scenario
+) -> None:
+    done = await runner(scenario, stage.env.client, stage.queues)()
+    assert done.ok
+    history = await stage.env.client.get_workflow_handle(done.workflow_id).fetch_history()
+    found = [p for event in history.events for p in payloads(event)]
+    assert found
+    assert all(p.metadata["encoding"] == ENCRYPTED for p in found)
+    failed = [
+        e for e in history.events if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED
+    ]
+    assert (scenario is Scenario.COMPENSATE) == bool(failed)
+    for event in failed:
+        failure = event.activity_task_failed_event_attributes.failure
+        assert failure.message == "Encoded failure"
+        assert failure.encoded_attributes.metadata["encoding"] == ENCRYPTED
+
+
+def test_the_key_is_made_per_run_and_kept_out_of_the_conditions(tmp_path: Path) -> None:
+    on = WorkerKnobs(codec=True)
+    keys = run_keys(on)
+    assert PayloadKeys.parse(keys) is not None
+    assert run_keys(on) != keys
+    assert run_keys(WorkerKnobs()) == ""
+    assert bench_converter("").payload_codec is None
+    said = conditions(BenchConfig(output_dir=tmp_path, knobs=on), peak_resettable=True)
+    assert said["knob.codec"] is True
+    assert "encrypted" in str(said["data_converter"])
+    assert keys.partition("=")[2] not in str(said)
