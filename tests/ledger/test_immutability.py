@@ -38,6 +38,7 @@ PUBLIC_METHODS = {
     "begin_step_in_effect",
     "claim_of",
     "snapshots",
+    "sweep",
     "transfer",
     "unfreeze",
     "void_hold",
