@@ -7,7 +7,6 @@ those histories finds a deleted tail or a re-hashed history with no file kept by
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -15,6 +14,9 @@ from temporalio.client import Client
 
 from sagas.audit import AuditRecord
 from sagas.engine import AUDIT_ACTIVITY, SAGA_TYPE, AuditReceipt
+
+SCHEDULE_ACTION_WORKFLOW = "ScheduleOperatorAction"
+"""Writes the audit record of an operator's action on a schedule (workflows/schedules.py)."""
 
 
 @dataclass(frozen=True)
@@ -28,9 +30,13 @@ class Witnessed:
 
 async def witnessed_records(temporal: Client, task_queue: str) -> list[Witnessed]:
     """Every audit receipt in the histories Temporal still holds, of every saga type run on
-    the task queue (the deployment whose audit store is checked)."""
+    the task queue (the deployment whose audit store is checked), and of the operator actions
+    on its schedules. Receipts are decoded as every payload is: encrypted ones too."""
     found: list[Witnessed] = []
-    query = f"{SAGA_TYPE.name} IS NOT NULL AND TaskQueue = '{task_queue}'"
+    query = (
+        f"({SAGA_TYPE.name} IS NOT NULL OR WorkflowType = '{SCHEDULE_ACTION_WORKFLOW}') "
+        f"AND TaskQueue = '{task_queue}'"
+    )
     async for execution in temporal.list_workflows(query):
         handle = temporal.get_workflow_handle(execution.id, run_id=execution.run_id)
         history = await handle.fetch_history()
@@ -43,8 +49,9 @@ async def witnessed_records(temporal: Client, task_queue: str) -> list[Witnessed
             elif event.HasField("activity_task_completed_event_attributes"):
                 completed = event.activity_task_completed_event_attributes
                 if completed.scheduled_event_id in audit_scheduled:
-                    data = json.loads(completed.result.payloads[0].data)
-                    receipt = AuditReceipt.model_validate(data)
+                    (receipt,) = await temporal.data_converter.decode(
+                        completed.result.payloads, [AuditReceipt]
+                    )
                     found.append(Witnessed(execution.id, execution.run_id, receipt))
     return found
 

@@ -26,6 +26,7 @@ from temporalio.client import (
 )
 from temporalio.service import RPCError, RPCStatusCode
 
+from sagas.app._audit_witness import SCHEDULE_ACTION_WORKFLOW
 from sagas.app._registry import SagaRegistry
 from sagas.app._schedule_dst import calendar_at, dst_corrections, matching_times
 from sagas.engine import (
@@ -41,7 +42,6 @@ from sagas.engine import (
 from sagas.foundations import InvalidRequestError, SagaNotFoundError
 
 LAUNCHER_WORKFLOW = "ScheduledSaga"
-AUDIT_WORKFLOW = "ScheduleOperatorAction"
 COMPANION_SUFFIX = ".dst"
 DEFAULT_CATCHUP_WINDOW = timedelta(days=1)
 MIN_CATCHUP_WINDOW = timedelta(seconds=10)
@@ -341,7 +341,7 @@ class SagaSchedules:
     ) -> None:
         payload: dict[str, JsonValue] = {"operator": self.operator, "note": note, **details}
         await self.temporal.execute_workflow(
-            AUDIT_WORKFLOW,
+            SCHEDULE_ACTION_WORKFLOW,
             args=[kind, schedule_id, payload],
             id=f"schedule-audit-{schedule_id}-{uuid.uuid4().hex[:12]}",
             task_queue=self.task_queue,

@@ -34,6 +34,8 @@ from sagas.app import (
     temporal_cli_path,
     transfer_workflow_id,
 )
+from sagas.app._audit_witness import witness_findings, witnessed_records
+from sagas.audit import AuditStore
 from sagas.foundations import InvalidRequestError
 from sagas.ledger import Ledger
 from sagas.testing import directory_audit_store, new_task_queue, sqlite_ledger
@@ -65,6 +67,7 @@ class Stack:
     task_queue: str
     ledger: Ledger
     secrets: Secrets
+    store: AuditStore
 
 
 @pytest.fixture
@@ -83,7 +86,7 @@ async def stack(dev_env: WorkflowEnvironment, tmp_path: Path) -> AsyncIterator[S
     queue = new_task_queue()
     store = directory_audit_store(tmp_path / "audit")
     async with build_worker(encrypted, queue, ledger, store, parse_faults("")):
-        yield Stack(encrypted, dev_env.client, queue, ledger, secrets)
+        yield Stack(encrypted, dev_env.client, queue, ledger, secrets, store)
 
 
 async def transfer(stack: Stack, client: Client, destination: str) -> tuple[str, SagaStatus]:
@@ -150,6 +153,18 @@ async def test_without_keys_the_same_history_is_readable(stack: Stack, tmp_path:
     found = stack.secrets.found_in(await raw_history(stack.plain, workflow_id))
     assert stack.secrets.source in found
     assert AMOUNT in found
+
+
+async def test_the_audit_witness_reads_encrypted_receipts(stack: Stack) -> None:
+    """`fundsaga audit verify` compares the store with the receipts in Temporal's histories:
+    with payloads encrypted it decodes them as every payload, and they match."""
+    saga, status = await transfer(stack, stack.temporal, stack.secrets.refused)
+
+    witnessed = await witnessed_records(stack.temporal, stack.task_queue)
+
+    assert status is SagaStatus.COMPENSATED
+    assert saga in {w.saga_id for w in witnessed}
+    assert witness_findings(stack.store.records(), witnessed) == []
 
 
 def temporal_show(stack: Stack, workflow_id: str, *codec: str) -> subprocess.CompletedProcess[str]:

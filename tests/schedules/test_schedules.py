@@ -22,6 +22,7 @@ from sagas.app import (
     build_worker,
     matching_times,
 )
+from sagas.app._audit_witness import witness_findings, witnessed_records
 from sagas.audit import AuditStore
 from sagas.engine import local_nominal_time
 from sagas.foundations import InvalidRequestError, SagaNotFoundError
@@ -186,6 +187,11 @@ async def test_pause_and_resume_are_audited_and_stop_and_restart_runs(stack: Sta
     assert records["schedule_paused"].payload["operator"] == OPERATOR
     assert records["schedule_resumed"].payload["note"] == "new tenant"
     assert {"schedule_created", "schedule_deleted"} <= set(records)
+    # Temporal witnesses them as it witnesses sagas' records (`fundsaga audit verify`).
+    witnessed = await witnessed_records(stack.client.temporal, stack.client.task_queue)
+    ours = {w.receipt.sequence for w in witnessed if w.saga_id.startswith("schedule-audit-")}
+    assert {r.sequence for r in records.values()} <= ours
+    assert witness_findings(stack.audit.records(), witnessed) == []
 
 
 async def _quiet(stack: Stack, schedule_id: str, seconds: float = 1.5) -> None:
