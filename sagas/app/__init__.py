@@ -14,6 +14,7 @@ from sagas.app._client import (
     connect_temporal,
     transfer_workflow_id,
 )
+from sagas.app._codec_auth import AccessTokenCheck, CodecAuthorisation
 from sagas.app._codec_server import CodecServer, serve_codec
 from sagas.app._collector import Collection, PollerKind, SagaTypeBacklog, VisibilityCollector
 from sagas.app._collector_metrics import CollectorGauges, run_collector
@@ -72,6 +73,8 @@ __all__ = [
     "DST_HORIZON_YEARS",
     "ENTRY_POINT_GROUP",
     "TRANSFER_WORKFLOW_BY_STEP_MODE",
+    "AccessTokenCheck",
+    "CodecAuthorisation",
     "CodecServer",
     "Collection",
     "CollectorGauges",

@@ -8,6 +8,7 @@ import typer
 
 from sagas.app._cli_dev import until_stopped
 from sagas.app._cli_invocation import Invocation
+from sagas.app._codec_auth import AccessTokenCheck, CodecAuthorisation
 from sagas.app._codec_server import serve_codec
 from sagas.app._payload_codec import KEYS_SETTING, PayloadKeys
 from sagas.foundations import InvalidRequestError, Settings
@@ -42,12 +43,34 @@ def required_keys(settings: Settings) -> PayloadKeys:
 
 
 async def run_codec_server(settings: Settings, host: str, port: int) -> None:
-    token = settings.codec_server_token.get_secret_value()
+    auth = codec_authorisation(settings)
     origins = settings.codec_server_origin_list
-    with serve_codec(required_keys(settings), token, origins, host, port) as server:
+    with serve_codec(required_keys(settings), auth, origins, host, port) as server:
+        who = [
+            *(["the bearer token"] if auth.token else []),
+            *(["signed-in operators' access tokens"] if auth.access_tokens else []),
+        ]
         print(
             f"codec server on {server.url} (POST .../decode, .../encode) for origins "
             f"{', '.join(origins) or 'none'}; "
-            + ("bearer token required" if token else "no token: loopback only")
+            + (f"accepts {' or '.join(who)}" if who else "no token: loopback only")
         )
         await until_stopped()
+
+
+def codec_authorisation(settings: Settings) -> CodecAuthorisation:
+    """The static token, and the identity provider's access tokens when its JWKS is set
+    (audience and issuer then required)."""
+    token = settings.codec_server_token.get_secret_value()
+    if not settings.codec_server_jwks_url:
+        return CodecAuthorisation(token)
+    for field, value in (
+        ("FUNDSAGA_CODEC_SERVER_AUDIENCE", settings.codec_server_audience),
+        ("FUNDSAGA_CODEC_SERVER_ISSUER", settings.codec_server_issuer),
+    ):
+        if not value:
+            raise InvalidRequestError(field, "required with FUNDSAGA_CODEC_SERVER_JWKS_URL")
+    check = AccessTokenCheck(
+        settings.codec_server_jwks_url, settings.codec_server_audience, settings.codec_server_issuer
+    )
+    return CodecAuthorisation(token, check)

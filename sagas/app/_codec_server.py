@@ -6,13 +6,14 @@ callers that hold the bearer token.
     OPTIONS           CORS preflight, for the UI's origins only
 
 Only the last part of the path counts, as the codec-server protocol asks. Every POST must
-carry `Authorization: Bearer <FUNDSAGA_CODEC_SERVER_TOKEN>`; without a token the server only
-listens on the loopback interface, where anyone on the machine is trusted anyway.
+carry `Authorization: Bearer <FUNDSAGA_CODEC_SERVER_TOKEN>`, or the access token of an
+operator signed in to the Temporal UI when FUNDSAGA_CODEC_SERVER_JWKS_URL is set; with neither
+configured the server only listens on the loopback interface, where anyone on the machine is
+trusted anyway.
 """
 
 from __future__ import annotations
 
-import hmac
 import ipaddress
 import json
 import threading
@@ -25,6 +26,7 @@ from typing import Any
 from google.protobuf import json_format
 from temporalio.api.common.v1 import Payloads
 
+from sagas.app._codec_auth import CodecAuthorisation
 from sagas.app._payload_codec import PayloadCipher, PayloadDecryptionError, PayloadKeys
 from sagas.foundations import InvalidRequestError
 
@@ -36,16 +38,24 @@ class CodecServer(ThreadingHTTPServer):
     daemon_threads = True
 
     def __init__(
-        self, keys: PayloadKeys, token: str, origins: list[str], host: str, port: int
+        self,
+        keys: PayloadKeys,
+        auth: str | CodecAuthorisation,
+        origins: list[str],
+        host: str,
+        port: int,
     ) -> None:
-        if not token and not _is_loopback(host):
+        """`auth`: the static bearer token, or what a caller may present (the token, the
+        identity provider's access tokens)."""
+        self.auth = auth if isinstance(auth, CodecAuthorisation) else CodecAuthorisation(auth)
+        if not self.auth.required and not _is_loopback(host):
             raise InvalidRequestError(
                 "FUNDSAGA_CODEC_SERVER_TOKEN",
-                f"required to listen on {host}: it would decrypt payloads for anyone",
+                f"required to listen on {host} (or FUNDSAGA_CODEC_SERVER_JWKS_URL): it would "
+                "decrypt payloads for anyone",
             )
         super().__init__((host, port), _Handler)
         self.cipher = PayloadCipher(keys)
-        self.token = token
         self.origins = frozenset(origins)
 
     @property
@@ -56,9 +66,9 @@ class CodecServer(ThreadingHTTPServer):
 
 @contextmanager
 def serve_codec(
-    keys: PayloadKeys, token: str, origins: list[str], host: str, port: int
+    keys: PayloadKeys, auth: str | CodecAuthorisation, origins: list[str], host: str, port: int
 ) -> Iterator[CodecServer]:
-    server = CodecServer(keys, token, origins, host, port)
+    server = CodecServer(keys, auth, origins, host, port)
     thread = threading.Thread(target=server.serve_forever, name="codec-server", daemon=True)
     thread.start()
     try:
@@ -110,11 +120,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._answer(HTTPStatus.OK, json_format.MessageToDict(Payloads(payloads=done)))
 
     def _authorised(self) -> bool:
-        if not self.server.token:
-            return True
-        given = self.headers.get("Authorization", "")
-        expected = f"Bearer {self.server.token}"
-        return hmac.compare_digest(given.encode(), expected.encode())
+        return self.server.auth.allows(self.headers.get("Authorization", ""))
 
     def _payloads(self) -> Payloads | None:
         length = int(self.headers.get("Content-Length") or 0)

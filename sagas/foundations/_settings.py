@@ -66,6 +66,13 @@ class Settings(BaseSettings):
     Temporal, all decrypt; empty: payloads are plain."""
     codec_server_token: SecretStr = Field(SecretStr(""), alias="FUNDSAGA_CODEC_SERVER_TOKEN")
     """The bearer token `fundsaga codec-server` asks of every caller."""
+    codec_server_jwks_url: str = Field("", alias="FUNDSAGA_CODEC_SERVER_JWKS_URL")
+    """The identity provider's signing keys (JWKS): the codec server then also accepts the
+    access token the Temporal UI passes on for a signed-in operator; empty: the token only."""
+    codec_server_audience: str = Field("", alias="FUNDSAGA_CODEC_SERVER_AUDIENCE")
+    """The audience (`aud`) those access tokens must name."""
+    codec_server_issuer: str = Field("", alias="FUNDSAGA_CODEC_SERVER_ISSUER")
+    """The issuer (`iss`) those access tokens must name."""
     codec_server_origins: str = Field(
         "http://localhost:8233", alias="FUNDSAGA_CODEC_SERVER_ORIGINS"
     )

@@ -41,6 +41,14 @@ def test_payload_key_refuses_a_bad_id() -> None:
             },
             "FUNDSAGA_CODEC_SERVER_TOKEN",
         ),
+        (
+            {
+                "FUNDSAGA_PAYLOAD_KEYS": PayloadKeys.generate("k1"),
+                "FUNDSAGA_CODEC_SERVER_JWKS_URL": "https://idp.example/certs",
+                "FUNDSAGA_CODEC_SERVER_ISSUER": "https://idp.example",
+            },
+            "FUNDSAGA_CODEC_SERVER_AUDIENCE",
+        ),
     ],
 )
 def test_codec_server_refuses_to_start_without_what_it_needs(

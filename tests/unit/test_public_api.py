@@ -153,6 +153,8 @@ PUBLIC = {
         "ScheduleSummary",
         "ScheduleView",
         "CodecServer",
+        "AccessTokenCheck",
+        "CodecAuthorisation",
         "EncryptingCodec",
         "PayloadCipher",
         "PayloadDecryptionError",

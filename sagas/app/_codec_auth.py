@@ -1,0 +1,62 @@
+"""Who may ask the codec server to decode: the holder of its static bearer token (the
+`temporal` CLI, scripts), or an operator signed in to the Temporal UI, whose access token the
+UI passes on (`TEMPORAL_CODEC_PASS_ACCESS_TOKEN`) and which is checked against the identity
+provider's signing keys (JWKS), audience and issuer."""
+
+from __future__ import annotations
+
+import hmac
+from dataclasses import dataclass
+
+import jwt
+
+ALGORITHMS = ["RS256", "RS384", "RS512", "ES256", "ES384", "PS256"]
+"""Asymmetric only: a token signed with a shared secret could be minted by anyone who has it."""
+
+
+class AccessTokenCheck:
+    """An identity provider's access token: signed by a key of `jwks_url`, for `audience`,
+    from `issuer`, not expired. The keys are fetched when first needed, then cached."""
+
+    def __init__(self, jwks_url: str, audience: str, issuer: str) -> None:
+        self.audience = audience
+        self.issuer = issuer
+        self._keys = jwt.PyJWKClient(jwks_url, cache_keys=True)
+
+    def accepts(self, token: str) -> bool:
+        try:
+            key = self._keys.get_signing_key_from_jwt(token)
+            jwt.decode(
+                token,
+                key.key,
+                algorithms=ALGORITHMS,
+                audience=self.audience,
+                issuer=self.issuer,
+                options={"require": ["exp", "aud", "iss"]},
+            )
+        except jwt.PyJWTError:
+            return False
+        return True
+
+
+@dataclass(frozen=True)
+class CodecAuthorisation:
+    """The static token, the identity provider's access tokens, either, or (loopback only)
+    neither."""
+
+    token: str = ""
+    access_tokens: AccessTokenCheck | None = None
+
+    @property
+    def required(self) -> bool:
+        return bool(self.token) or self.access_tokens is not None
+
+    def allows(self, authorization_header: str) -> bool:
+        if not self.required:
+            return True
+        scheme, _, given = authorization_header.partition(" ")
+        if scheme.lower() != "bearer" or not given:
+            return False
+        if self.token and hmac.compare_digest(given.encode(), self.token.encode()):
+            return True
+        return self.access_tokens is not None and self.access_tokens.accepts(given)
