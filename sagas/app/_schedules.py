@@ -171,9 +171,13 @@ class SagaSchedules:
                 calendars=[calendar_at(at) for at in corrections], time_zone_name="UTC"
             )
             companion = self._schedule(launch, spec, suffix=COMPANION_SUFFIX)
-            await self.temporal.create_schedule(
-                schedule_id + COMPANION_SUFFIX, _with(companion, policy, note), memo=memo
-            )
+            try:
+                await self.temporal.create_schedule(
+                    schedule_id + COMPANION_SUFFIX, _with(companion, policy, note), memo=memo
+                )
+            except BaseException:  # no schedule without its daylight-saving corrections
+                await self.temporal.get_schedule_handle(schedule_id).delete()
+                raise
         await self._audit(
             AuditKind.SCHEDULE_CREATED,
             schedule_id,
