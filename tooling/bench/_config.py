@@ -72,11 +72,11 @@ class BenchConfig:
         """Tiny sizes: every phase runs and every field is written, in seconds."""
         return replace(
             self,
-            concurrencies=(2, 4),
+            concurrencies=(4,),
             rounds=2,
             block=4,
-            latency_samples=4,
-            open_loop_samples=4,
+            latency_samples=2,
+            open_loop_samples=2,
             compensate_samples=2,
             warmup=2,
             events_samples=1,

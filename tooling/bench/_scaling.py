@@ -19,7 +19,7 @@ async def scaling(config: BenchConfig) -> list[ScalingPoint]:
     points: list[ScalingPoint] = []
     concurrency = config.concurrencies[-1]
     for processes in config.scaling:
-        async with staged(config, DATABASE, processes) as stage:
+        async with staged(config, DATABASE, processes, variants=False) as stage:
             pids, server = stage.worker_pids, server_pid()
             run_one = runner(Scenario.ENGINE, stage.env.client, stage.queues)
             probe = Probe(pids[0], server)

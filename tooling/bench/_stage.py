@@ -36,10 +36,10 @@ def free_address() -> str:
 
 @asynccontextmanager
 async def staged(
-    config: BenchConfig, database: str = "sqlite", processes: int = 1
+    config: BenchConfig, database: str = "sqlite", processes: int = 1, *, variants: bool = True
 ) -> AsyncIterator[Stage]:
     """The dev server, a fresh ledger on `database` and the worker processes, every Temporal
-    client on the run's converter."""
+    client on the run's converter; the variants' workers too unless `variants` is False."""
     out = config.output_dir / database
     shutil.rmtree(out / "audit", ignore_errors=True)
     payload_keys = run_keys(config.knobs)
@@ -50,7 +50,7 @@ async def staged(
         )
         async with env, AsyncExitStack() as stack:
             queues = Queues()
-            variants = VARIANTS if config.variants and processes == 1 else ()
+            chosen = VARIANTS if config.variants and variants else ()
             pids = []
             for n in range(processes):
                 spec = WorkerSpec(
@@ -61,7 +61,7 @@ async def staged(
                     engine_queue=queues.engine,
                     compensate_queue=queues.compensate,
                     bench_queue=queues.bench,
-                    variant_queues={v.value: queues.of_variant(v) for v in variants},
+                    variant_queues={v.value: queues.of_variant(v) for v in chosen},
                     metrics_address=free_address(),
                     knobs=config.knobs,
                     payload_keys=payload_keys,
