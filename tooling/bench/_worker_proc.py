@@ -86,7 +86,7 @@ def _engine_worker(
     spec: WorkerSpec,
     queue: str,
     audit: AuditStore,
-    faults: FaultPlan = FaultPlan(),  # noqa: B008 (immutable: no rule)
+    faults: FaultPlan | None = None,
     *,
     signed: bool = True,
 ) -> Worker:
