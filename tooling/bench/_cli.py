@@ -45,10 +45,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="worker process counts for the scaling run on PostgreSQL (--full: 1,2,4)",
     )
     add("--scaling-sagas", type=int, default=320, help="ENGINE sagas per process count")
-    add("--block", type=int, default=80, help="sagas per throughput block")
-    add("--latency-samples", type=int, default=60, help="sagas per scenario at concurrency 1")
-    add("--open-loop-samples", type=int, default=120, help="sagas per scenario at half load")
-    add("--compensate-samples", type=int, default=40)
+    add("--block", type=int, default=60, help="sagas per throughput block")
+    add("--latency-samples", type=int, default=45, help="sagas per scenario at concurrency 1")
+    add("--open-loop-samples", type=int, default=60, help="sagas per scenario at half load")
+    add("--compensate-samples", type=int, default=20)
     add("--soak", type=int, default=0, metavar="N", help="then N transfers for memory growth")
     add("--no-dbos", action="store_true", help="skip the DBOS scenario")
     add(

@@ -46,13 +46,13 @@ class BenchConfig:
     """Ledger databases, each a whole session of its own, rows labelled by database."""
     variants: bool = True
     """Also the add-on-off ENGINE variants, at the first concurrency only."""
-    block: int = 80
+    block: int = 60
     """Sagas per throughput block."""
-    latency_samples: int = 60
+    latency_samples: int = 45
     """Sagas per scenario at concurrency 1 (split across the rounds)."""
-    open_loop_samples: int = 120
+    open_loop_samples: int = 60
     """Sagas per scenario in the open-loop run at half the scenario's maximum throughput."""
-    compensate_samples: int = 40
+    compensate_samples: int = 20
     warmup: int = 24
     events_samples: int = 5
     """Closed sagas per scenario described for history events and state transitions."""
