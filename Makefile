@@ -35,9 +35,11 @@ lint: $(STAMP)
 test: lint
 	$(BIN)/pytest -q
 
+# FULL=1 adds the 10,000-transfer soaks and the process-scaling run (well over 20 minutes).
+FULL ?=
 bench: $(STAMP)
 	$(BIN)/python -c 'import dbos, matplotlib' 2>/dev/null || $(BIN)/pip install --quiet -r tooling/bench/requirements.txt
-	$(BIN)/python -m tooling.bench $(BENCH_ARGS)
+	$(BIN)/python -m tooling.bench $(if $(FULL),--full) $(BENCH_ARGS)
 
 chaos: $(STAMP)
 	$(BIN)/python -m tooling.chaos $(CHAOS_ARGS)

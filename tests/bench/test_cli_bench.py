@@ -20,6 +20,19 @@ def test_defaults_are_the_full_run() -> None:
     assert config == BenchConfig()
     assert config.output_dir == DEFAULT_OUTPUT_DIR == Path(".fundsaga/bench")
     assert config.concurrencies == (16, 64)
+    assert config.rounds == 3
+    assert config.databases == ("sqlite", "postgresql")
+    assert config.variants
+    assert (config.soak, config.scaling) == (0, ())
+
+
+def test_full_adds_the_soaks_and_the_process_scaling() -> None:
+    config = config_from(parse("--full", "--database", "postgresql"))
+    assert config.soak == 10_000
+    assert config.scaling == (1, 2, 4)
+    assert config.databases == ("postgresql",)
+    assert config_from(parse("--scaling", "1,2", "--no-variants")).scaling == (1, 2)
+    assert not config_from(parse("--no-variants")).variants
 
 
 def test_smoke_and_knobs_are_passed_through() -> None:
@@ -38,6 +51,7 @@ def test_smoke_and_knobs_are_passed_through() -> None:
     )
     assert config.block < BenchConfig().block
     assert config.soak == 20
+    assert config.rounds >= 2
     assert config.knobs == WorkerKnobs(
         eager_activities=True, max_concurrent_workflow_tasks=8, sandbox="off", codec=True
     )
@@ -56,11 +70,13 @@ def test_the_public_names_change_only_on_purpose() -> None:
         "DEFAULT_OUTPUT_DIR",
         "Latency",
         "Report",
+        "ScalingPoint",
         "Scenario",
         "ScenarioResult",
         "Soak",
         "StepCost",
         "Target",
+        "TargetStatus",
         "WorkerKnobs",
         "measure_step_cost",
         "run_bench",

@@ -16,7 +16,7 @@ from tooling.bench import BenchConfig, Scenario, WorkerKnobs
 from tooling.bench._codec import bench_converter, run_keys
 from tooling.bench._conditions import conditions
 from tooling.bench._runner import TEMPORAL_SCENARIOS, Stage, staged
-from tooling.bench._scenarios import runner
+from tooling.bench._scenarios import VARIANTS, runner
 
 ENCRYPTED = b"binary/encrypted"
 NOT_ENCODED = {"search_attributes"}
@@ -51,7 +51,7 @@ def payloads(message: Message) -> Iterator[Payload]:
             yield from payloads(item)
 
 
-@pytest.mark.parametrize("scenario", TEMPORAL_SCENARIOS, ids=lambda s: s.value)
+@pytest.mark.parametrize("scenario", TEMPORAL_SCENARIOS + VARIANTS, ids=lambda s: s.value)
 async def test_every_scenario_runs_with_its_history_encrypted(
     stage: Stage, scenario: Scenario
 ) -> None:

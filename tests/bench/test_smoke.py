@@ -17,26 +17,42 @@ from tooling.bench._metrics import paired_ratio
 
 TEMPORAL = [
     Scenario.BARE,
+    Scenario.BARE_LOCAL,
     Scenario.ENGINE,
     Scenario.ENGINE_LOCAL,
     Scenario.COMPENSATE,
     Scenario.NAIVE,
 ]
-INTERLEAVED = [Scenario.BARE, Scenario.ENGINE, Scenario.ENGINE_LOCAL, Scenario.NAIVE]
+INTERLEAVED = [
+    Scenario.BARE,
+    Scenario.BARE_LOCAL,
+    Scenario.ENGINE,
+    Scenario.ENGINE_LOCAL,
+    Scenario.NAIVE,
+]
+VARIANTS = [Scenario.NOSIGN, Scenario.NOANCHOR, Scenario.NOMETRICS]
+DATABASES = ["postgresql"]
+"""The SQLite ledger runs every scenario in test_codec.py; here the PostgreSQL one, so that
+`make test` stays short (the suite's code is the same for both)."""
+STATUSES = {"met", "NOT MET", "not measured", "reported", "not switchable without an engine change"}
 
 
 @pytest.fixture(scope="module")
 async def smoke(tmp_path_factory: pytest.TempPathFactory) -> tuple[Report, dict[str, Any], Path]:
     out = tmp_path_factory.mktemp("bench")
-    config = BenchConfig(output_dir=out, label="smoke", soak=6).smoke()
+    config = BenchConfig(
+        output_dir=out, label="smoke", soak=6, databases=tuple(DATABASES), scaling=(2,)
+    ).smoke()
     report = await run_bench(config)
     write_outputs(report, out)
     data: dict[str, Any] = json.loads((out / "bench.json").read_text())
     return report, data, out
 
 
-def scenario(data: dict[str, Any], name: Scenario) -> dict[str, Any]:
-    found: list[dict[str, Any]] = [s for s in data["scenarios"] if s["name"] == name.value]
+def scenario(data: dict[str, Any], name: Scenario, database: str = "postgresql") -> dict[str, Any]:
+    found: list[dict[str, Any]] = [
+        s for s in data["scenarios"] if s["name"] == name.value and s["database"] == database
+    ]
     assert len(found) == 1
     return found[0]
 
@@ -47,17 +63,22 @@ def check_latency(latency: dict[str, Any]) -> None:
     assert latency["mean_ms"] > 0
 
 
-def test_every_scenario_is_reported_once(smoke: tuple[Report, dict[str, Any], Path]) -> None:
-    _, data, _ = smoke
-    assert [s["name"] for s in data["scenarios"]] == [s.value for s in (*TEMPORAL, Scenario.DBOS)]
-
-
-@pytest.mark.parametrize("name", TEMPORAL)
-def test_temporal_scenarios_have_every_figure(
-    smoke: tuple[Report, dict[str, Any], Path], name: Scenario
+def test_every_scenario_is_reported_once_per_database(
+    smoke: tuple[Report, dict[str, Any], Path],
 ) -> None:
     _, data, _ = smoke
-    result = scenario(data, name)
+    rows = [(s["name"], s["database"]) for s in data["scenarios"]]
+    per_database = [s.value for s in (*TEMPORAL, *VARIANTS)]
+    assert rows == [(n, db) for db in DATABASES for n in per_database] + [("DBOS", "sqlite")]
+
+
+@pytest.mark.parametrize("database", DATABASES)
+@pytest.mark.parametrize("name", TEMPORAL)
+def test_temporal_scenarios_have_every_figure(
+    smoke: tuple[Report, dict[str, Any], Path], name: Scenario, database: str
+) -> None:
+    _, data, _ = smoke
+    result = scenario(data, name, database)
     assert result["status"] == "ok"
     assert result["sagas"] > 0
     assert result["failures"] == 0
@@ -72,6 +93,20 @@ def test_temporal_scenarios_have_every_figure(
     assert result["worker_cpu_ms_per_saga"] > 0
     assert result["server_cpu_ms_per_saga"] > 0
     assert result["worker_peak_rss_mb"] > 0
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_variants_run_at_the_first_concurrency_only(
+    smoke: tuple[Report, dict[str, Any], Path], name: Scenario
+) -> None:
+    _, data, _ = smoke
+    first = data["conditions"]["concurrencies"].split(",")[0]
+    for database in DATABASES:
+        result = scenario(data, name, database)
+        assert result["failures"] == 0
+        assert list(result["tput_blocks"]) == [first]
+        assert len(result["tput_blocks"][first]) == data["conditions"]["rounds"]
+        assert f"ENGINE/{name.value} tput@{first}" in data["ratios"][database]
 
 
 @pytest.mark.parametrize("name", INTERLEAVED)
@@ -97,7 +132,7 @@ def test_compensation_latency_is_measured(smoke: tuple[Report, dict[str, Any], P
 
 def test_dbos_runs_where_installed_else_says_so(smoke: tuple[Report, dict[str, Any], Path]) -> None:
     _, data, _ = smoke
-    dbos = scenario(data, Scenario.DBOS)
+    dbos = scenario(data, Scenario.DBOS, "sqlite")
     if importlib.util.find_spec("dbos") is None:
         assert dbos["status"].startswith("not installed")
         return
@@ -117,7 +152,7 @@ def test_ratios_are_computed_from_the_figures(
     _, data, _ = smoke
     tag = ENGINES[name]
     bare, engine = scenario(data, Scenario.BARE), scenario(data, name)
-    ratios = data["ratios"]
+    ratios = data["ratios"]["postgresql"]
     for c in data["conditions"]["concurrencies"].split(","):
         expected = paired_ratio(engine["tput_blocks"][c], bare["tput_blocks"][c])
         # the JSON's block figures are rounded to 0.01/s: compare to 2 %
@@ -128,22 +163,60 @@ def test_ratios_are_computed_from_the_figures(
     assert ratios[f"R_p50{tag}"] == pytest.approx(p50, abs=0.001)
 
 
-@pytest.mark.parametrize("name", ENGINES, ids=lambda name: name.value)
+def test_every_target_is_a_line_with_its_status(
+    smoke: tuple[Report, dict[str, Any], Path],
+) -> None:
+    report, data, _ = smoke
+    names = [t["name"] for t in data["targets"]]
+    assert {t["status"] for t in data["targets"]} <= STATUSES
+    for number in range(1, 8):
+        assert any(name.startswith(f"{number}. ") for name in names), number
+    block = table(report).split("targets (", 1)[1].splitlines()[1:]
+    for target in data["targets"]:
+        assert any(
+            line.strip().startswith(target["status"]) and target["name"] in line for line in block
+        ), target["name"]
+
+
 def test_targets_say_met_exactly_when_the_value_meets_them(
-    smoke: tuple[Report, dict[str, Any], Path], name: Scenario
+    smoke: tuple[Report, dict[str, Any], Path],
 ) -> None:
     _, data, _ = smoke
-    tag, label = ENGINES[name], name.value
     targets = {t["name"]: t for t in data["targets"]}
-    events = targets[f"{label}: R_events{tag}"]
-    assert events["met"] == (events["value"] <= 1.1)
-    p50 = targets[f"{label}: R_p50{tag} (unloaded)"]
-    assert p50["met"] == (p50["value"] <= 1.2)
-    for c in data["conditions"]["concurrencies"].split(","):
-        tput = targets[f"{label}: R_tput{tag}@{c}"]
-        assert tput["met"] == (tput["value"] >= 0.9)
-        lead = targets[f"{label} ahead of NAIVE @{c}"]
-        assert lead["met"] == (lead["value"] > 1.0)
+    c = data["conditions"]["concurrencies"].split(",")[0]
+    for database in DATABASES:
+        ratios = data["ratios"][database]
+        naive = targets[f"1. ENGINE/NAIVE tput@{c} [{database}]"]
+        assert naive["value"] == ratios[f"ENGINE/NAIVE tput@{c}"]
+        assert naive["status"] == ("met" if naive["value"] >= 1.0 else "NOT MET")
+        local = targets[f"2. ENGINE-LOCAL/BARE-LOCAL tput@{c} [{database}]"]
+        assert local["status"] == ("met" if local["value"] >= 0.9 else "NOT MET")
+        p50 = targets[f"2. ENGINE-LOCAL/BARE-LOCAL p50@1 [{database}]"]
+        assert p50["status"] == ("met" if p50["value"] <= 1.3 else "NOT MET")
+        for add_on in ("snapshots", "launch fence"):
+            fixed = targets[f"1. cost of the {add_on} [{database}]"]
+            assert fixed["status"] == "not switchable without an engine change"
+    assert targets["4. every scenario on PostgreSQL, no failure"]["status"] == "met"
+    assert (
+        targets["5. process scaling [postgresql]: tput with most processes / with 1"]["status"]
+        == "reported"
+    )
+    # DBOS compares with ENGINE-LOCAL on SQLite, which this run leaves out
+    assert targets[f"3. ENGINE-LOCAL/DBOS tput@{c} [sqlite]"]["status"] == "not measured"
+    soak = targets["6. soak ENGINE: RSS growth MB"]
+    assert soak["status"] == "NOT MET"  # 6 transfers, not the 10,000 the target asks
+
+
+def test_the_scaling_run_measures_every_worker_process(
+    smoke: tuple[Report, dict[str, Any], Path],
+) -> None:
+    _, data, _ = smoke
+    (point,) = data["scaling"]
+    assert point["processes"] == 2
+    assert point["failures"] == 0
+    assert point["tput"] > 0
+    assert len(point["worker_cpu_ms_per_saga"]) == 2
+    assert point["server_cpu_ms_per_saga"] > 0
 
 
 def test_local_steps_leave_fewer_history_events_than_activity_steps(
@@ -154,9 +227,13 @@ def test_local_steps_leave_fewer_history_events_than_activity_steps(
     assert local["history_events"] < engine["history_events"]
 
 
-def test_the_soak_samples_the_worker_memory(smoke: tuple[Report, dict[str, Any], Path]) -> None:
+@pytest.mark.parametrize("index", [0, 1])
+def test_the_soaks_sample_the_worker_memory(
+    smoke: tuple[Report, dict[str, Any], Path], index: int
+) -> None:
     _, data, _ = smoke
-    soak = data["soak"]
+    soak = data["soaks"][index]
+    assert soak["scenario"] == ["ENGINE", "ENGINE-LOCAL"][index]
     assert soak["transfers"] == 6
     assert soak["failures"] == 0
     assert [done for done, _ in soak["samples"]][-1] == 6
@@ -174,7 +251,8 @@ def test_conditions_table_and_plot_are_written(smoke: tuple[Report, dict[str, An
     assert conditions["python"]
     assert conditions["knob.codec"] is False
     text = table(report)
-    assert all(s.value in text for s in (*TEMPORAL, Scenario.DBOS))
+    assert all(s.value in text for s in (*TEMPORAL, *VARIANTS, Scenario.DBOS))
+    assert all(f" {db} " in text for db in (*DATABASES, "sqlite"))
     assert "(payload codec off)" in text.splitlines()[0]
     if importlib.util.find_spec("matplotlib") is None:
         assert data["plot"] is None

@@ -6,6 +6,7 @@ Registered only by the benchmark worker (tooling.bench), not in ALL_WORKFLOWS.
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import timedelta
 
 from temporalio import workflow
 from temporalio.exceptions import ActivityError, ApplicationError
@@ -15,6 +16,8 @@ with workflow.unsafe.imports_passed_through():
     from tooling.baselines.activities import BareCall, NaiveActivities, NaiveCall, noop
 
 STEP_TIMEOUT = TRANSFER_SAGA.steps[0].timeout
+LOCAL_RETRY_THRESHOLD = timedelta(milliseconds=1)
+"""As the engine's local steps: a backoff between attempts is a durable timer."""
 STEP_NAMES = tuple(step.name for step in TRANSFER_SAGA.steps)
 
 
@@ -31,6 +34,24 @@ class BareWorkflow:
                 BareCall(workflow_id=workflow_id, step=step),
                 start_to_close_timeout=STEP_TIMEOUT,
                 retry_policy=ACTION_RETRY.to_retry_policy(),
+            )
+        return "done"
+
+
+@workflow.defn(name="BenchBareLocalWorkflow")
+class BareLocalWorkflow:
+    """BARE with every no-op a local activity, as ENGINE-LOCAL's steps are local activities."""
+
+    @workflow.run
+    async def run(self, request: TransferRequest) -> str:
+        workflow_id = workflow.info().workflow_id
+        for step in STEP_NAMES:
+            await workflow.execute_local_activity(
+                noop,
+                BareCall(workflow_id=workflow_id, step=step),
+                start_to_close_timeout=STEP_TIMEOUT,
+                retry_policy=ACTION_RETRY.to_retry_policy(),
+                local_retry_threshold=LOCAL_RETRY_THRESHOLD,
             )
         return "done"
 

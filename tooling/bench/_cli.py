@@ -7,10 +7,11 @@ import asyncio
 from pathlib import Path
 
 from sagas.foundations import DEFAULT_HOME
-from tooling.bench._config import BenchConfig, WorkerKnobs
+from tooling.bench._config import DATABASES, SCALING_PROCESSES, BenchConfig, WorkerKnobs
 from tooling.bench._report import table, write_outputs
 from tooling.bench._runner import run_bench
 from tooling.bench._step_cost import measure_step_cost
+from tooling.bench._targets import SOAK_FULL_SIZE
 
 
 def _sizes(text: str) -> tuple[int, ...]:
@@ -20,18 +21,34 @@ def _sizes(text: str) -> tuple[int, ...]:
 def build_parser() -> argparse.ArgumentParser:
     bench = argparse.ArgumentParser(
         prog="python -m tooling.bench",
-        description="benchmark: BARE vs ENGINE vs NAIVE (and DBOS), table + JSON + PNG",
+        description="benchmark: BARE(-LOCAL) vs ENGINE(-LOCAL) vs NAIVE (and DBOS), SQLite and "
+        "PostgreSQL ledgers, the targets block; table + JSON + PNG",
     )
     add = bench.add_argument
     add("--output-dir", type=Path, default=DEFAULT_HOME / "bench", help="default .fundsaga/bench")
     add("--smoke", action="store_true", help="tiny sizes: checks that every phase runs")
     add("--label", default="default", help="name of this run in the table and JSON")
     add("--concurrency", type=_sizes, default=(16, 64), help="closed-loop levels, e.g. 16,64")
-    add("--rounds", type=int, default=4, help="alternating blocks per scenario and phase")
-    add("--block", type=int, default=80, help="sagas per throughput block")
-    add("--latency-samples", type=int, default=60, help="sagas per scenario at concurrency 1")
-    add("--open-loop-samples", type=int, default=120, help="sagas per scenario at half load")
-    add("--compensate-samples", type=int, default=40)
+    add("--rounds", type=int, default=3, help="alternating blocks (repetitions) per phase")
+    add(
+        "--database",
+        choices=("sqlite", "postgresql", "both"),
+        default="both",
+        help="ledger database(s); PostgreSQL from FUNDSAGA_TEST_PG_URL or the local default",
+    )
+    add("--no-variants", action="store_true", help="skip the add-on-off ENGINE variants")
+    add("--full", action="store_true", help="also the soaks (10,000 each) and process scaling")
+    add(
+        "--scaling",
+        type=_sizes,
+        default=(),
+        help="worker process counts for the scaling run on PostgreSQL (--full: 1,2,4)",
+    )
+    add("--scaling-sagas", type=int, default=320, help="ENGINE sagas per process count")
+    add("--block", type=int, default=60, help="sagas per throughput block")
+    add("--latency-samples", type=int, default=45, help="sagas per scenario at concurrency 1")
+    add("--open-loop-samples", type=int, default=60, help="sagas per scenario at half load")
+    add("--compensate-samples", type=int, default=20)
     add("--soak", type=int, default=0, metavar="N", help="then N transfers for memory growth")
     add("--no-dbos", action="store_true", help="skip the DBOS scenario")
     add(
@@ -69,7 +86,11 @@ def config_from(args: argparse.Namespace) -> BenchConfig:
         latency_samples=args.latency_samples,
         open_loop_samples=args.open_loop_samples,
         compensate_samples=args.compensate_samples,
-        soak=args.soak,
+        soak=max(args.soak, SOAK_FULL_SIZE) if args.full else args.soak,
+        scaling=args.scaling or (SCALING_PROCESSES if args.full else ()),
+        scaling_sagas=args.scaling_sagas,
+        databases=DATABASES if args.database == "both" else (args.database,),
+        variants=not args.no_variants,
         dbos=not args.no_dbos,
         output_dir=args.output_dir,
         label=args.label,

@@ -6,6 +6,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 DEFAULT_OUTPUT_DIR = Path(".fundsaga/bench")
+DATABASES = ("sqlite", "postgresql")
+DEFAULT_PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+"""The admin that creates the run's PostgreSQL database (FUNDSAGA_TEST_PG_URL overrides it)."""
+SCALING_PROCESSES = (1, 2, 4)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -36,20 +40,29 @@ class BenchConfig:
     """Sizes of one run. Throughput blocks alternate the INTERLEAVED scenarios in each round."""
 
     concurrencies: tuple[int, ...] = (16, 64)
-    rounds: int = 4
-    """Alternating blocks per scenario, at each concurrency and for each latency phase."""
-    block: int = 80
+    rounds: int = 3
+    """Alternating blocks (repetitions) per scenario, at each concurrency and latency phase."""
+    databases: tuple[str, ...] = DATABASES
+    """Ledger databases, each a whole session of its own, rows labelled by database."""
+    variants: bool = True
+    """Also the add-on-off ENGINE variants, at the first concurrency only."""
+    block: int = 60
     """Sagas per throughput block."""
-    latency_samples: int = 60
+    latency_samples: int = 45
     """Sagas per scenario at concurrency 1 (split across the rounds)."""
-    open_loop_samples: int = 120
+    open_loop_samples: int = 60
     """Sagas per scenario in the open-loop run at half the scenario's maximum throughput."""
-    compensate_samples: int = 40
+    compensate_samples: int = 20
     warmup: int = 24
     events_samples: int = 5
     """Closed sagas per scenario described for history events and state transitions."""
     soak: int = 0
-    """Transfers through one worker for the memory soak; 0 skips it."""
+    """Transfers through one worker for the memory soak (ENGINE, then ENGINE-LOCAL, on the
+    first database); 0 skips it."""
+    scaling: tuple[int, ...] = ()
+    """Worker process counts for the process-scaling run on PostgreSQL; empty skips it."""
+    scaling_sagas: int = 320
+    """ENGINE sagas per process count in the scaling run, at the last concurrency."""
     dbos: bool = True
     knobs: WorkerKnobs = field(default_factory=WorkerKnobs)
     output_dir: Path = DEFAULT_OUTPUT_DIR
@@ -59,13 +72,15 @@ class BenchConfig:
         """Tiny sizes: every phase runs and every field is written, in seconds."""
         return replace(
             self,
-            concurrencies=(2, 4),
+            concurrencies=(4,),
             rounds=2,
             block=4,
-            latency_samples=4,
-            open_loop_samples=4,
+            latency_samples=2,
+            open_loop_samples=2,
             compensate_samples=2,
             warmup=2,
             events_samples=1,
             soak=min(self.soak, 20),
+            scaling=self.scaling[:2],
+            scaling_sagas=min(self.scaling_sagas, 8),
         )

@@ -37,7 +37,7 @@ def _bars(ax: Any, report: Report, phase: str) -> None:
     for result in report.scenarios:
         latency = getattr(result, phase)
         if isinstance(latency, Latency):
-            names.append(result.name)
+            names.append(f"{result.name} {result.database}")
             values.append(latency)
     width = 0.27
     for i, (label, pick) in enumerate((("p50", "p50_ms"), ("p95", "p95_ms"), ("p99", "p99_ms"))):

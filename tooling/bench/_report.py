@@ -24,9 +24,10 @@ def _lat(latency: Latency | None) -> list[str]:
 
 def _row(result: ScenarioResult, concurrencies: list[str]) -> list[str]:
     if result.status != "ok":
-        return [result.name, result.status]
+        return [result.name, result.database, result.status]
     return [
         result.name,
+        result.database,
         *(_num(result.tput.get(c)) for c in concurrencies),
         *_lat(result.latency_c1),
         _num(result.half_rate),
@@ -47,7 +48,7 @@ def _aligned(rows: list[list[str]]) -> list[str]:
     lines = []
     for row in rows:
         if len(row) != len(widths):
-            lines.append(f"{row[0]:<{widths[0]}}  {' '.join(row[1:])}")
+            lines.append(f"{row[0]:<{widths[0]}}  {row[1]:>{widths[1]}}  {' '.join(row[2:])}")
             continue
         cells = [row[0].ljust(widths[0])] + [
             c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)
@@ -60,6 +61,7 @@ def table(report: Report) -> str:
     concurrencies = str(report.conditions["concurrencies"]).split(",")
     header = [
         "scenario",
+        "db",
         *(f"tput@{c}/s" for c in concurrencies),
         "p50@1 ms",
         "p95@1",
@@ -86,20 +88,43 @@ def table(report: Report) -> str:
             f"failure-to-COMPENSATED (server time, n={f.n}): p50 {f.p50_ms} ms, "
             f"p95 {f.p95_ms} ms, p99 {f.p99_ms} ms"
         )
-    lines.append("ratios: " + ", ".join(f"{k}={v}" for k, v in report.ratios.items()))
-    lines.append("targets:")
-    for t in report.targets:
-        lines.append(f"  [{'met' if t.met else 'NOT met'}] {t.name} {t.wanted}: {t.value}")
-    if report.soak is not None:
-        s = report.soak
-        lines.append(
-            f"soak: {s.transfers} transfers, RSS {s.rss_after_warmup_mb} MB after {s.warmup}, "
-            f"max {s.rss_max_after_warmup_mb} MB, end {s.rss_end_mb} MB, growth {s.growth_mb} MB, "
-            f"failures {s.failures}"
-        )
+    for database, found in report.ratios.items():
+        lines.append(f"ratios [{database}]: " + ", ".join(f"{k}={v}" for k, v in found.items()))
+    lines.extend(_scaling(report))
+    lines.extend(_soaks(report))
+    lines.extend(targets_block(report))
     lines.extend(f"note: {note}" for note in report.notes)
     lines.append("conditions: " + "; ".join(f"{k}={v}" for k, v in report.conditions.items()))
     return "\n".join(lines)
+
+
+def targets_block(report: Report) -> list[str]:
+    """One line per target: status, name, value, threshold."""
+    lines = ["targets (median of per-repetition ratios; met / NOT MET / not measured):"]
+    width = max(len(t.status) for t in report.targets)
+    for t in report.targets:
+        value = "-" if t.value is None else str(t.value)
+        note = f"  ({t.note})" if t.note else ""
+        lines.append(f"  {t.status:<{width}}  {t.name} = {value}, wanted {t.wanted}{note}")
+    return lines
+
+
+def _scaling(report: Report) -> list[str]:
+    return [
+        f"scaling [postgresql]: {p.processes} worker processes, {p.tput} sagas/s over {p.sagas}, "
+        f"worker CPU ms/saga {p.worker_cpu_ms_per_saga}, server {p.server_cpu_ms_per_saga}, "
+        f"failures {p.failures}"
+        for p in report.scaling
+    ]
+
+
+def _soaks(report: Report) -> list[str]:
+    return [
+        f"soak {s.scenario}: {s.transfers} transfers, RSS {s.rss_after_warmup_mb} MB after "
+        f"{s.warmup}, max {s.rss_max_after_warmup_mb} MB, end {s.rss_end_mb} MB, growth "
+        f"{s.growth_mb} MB, failures {s.failures}"
+        for s in report.soaks
+    ]
 
 
 def write_json(report: Report, directory: Path) -> Path:

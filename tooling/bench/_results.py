@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -19,6 +20,8 @@ class Latency:
 @dataclass(kw_only=True)
 class ScenarioResult:
     name: str
+    database: str = "sqlite"
+    """The ledger's database: `sqlite` or `postgresql` (DBOS: its own SQLite database)."""
     status: str = "ok"
     """`ok`, `not installed` or `failed: ...` (DBOS only can be other than ok)."""
     sagas: int = 0
@@ -29,6 +32,8 @@ class ScenarioResult:
     """Sagas per second by concurrency: the median of the scenario's blocks."""
     tput_blocks: dict[str, list[float]] = field(default_factory=dict)
     latency_c1: Latency | None = None
+    p50_c1_blocks: list[float] = field(default_factory=list)
+    """p50 (ms) of each repetition's block at concurrency 1, for per-repetition ratios."""
     latency_half: Latency | None = None
     half_rate: float | None = None
     """The open-loop arrival rate (sagas/s) of latency_half."""
@@ -42,16 +47,40 @@ class ScenarioResult:
     """ENGINE-COMPENSATE only: from the failed step's event to the saga's close (server time)."""
 
 
+class TargetStatus(StrEnum):
+    MET = "met"  # the value reaches the threshold
+    NOT_MET = "NOT MET"  # measured, and it does not
+    NOT_MEASURED = "not measured"  # this run did not measure it (DBOS off, no FULL=1, ...)
+    REPORTED = "reported"  # a figure with no threshold (an add-on's cost, the scaling)
+    NOT_SWITCHABLE = "not switchable without an engine change"  # inside sagas/engine
+
+
 @dataclass(frozen=True, kw_only=True)
 class Target:
     name: str
     wanted: str
     value: float | None
     met: bool
+    status: TargetStatus = TargetStatus.NOT_MEASURED
+    note: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScalingPoint:
+    """ENGINE at the last concurrency with `processes` worker processes on PostgreSQL."""
+
+    processes: int
+    tput: float
+    sagas: int
+    failures: int
+    worker_cpu_ms_per_saga: list[float]
+    """Each worker process's CPU over the block, divided by every saga of the block."""
+    server_cpu_ms_per_saga: float
 
 
 @dataclass(frozen=True, kw_only=True)
 class Soak:
+    scenario: str
     transfers: int
     warmup: int
     rss_after_warmup_mb: float
@@ -69,15 +98,18 @@ class Report:
     label: str
     conditions: dict[str, str | int | float | bool]
     scenarios: list[ScenarioResult]
-    ratios: dict[str, float]
+    ratios: dict[str, dict[str, float]]
+    """Ratios by database."""
     targets: list[Target]
-    soak: Soak | None = None
+    soaks: list[Soak] = field(default_factory=list)
+    scaling: list[ScalingPoint] = field(default_factory=list)
+    elapsed_s: float = 0.0
     notes: list[str] = field(default_factory=list)
     plot: str | None = None
     """File name of the latency plot, or None when matplotlib is missing."""
 
-    def scenario(self, name: str) -> ScenarioResult:
+    def scenario(self, name: str, database: str = "sqlite") -> ScenarioResult:
         for result in self.scenarios:
-            if result.name == name:
+            if result.name == name and result.database == database:
                 return result
         raise KeyError(name)

@@ -13,7 +13,7 @@ from temporalio.client import Client
 from tooling.bench._config import BenchConfig
 from tooling.bench._load import Block, Probe, RunOne, closed_loop, open_loop
 from tooling.bench._metrics import median
-from tooling.bench._scenarios import INTERLEAVED, Scenario
+from tooling.bench._scenarios import INTERLEAVED, VARIANTS, Scenario
 
 WARMUP_CONCURRENCY = 8
 ACTIVITY_FAILED = EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED
@@ -42,9 +42,9 @@ def progress(message: str) -> None:
     print(f"bench: {message}", file=sys.stderr, flush=True)
 
 
-def _order(round_index: int) -> Sequence[Scenario]:
+def _order(round_index: int, scenarios: Sequence[Scenario] = INTERLEAVED) -> Sequence[Scenario]:
     """ABC, CBA, ABC ...: each scenario is as often early as late in a round."""
-    return INTERLEAVED if round_index % 2 == 0 else tuple(reversed(INTERLEAVED))
+    return scenarios if round_index % 2 == 0 else tuple(reversed(scenarios))
 
 
 class Session:
@@ -75,10 +75,16 @@ class Session:
         for run_one in self.runners.values():
             await closed_loop(self.probe, run_one, self.config.warmup, WARMUP_CONCURRENCY)
 
+    def _at(self, concurrency: int) -> tuple[Scenario, ...]:
+        """The interleaved scenarios, and the variants at the first concurrency."""
+        variants = tuple(v for v in VARIANTS if v in self.runners)
+        first = concurrency == self.config.concurrencies[0]
+        return INTERLEAVED + variants if first else INTERLEAVED
+
     async def throughput(self) -> None:
         for concurrency in self.config.concurrencies:
             for r in range(self.config.rounds):
-                for scenario in _order(r):
+                for scenario in _order(r, self._at(concurrency)):
                     block = await closed_loop(
                         self.probe, self.runners[scenario], self.config.block, concurrency
                     )

@@ -12,8 +12,8 @@ CHUNKS = 20
 WARMUP_CHUNKS = 2
 
 
-async def soak(probe: Probe, run_one: RunOne, transfers: int) -> Soak:
-    """Run `transfers` ENGINE sagas; growth is measured after the first chunks (warm-up)."""
+async def soak(probe: Probe, run_one: RunOne, transfers: int, scenario: str) -> Soak:
+    """Run `transfers` sagas of `scenario`; growth is measured after the first chunks."""
     chunk = max(transfers // CHUNKS, 1)
     done = failures = 0
     samples: list[tuple[int, float]] = [(0, round(sample(probe.worker_pid).rss_mb, 1))]
@@ -23,10 +23,11 @@ async def soak(probe: Probe, run_one: RunOne, transfers: int) -> Soak:
         done += size
         failures += block.failures
         samples.append((done, round(sample(probe.worker_pid).rss_mb, 1)))
-        progress(f"soak {done}/{transfers}: worker RSS {samples[-1][1]} MB")
+        progress(f"soak {scenario} {done}/{transfers}: worker RSS {samples[-1][1]} MB")
     warm = samples[min(WARMUP_CHUNKS, len(samples) - 1)]
     after = [rss for _, rss in samples[samples.index(warm) :]]
     return Soak(
+        scenario=scenario,
         transfers=transfers,
         warmup=warm[0],
         rss_after_warmup_mb=warm[1],

@@ -1,19 +1,16 @@
-"""From measured blocks to a scenario's figures, the ratios and the targets."""
+"""From measured blocks to a scenario's figures and the ratios."""
 
 from __future__ import annotations
 
 import statistics
 
 from tooling.bench._metrics import latency, median, paired_ratio, ratio
-from tooling.bench._results import ScenarioResult, Soak, Target
-from tooling.bench._scenarios import Scenario
+from tooling.bench._results import ScenarioResult
+from tooling.bench._scenarios import VARIANTS, Scenario
 from tooling.bench._session import Measured
 
-SOAK_GROWTH_LIMIT_MB = 50
-SOAK_FULL_SIZE = 10_000
 
-
-def summarise(scenario: Scenario, measured: Measured) -> ScenarioResult:
+def summarise(scenario: Scenario, measured: Measured, database: str) -> ScenarioResult:
     blocks = measured.all_blocks()
     tput_blocks = [b for bs in measured.tput.values() for b in bs]
     tput_sagas = sum(len(b.latencies) for b in tput_blocks)
@@ -21,11 +18,13 @@ def summarise(scenario: Scenario, measured: Measured) -> ScenarioResult:
     unloaded = [s for b in measured.c1 for s in b.latencies]
     result = ScenarioResult(
         name=scenario.value,
+        database=database,
         sagas=sum(len(b.latencies) for b in blocks),
         failures=sum(b.failures for b in blocks),
         tput={str(c): round(median([b.tput for b in bs]), 2) for c, bs in measured.tput.items()},
         tput_blocks={str(c): [round(b.tput, 2) for b in bs] for c, bs in measured.tput.items()},
         latency_c1=latency(unloaded) if unloaded else None,
+        p50_c1_blocks=[latency(b.latencies).p50_ms for b in measured.c1 if b.latencies],
         latency_half=latency(half) if half else None,
         half_rate=measured.half_rate,
         worker_cpu_ms_per_saga=_per_saga(sum(b.worker_cpu_s for b in tput_blocks), tput_sagas),
@@ -72,46 +71,32 @@ def ratios(
         found[f"R_events{tag}"] = ratio(e.history_events, b.history_events)
         found[f"R_transitions{tag}"] = ratio(e.state_transitions, b.state_transitions)
         found[f"R_worker_cpu{tag}"] = ratio(e.worker_cpu_ms_per_saga, b.worker_cpu_ms_per_saga)
+    found |= _local_and_variants(measured, results)
     return {k: v for k, v in found.items() if v is not None}
+
+
+def _local_and_variants(
+    measured: dict[Scenario, Measured], results: dict[str, ScenarioResult]
+) -> dict[str, float | None]:
+    """ENGINE-LOCAL against BARE-LOCAL, and ENGINE against each add-on-off variant."""
+    found: dict[str, float | None] = {}
+    local = measured[Scenario.ENGINE_LOCAL]
+    for c, blocks in measured[Scenario.BARE_LOCAL].tput.items():
+        found[f"ENGINE-LOCAL/BARE-LOCAL tput@{c}"] = paired_ratio(
+            [b.tput for b in local.tput[c]], [b.tput for b in blocks]
+        )
+    local_p50 = results[Scenario.ENGINE_LOCAL.value].p50_c1_blocks
+    bare_p50 = results[Scenario.BARE_LOCAL.value].p50_c1_blocks
+    if local_p50 and len(local_p50) == len(bare_p50):
+        found["ENGINE-LOCAL/BARE-LOCAL p50@1"] = paired_ratio(local_p50, bare_p50)
+    engine = measured[Scenario.ENGINE]
+    for variant in (v for v in VARIANTS if v in measured):
+        for c, blocks in measured[variant].tput.items():
+            found[f"ENGINE/{variant.value} tput@{c}"] = paired_ratio(
+                [b.tput for b in engine.tput[c]], [b.tput for b in blocks]
+            )
+    return found
 
 
 def _p50(result: ScenarioResult) -> float | None:
     return result.latency_c1.p50_ms if result.latency_c1 else None
-
-
-def targets(
-    found: dict[str, float], concurrencies: tuple[int, ...], soak: Soak | None
-) -> list[Target]:
-    listed: list[Target] = []
-    for scenario, tag in ENGINES.items():
-        name = scenario.value
-        for c in concurrencies:
-            listed.append(_at_least(f"{name}: R_tput{tag}@{c}", found[f"R_tput{tag}@{c}"], 0.9))
-            lead = found[f"{name}/NAIVE tput@{c}"]
-            listed.append(
-                Target(
-                    name=f"{name} ahead of NAIVE @{c}", wanted="> 1.0", value=lead, met=lead > 1.0
-                )
-            )
-        listed.append(_at_most(f"{name}: R_events{tag}", found.get(f"R_events{tag}"), 1.1))
-        listed.append(_at_most(f"{name}: R_p50{tag} (unloaded)", found.get(f"R_p50{tag}"), 1.2))
-    if soak is not None:
-        listed.append(
-            Target(
-                name=f"soak {soak.transfers} transfers: RSS growth MB",
-                wanted=f"< {SOAK_GROWTH_LIMIT_MB} over {SOAK_FULL_SIZE}",
-                value=soak.growth_mb,
-                met=soak.growth_mb < SOAK_GROWTH_LIMIT_MB and soak.transfers >= SOAK_FULL_SIZE,
-            )
-        )
-    return listed
-
-
-def _at_least(name: str, value: float, wanted: float) -> Target:
-    return Target(name=name, wanted=f">= {wanted}", value=value, met=value >= wanted)
-
-
-def _at_most(name: str, value: float | None, wanted: float) -> Target:
-    return Target(
-        name=name, wanted=f"<= {wanted}", value=value, met=value is not None and value <= wanted
-    )
