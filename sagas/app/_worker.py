@@ -9,12 +9,13 @@ from typing import Any
 
 from temporalio.client import Client
 from temporalio.worker import Worker, WorkflowRunner
-from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
+from temporalio.worker.workflow_sandbox import SandboxRestrictions
 
 from activities.audit import AuditActivities
 from activities.retry_specs import RetrySpecsActivity
 from sagas.app._registry import SagaRegistry, WorkerContext, built_in_registry
 from sagas.app._retry_specs import configured_specs
+from sagas.app._sandbox import CompiledSandboxRunner
 from sagas.audit import AnchoredAuditStore, AuditStore
 from sagas.engine import FAULTS_ENV_VAR, FaultPlan
 from sagas.ledger import Ledger
@@ -29,12 +30,13 @@ def saga_workflow_runner(*workflow_modules: str) -> WorkflowRunner:
 
     The workflow modules hold no state, so re-importing them for every saga run (the sandbox's
     default) buys nothing and costs 1-5 ms of worker CPU per saga; the engine's own
-    modules are already passed through where the workflows import them.
+    modules are already passed through where the workflows import them. The sandbox's glue
+    code is compiled once per process (CompiledSandboxRunner), not once per call.
     """
     restrictions = SandboxRestrictions.default.with_passthrough_modules(
         "workflows", *workflow_modules
     )
-    return SandboxedWorkflowRunner(restrictions=restrictions)
+    return CompiledSandboxRunner(restrictions=restrictions)
 
 
 def build_worker(
