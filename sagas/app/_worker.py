@@ -9,18 +9,23 @@ from typing import Any
 
 from temporalio.client import Client
 from temporalio.worker import Worker, WorkflowRunner
-from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
+from temporalio.worker.workflow_sandbox import SandboxRestrictions
 
 from activities.audit import AuditActivities
 from activities.retry_specs import RetrySpecsActivity
 from sagas.app._registry import SagaRegistry, WorkerContext, built_in_registry
 from sagas.app._retry_specs import configured_specs
+from sagas.app._sandbox import CompiledSandboxRunner
 from sagas.audit import AnchoredAuditStore, AuditStore
 from sagas.engine import FAULTS_ENV_VAR, FaultPlan
 from sagas.ledger import Ledger
 from workflows import AuditAnchorWorkflow, ScheduleAuditWorkflow, ScheduledSagaWorkflow
 
 log = logging.getLogger("fundsaga.worker")
+
+SQLITE_ACTIVITY_SLOTS = 8
+"""SQLite has one writer: more threads than this only queue on its lock and the GIL."""
+ACTIVITY_SLOTS = 32
 
 
 def saga_workflow_runner(*workflow_modules: str) -> WorkflowRunner:
@@ -29,12 +34,13 @@ def saga_workflow_runner(*workflow_modules: str) -> WorkflowRunner:
 
     The workflow modules hold no state, so re-importing them for every saga run (the sandbox's
     default) buys nothing and costs 1-5 ms of worker CPU per saga; the engine's own
-    modules are already passed through where the workflows import them.
+    modules are already passed through where the workflows import them. The sandbox's glue
+    code is compiled once per process (CompiledSandboxRunner), not once per call.
     """
     restrictions = SandboxRestrictions.default.with_passthrough_modules(
         "workflows", *workflow_modules
     )
-    return SandboxedWorkflowRunner(restrictions=restrictions)
+    return CompiledSandboxRunner(restrictions=restrictions)
 
 
 def build_worker(
@@ -46,7 +52,7 @@ def build_worker(
     *,
     registry: SagaRegistry | None = None,
     workflows: Sequence[type] | None = None,
-    max_concurrent_activities: int = 32,
+    max_concurrent_activities: int | None = None,
     max_concurrent_workflow_tasks: int | None = None,
     max_cached_workflows: int = 1000,
     workflow_runner: WorkflowRunner | None = None,
@@ -58,12 +64,14 @@ def build_worker(
     Refuses to build (RegistrationError) when a step names an activity nothing registers.
     `workflows` replaces the registry's workflow classes (tests register altered copies).
     `max_concurrent_activities` is also the size of the thread pool the sync step activities
-    run on; None for the workflow task slots keeps the SDK's default, None for the runner is
-    `saga_workflow_runner()` with the registry's workflow modules passed through.
+    (and local steps) run on; None is 8 on a SQLite ledger, 32 on PostgreSQL (pass more for
+    slow external steps). None for the workflow task slots keeps the SDK's default, None for
+    the runner is `saga_workflow_runner()` with the registry's workflow modules passed through.
     `retry_specs` is the configuration file of retry specs (FUNDSAGA_RETRY_SPECS), checked now
     (InvalidRequestError naming the bad field) and read again as each saga starts.
     """
     registry = registry or built_in_registry()
+    slots = max_concurrent_activities or activity_slots_for(ledger)
     configured_specs(retry_specs, registry)
     faults = faults or FaultPlan()
     if faults:
@@ -95,9 +103,14 @@ def build_worker(
         task_queue=task_queue,
         workflows=[*chosen, AuditAnchorWorkflow, ScheduledSagaWorkflow, ScheduleAuditWorkflow],
         activities=activities,
-        activity_executor=ThreadPoolExecutor(max_workers=max_concurrent_activities),
-        max_concurrent_activities=max_concurrent_activities,
+        activity_executor=ThreadPoolExecutor(max_workers=slots),
+        max_concurrent_activities=slots,
         max_concurrent_workflow_tasks=max_concurrent_workflow_tasks,
         max_cached_workflows=max_cached_workflows,
         workflow_runner=workflow_runner or saga_workflow_runner(*modules),
     )
+
+
+def activity_slots_for(ledger: Ledger) -> int:
+    """build_worker's activity slots and threads when none are given, by the ledger's database."""
+    return SQLITE_ACTIVITY_SLOTS if ledger.engine.dialect.name == "sqlite" else ACTIVITY_SLOTS

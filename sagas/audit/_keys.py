@@ -8,6 +8,7 @@ hashes. Several public keys verify at once, so keys rotate without re-signing an
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import os
 from collections.abc import Iterable
@@ -46,12 +47,13 @@ class SigningKey:
     def generate(cls) -> SigningKey:
         return cls(Ed25519PrivateKey.generate())
 
-    @property
+    @functools.cached_property
     def public(self) -> Ed25519PublicKey:
         return self.private.public_key()
 
-    @property
+    @functools.cached_property
     def key_id(self) -> str:
+        """Derived once per key: every signed ledger row names it."""
         return key_id_of(self.public)
 
     def sign(self, message: bytes) -> str:

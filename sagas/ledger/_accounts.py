@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from sagas.foundations import (
@@ -29,6 +29,10 @@ from sagas.ledger._views import AccountStatus
 
 _ACCOUNT_ID = re.compile(r"[A-Za-z0-9_.:@-]{1,64}")
 _SYSTEM_ID = re.compile(r"@(?P<role>[a-z0-9_-]+):(?P<code>[A-Z]{3})")
+_ACCOUNT_LOCKED = (
+    select(Account).where(Account.account_id == bindparam("account_id")).with_for_update()
+)
+"""Built once (its SQL cache key with it): every movement locks its accounts with it."""
 
 
 def system_account_id(role: str, code: str) -> str:
@@ -85,9 +89,7 @@ def new_account(account_id: str, code: str, *, overdraft: int = 0) -> Account:
 
 def lock_account(session: Session, account_id: str) -> Account:
     """The account row, locked for this transaction; system accounts are created on demand."""
-    row = session.scalars(
-        select(Account).where(Account.account_id == account_id).with_for_update()
-    ).one_or_none()
+    row = session.scalars(_ACCOUNT_LOCKED, {"account_id": account_id}).one_or_none()
     if row is not None:
         return row
     cur = system_currency(account_id, declarations_of(session))

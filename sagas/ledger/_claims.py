@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import cast
 
-from sqlalchemy import Table, select
+from sqlalchemy import Table, bindparam, select
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
@@ -20,6 +20,7 @@ _INSERT_BY_DIALECT = {
         index_elements=[_TABLE.c.saga_id]
     ),
 }
+_CLAIM_OF = select(SagaClaim.run_chain).where(SagaClaim.saga_id == bindparam("saga_id"))
 
 
 def claim(session: Session, wanted: RunClaim) -> None:
@@ -45,7 +46,5 @@ def claim(session: Session, wanted: RunClaim) -> None:
 
 def claim_of(session: Session, saga_id: str) -> str | None:
     """The run chain holding the saga id, if any."""
-    holder: str | None = session.scalar(
-        select(SagaClaim.run_chain).where(SagaClaim.saga_id == saga_id)
-    )
+    holder: str | None = session.scalar(_CLAIM_OF, {"saga_id": saga_id})
     return holder

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from sagas.foundations import (
@@ -33,12 +33,14 @@ from sagas.ledger._models import Account, Hold, utc_now
 from sagas.ledger._signing import sign_hold
 from sagas.ledger._views import EntryKind, EntryView, HoldStatus, HoldView, hold_view
 
+_HOLD_BY_KEY = select(Hold).where(Hold.hold_key == bindparam("hold_key"))
+_HOLD_BY_KEY_LOCKED = _HOLD_BY_KEY.with_for_update().execution_options(populate_existing=True)
+"""Built once (their SQL cache key with them); the key travels as a parameter."""
+
 
 def find_hold(session: Session, hold_key: str, *, lock: bool = False) -> Hold | None:
-    query = select(Hold).where(Hold.hold_key == hold_key)
-    if lock:
-        query = query.with_for_update().execution_options(populate_existing=True)
-    return session.scalars(query).one_or_none()
+    query = _HOLD_BY_KEY_LOCKED if lock else _HOLD_BY_KEY
+    return session.scalars(query, {"hold_key": hold_key}).one_or_none()
 
 
 def place_hold(

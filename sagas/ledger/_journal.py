@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import cast
 
-from sqlalchemy import Table, insert, select
+from sqlalchemy import Table, bindparam, insert, select
 from sqlalchemy.orm import Session
 
 from sagas.foundations import KEY_LENGTH, EffectCompensatedError, InvalidRequestError, Money
@@ -25,6 +25,9 @@ AccountLeg = tuple[Account, int]
 
 _INSERT_ENTRY = insert(cast(Table, JournalEntry.__table__))
 _INSERT_POSTING = insert(cast(Table, Posting.__table__))
+_ENTRY_BY_KEY = select(JournalEntry).where(JournalEntry.idempotency_key == bindparam("key"))
+_REVERSAL_OF = select(JournalEntry).where(JournalEntry.reverses_entry_id == bindparam("entry_id"))
+"""Hot-path lookups built once (their SQL cache key with them); the values travel as parameters."""
 
 
 def check_key(key: str, field: str = "key") -> None:
@@ -42,9 +45,7 @@ def check_amount(amount: Money, field: str = "amount") -> None:
 
 
 def find_entry(session: Session, key: str) -> JournalEntry | None:
-    return session.scalars(
-        select(JournalEntry).where(JournalEntry.idempotency_key == key)
-    ).one_or_none()
+    return session.scalars(_ENTRY_BY_KEY, {"key": key}).one_or_none()
 
 
 def replay(
@@ -78,7 +79,7 @@ def replay(
 
 def reversal_of(session: Session, original: JournalEntry) -> JournalEntry | None:
     reversal: JournalEntry | None = session.scalars(
-        select(JournalEntry).where(JournalEntry.reverses_entry_id == original.entry_id)
+        _REVERSAL_OF, {"entry_id": original.entry_id}
     ).one_or_none()
     return reversal
 
