@@ -123,7 +123,10 @@ class _Handler(BaseHTTPRequestHandler):
         return self.server.auth.allows(self.headers.get("Authorization", ""))
 
     def _payloads(self) -> Payloads | None:
-        length = int(self.headers.get("Content-Length") or 0)
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            return None
         if not 0 < length <= MAX_BODY_BYTES:
             return None
         try:

@@ -321,4 +321,5 @@ def test_env_example_holds_placeholders_not_secrets() -> None:
 def test_env_is_never_committed() -> None:
     ignored = (ROOT / ".gitignore").read_text().splitlines()
     assert ".env" in ignored
+    assert "deploy/stack.env" in ignored
     assert "deploy/secrets/" in ignored
