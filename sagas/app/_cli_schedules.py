@@ -132,10 +132,7 @@ def pause(
     output: Output = OutputFormat.TABLE,
 ) -> None:
     """Stop starting runs until resumed; an audit record names you and the note."""
-    invocation = Invocation.of(ctx)
-    schedules = _schedules(invocation)
-    invocation.run(schedules.pause(schedule_id, note))
-    emit(said(f"paused {schedule_id}", {"schedule_id": schedule_id, "paused": True}), output)
+    _set_paused(ctx, schedule_id, note, output, paused=True)
 
 
 @app.command()
@@ -146,10 +143,18 @@ def resume(
     output: Output = OutputFormat.TABLE,
 ) -> None:
     """Start runs again (missed times within the catch-up window run); audited."""
+    _set_paused(ctx, schedule_id, note, output, paused=False)
+
+
+def _set_paused(
+    ctx: typer.Context, schedule_id: str, note: str, output: OutputFormat, *, paused: bool
+) -> None:
     invocation = Invocation.of(ctx)
     schedules = _schedules(invocation)
-    invocation.run(schedules.resume(schedule_id, note))
-    emit(said(f"resumed {schedule_id}", {"schedule_id": schedule_id, "paused": False}), output)
+    change = schedules.pause if paused else schedules.resume
+    invocation.run(change(schedule_id, note))
+    done = "paused" if paused else "resumed"
+    emit(said(f"{done} {schedule_id}", {"schedule_id": schedule_id, "paused": paused}), output)
 
 
 @app.command()
