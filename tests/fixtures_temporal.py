@@ -13,6 +13,7 @@ from temporalio.worker import Worker
 
 from activities.retry_specs import RetrySpecsActivity
 from sagas.app import workflow_type_name
+from sagas.engine import RetrySpecsSource
 from sagas.testing import dev_server_environment, new_task_queue, time_skipping_environment
 
 __all__ = ["new_task_queue", "worker_for", "workflow_name"]
@@ -50,4 +51,5 @@ def worker_for(
         workflows=workflows,
         activities=[*activities, RetrySpecsActivity(retry_specs).resolve],
         activity_executor=ThreadPoolExecutor(max_workers=16),
+        interceptors=[RetrySpecsSource(configured=bool(retry_specs))],
     )

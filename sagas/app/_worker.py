@@ -17,7 +17,7 @@ from sagas.app._registry import SagaRegistry, WorkerContext, built_in_registry
 from sagas.app._retry_specs import configured_specs
 from sagas.app._sandbox import CompiledSandboxRunner
 from sagas.audit import AnchoredAuditStore, AuditStore
-from sagas.engine import FAULTS_ENV_VAR, FaultPlan
+from sagas.engine import FAULTS_ENV_VAR, FaultPlan, RetrySpecsSource
 from sagas.ledger import Ledger
 from workflows import AuditAnchorWorkflow, ScheduleAuditWorkflow, ScheduledSagaWorkflow
 
@@ -104,6 +104,7 @@ def build_worker(
         workflows=[*chosen, AuditAnchorWorkflow, ScheduledSagaWorkflow, ScheduleAuditWorkflow],
         activities=activities,
         activity_executor=ThreadPoolExecutor(max_workers=slots),
+        interceptors=[RetrySpecsSource(configured=bool(retry_specs))],
         max_concurrent_activities=slots,
         max_concurrent_workflow_tasks=max_concurrent_workflow_tasks,
         max_cached_workflows=max_cached_workflows,

@@ -53,6 +53,7 @@ from sagas.engine._retry_specs import (
     RetrySpecsCall,
     code_specs,
 )
+from sagas.engine._retry_specs_source import runs_on_code_specs
 from sagas.engine._saga_retry_specs import SagaRetrySpecs
 from sagas.engine._search_attributes import SAGA_STATUS, SAGA_STATUS_SINCE, SAGA_TYPE
 from sagas.engine._snapshot import CompensationEntry, Snapshot
@@ -207,6 +208,8 @@ class SagaRuntime(Generic[RequestT, StateT]):
 
     async def _resolve_retry_specs(self) -> SagaRetrySpecs:
         """The worker's configured specs, fixed for this saga by the marker in its history."""
+        if runs_on_code_specs():
+            return self.retry_specs
         call = RetrySpecsCall(saga_type=self.definition.saga_type, defaults=self.retry_specs)
         resolved: SagaRetrySpecs = await workflow.execute_local_activity(
             RETRY_SPECS_ACTIVITY,

@@ -21,9 +21,9 @@ from tooling.bench._scenarios import VARIANTS, runner
 ENCRYPTED = b"binary/encrypted"
 NOT_ENCODED = {"search_attributes"}
 """Search attributes are indexed by the server: the SDK never runs them through a codec."""
-MARKER_OWN = ("details", "data")
-"""A local activity marker's own record (seq, attempt, activity type, times), the SDK's; its
-result sits beside it, encrypted."""
+MARKERS_OWN = {("details", "data"), ("details", "patch-data")}
+"""The SDK's own records in markers: a local activity's (seq, attempt, activity type, times; its
+result sits beside it, encrypted) and a patch's (its id only)."""
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +42,7 @@ def payloads(message: Message) -> Iterator[Payload]:
             continue
         if descriptor.message_type.GetOptions().map_entry:
             entries = value.items()
-            values = [v for k, v in entries if (descriptor.name, k) != MARKER_OWN]
+            values = [v for k, v in entries if (descriptor.name, k) not in MARKERS_OWN]
         elif isinstance(value, Message):
             values = [value]
         else:

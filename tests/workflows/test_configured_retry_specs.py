@@ -8,9 +8,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+from temporalio.api.enums.v1 import EventType
+from temporalio.client import WorkflowHistory
+from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
+from temporalio.worker import Replayer
 
 from sagas import Phase, SagaStatus
+from sagas.engine import CODE_SPECS_PATCH, RETRY_SPECS_ACTIVITY, RetrySpecsSource
 from sagas.transfer import TRANSFER_SAGA
 from tests.fixtures_temporal import new_task_queue, worker_for
 from tests.workflows._fakes import FakeSteps
@@ -23,6 +28,13 @@ def configure(path: Path, credit_action: dict[str, Any]) -> None:
 
 
 async def run_saga(env: WorkflowEnvironment, path: Path | str) -> tuple[FakeSteps, Any, Any]:
+    steps, outcome, view, _history = await run_saga_with_history(env, path)
+    return steps, outcome, view
+
+
+async def run_saga_with_history(
+    env: WorkflowEnvironment, path: Path | str
+) -> tuple[FakeSteps, Any, Any, WorkflowHistory]:
     steps = FakeSteps(transient={"transfer.credit": lambda attempt: True})
     queue = new_task_queue()
     worker = worker_for(
@@ -39,7 +51,8 @@ async def run_saga(env: WorkflowEnvironment, path: Path | str) -> tuple[FakeStep
         )
         outcome = await outcome_of(handle)
         view = await status_of(handle)
-    return steps, outcome, view
+        history = await handle.fetch_history()
+    return steps, outcome, view, history
 
 
 def gaps_s(steps: FakeSteps) -> list[int]:
@@ -90,3 +103,50 @@ async def test_without_configuration_the_code_specs_are_recorded(
         and specs.of(step.name, Phase.COMPENSATION) == step.compensation_retry
         for step in TRANSFER_SAGA.steps
     )
+
+
+def markers(history: WorkflowHistory) -> list[str]:
+    """Each marker of the history that names a patch id or an activity type of interest."""
+    found = []
+    for event in history.events:
+        if event.event_type != EventType.EVENT_TYPE_MARKER_RECORDED:
+            continue
+        attributes = event.marker_recorded_event_attributes
+        recorded = attributes.details.values()
+        details = b"".join(payload.data for entry in recorded for payload in entry.payloads)
+        for name in (CODE_SPECS_PATCH, RETRY_SPECS_ACTIVITY):
+            if name.encode() in details:
+                found.append(f"{attributes.marker_name}:{name}")
+    return found
+
+
+async def test_a_worker_without_a_file_records_its_choice_instead_of_asking(
+    time_skipping_env: WorkflowEnvironment, tmp_path: Path
+) -> None:
+    path = tmp_path / "retry-specs.json"
+    configure(path, {"temporary": {"max_retries": 1}})
+
+    *_, unconfigured = await run_saga_with_history(time_skipping_env, "")
+    *_, configured = await run_saga_with_history(time_skipping_env, path)
+
+    assert markers(unconfigured) == [f"core_patch:{CODE_SPECS_PATCH}"]
+    assert markers(configured) == [f"core_local_activity:{RETRY_SPECS_ACTIVITY}"]
+
+
+async def test_the_history_not_the_replaying_worker_decides_where_the_specs_come_from(
+    time_skipping_env: WorkflowEnvironment, tmp_path: Path
+) -> None:
+    path = tmp_path / "retry-specs.json"
+    configure(path, {"temporary": {"first_interval": "5s", "max_retries": 2}})
+    *_, unconfigured = await run_saga_with_history(time_skipping_env, "")
+    *_, configured = await run_saga_with_history(time_skipping_env, path)
+
+    for history in (unconfigured, configured):
+        for has_file in (True, False):
+            replayer = Replayer(
+                workflows=[TransferWorkflow],
+                data_converter=pydantic_data_converter,
+                interceptors=[RetrySpecsSource(configured=has_file)],
+            )
+            result = await replayer.replay_workflow(history, raise_on_replay_failure=False)
+            assert result.replay_failure is None, (has_file, result.replay_failure)

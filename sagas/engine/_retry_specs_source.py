@@ -1,0 +1,68 @@
+"""Where a saga's retry specs come from when it starts, and how that choice stays in its history.
+
+A worker with a retry-specs file (FUNDSAGA_RETRY_SPECS) answers through the local activity
+`fundsaga.retry_specs`: its result is recorded, so a replay reads the specs the saga started
+with whatever the file says by then. A worker without one has nothing to ask: the saga runs
+with its code's specs and records that choice as a patch marker, a command with no round trip
+through an activity. On replay the marker, not the replaying worker's configuration, decides.
+"""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+from typing import Any
+
+from temporalio import workflow
+from temporalio.worker import (
+    ExecuteWorkflowInput,
+    Interceptor,
+    WorkflowInboundInterceptor,
+    WorkflowInterceptorClassInput,
+)
+
+CODE_SPECS_PATCH = "fundsaga.code-retry-specs"
+"""The marker of a saga that started on a worker without a retry-specs file."""
+
+_CONFIGURED: ContextVar[bool] = ContextVar("fundsaga_retry_specs_configured", default=True)
+"""Whether the worker running this saga has a retry-specs file. A worker built without
+`RetrySpecsSource` is taken to have one: its sagas ask the local activity, as they always did."""
+
+
+class RetrySpecsSource(Interceptor):
+    """Tells the sagas of one worker whether it has a retry-specs file."""
+
+    def __init__(self, *, configured: bool) -> None:
+        self.configured = configured
+
+    def workflow_interceptor_class(
+        self, input: WorkflowInterceptorClassInput
+    ) -> type[WorkflowInboundInterceptor]:
+        return _WITH_FILE if self.configured else _WITHOUT_FILE
+
+
+class _WithRetrySpecsFile(WorkflowInboundInterceptor):
+    configured = True
+
+    async def execute_workflow(self, input: ExecuteWorkflowInput) -> Any:
+        _CONFIGURED.set(self.configured)
+        return await super().execute_workflow(input)
+
+
+class _WithoutRetrySpecsFile(_WithRetrySpecsFile):
+    configured = False
+
+
+_WITH_FILE: type[WorkflowInboundInterceptor] = _WithRetrySpecsFile
+_WITHOUT_FILE: type[WorkflowInboundInterceptor] = _WithoutRetrySpecsFile
+
+
+def runs_on_code_specs() -> bool:
+    """Whether this saga runs with its code's specs without asking the worker.
+
+    Decided once, on the saga's first workflow task, by the worker's configuration and then
+    recorded; a replay finds the marker (True) or the local activity's result (False), on any
+    worker. Only called while the saga starts.
+    """
+    if _CONFIGURED.get() and not workflow.unsafe.is_replaying():
+        return False
+    return workflow.patched(CODE_SPECS_PATCH)
