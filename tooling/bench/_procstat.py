@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-_TICKS = os.sysconf("SC_CLK_TCK")
+TICKS_PER_S = os.sysconf("SC_CLK_TCK")
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,10 +20,26 @@ class ProcSample:
 
 def sample(pid: int) -> ProcSample:
     stat = Path(f"/proc/{pid}/stat").read_text()
-    fields = stat[stat.rindex(")") + 2 :].split()
-    cpu_s = (int(fields[11]) + int(fields[12])) / _TICKS
+    cpu_s = _cpu_ticks(stat) / TICKS_PER_S
     status = _status(pid)
     return ProcSample(cpu_s=cpu_s, rss_mb=status["VmRSS"], hwm_mb=status["VmHWM"])
+
+
+def thread_cpu_ticks(pid: int) -> dict[tuple[int, str], int]:
+    """User plus system CPU ticks of each live thread of `pid`, by (thread id, thread name)."""
+    ticks: dict[tuple[int, str], int] = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            name = (task / "comm").read_text().strip()
+            ticks[(int(task.name), name)] = _cpu_ticks((task / "stat").read_text())
+        except FileNotFoundError:  # the thread ended meanwhile
+            continue
+    return ticks
+
+
+def _cpu_ticks(stat: str) -> int:
+    fields = stat[stat.rindex(")") + 2 :].split()
+    return int(fields[11]) + int(fields[12])
 
 
 def reset_peak(pid: int) -> bool:
