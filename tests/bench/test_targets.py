@@ -51,3 +51,21 @@ def test_dbos_targets_are_measured_when_dbos_ran() -> None:
     found = _statuses(_local(20.0, 100.0), _local(40.0, 25.0, name="DBOS"))
     assert found["3. ENGINE-LOCAL/DBOS tput@16 [sqlite]"] is TargetStatus.NOT_MET
     assert found["3. ENGINE-LOCAL/DBOS p50@1 [sqlite]"] is TargetStatus.NOT_MET
+
+
+def test_the_time_target_leaves_out_the_soaks_and_the_scaling_run_of_a_full_run() -> None:
+    full = Measured(
+        ratios={"sqlite": RATIOS},
+        scenarios=[],
+        concurrencies=(16,),
+        soaks=[],
+        scaling=[],
+        elapsed_s=2200.0,
+        full_extras_s=1300.0,
+    )
+
+    (run_time,) = [t for t in targets(full) if t.name == "7. run time s"]
+
+    assert run_time.value == 900.0
+    assert run_time.status is TargetStatus.MET
+    assert "1300 s more, not counted" in run_time.note

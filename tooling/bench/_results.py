@@ -91,6 +91,7 @@ class Soak:
     samples: list[tuple[int, float]]
     """(transfers done, worker RSS MB) along the run."""
     failures: int
+    elapsed_s: float = 0.0
 
 
 @dataclass(kw_only=True)

@@ -59,9 +59,13 @@ async def run_bench(config: BenchConfig) -> Report:
     for database in config.databases:
         progress(f"session on {database}")
         sessions.append(await _session(config, database, soaks))
+    scaling_started = time.perf_counter()
     points = await scaling(config) if config.scaling else []
+    scaling_s = time.perf_counter() - scaling_started
     dbos = await dbos_result(config)
-    return _report(config, sessions, dbos, soaks, points, time.perf_counter() - started)
+    elapsed_s = time.perf_counter() - started
+    full_extras_s = scaling_s + sum(s.elapsed_s for s in soaks)
+    return _report(config, sessions, dbos, soaks, points, elapsed_s, full_extras_s)
 
 
 def _report(
@@ -71,6 +75,7 @@ def _report(
     soaks: list[Soak],
     points: list[ScalingPoint],
     elapsed_s: float,
+    full_extras_s: float,
 ) -> Report:
     scenarios = [r for s in sessions for r in s.scenarios] + [dbos]
     found = {db: r for s in sessions for db, r in s.ratios.items()}
@@ -81,6 +86,7 @@ def _report(
         soaks=soaks,
         scaling=points,
         elapsed_s=elapsed_s,
+        full_extras_s=full_extras_s,
     )
     return Report(
         label=config.label,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from tooling.bench._load import Probe, RunOne, closed_loop
 from tooling.bench._procstat import sample
 from tooling.bench._results import Soak
@@ -14,6 +16,7 @@ WARMUP_CHUNKS = 2
 
 async def soak(probe: Probe, run_one: RunOne, transfers: int, scenario: str) -> Soak:
     """Run `transfers` sagas of `scenario`; growth is measured after the first chunks."""
+    started = time.perf_counter()
     chunk = max(transfers // CHUNKS, 1)
     done = failures = 0
     samples: list[tuple[int, float]] = [(0, round(sample(probe.worker_pid).rss_mb, 1))]
@@ -36,4 +39,5 @@ async def soak(probe: Probe, run_one: RunOne, transfers: int, scenario: str) -> 
         growth_mb=round(max(after) - warm[1], 1),
         samples=samples,
         failures=failures,
+        elapsed_s=round(time.perf_counter() - started, 1),
     )

@@ -25,6 +25,8 @@ class Measured:
     soaks: Sequence[Soak]
     scaling: Sequence[ScalingPoint]
     elapsed_s: float
+    full_extras_s: float = 0.0
+    """Time of the soaks and the scaling run (`--full`), which the time target leaves out."""
 
 
 def _check(name: str, value: float | None, wanted: str, ok: bool, note: str = "") -> Target:
@@ -55,8 +57,17 @@ def targets(m: Measured) -> list[Target]:
     listed.append(_postgresql(m))
     listed.append(_scaling(m.scaling))
     listed += _soaks(m.soaks)
-    listed.append(at_most("7. run time s", round(m.elapsed_s, 1), TIME_LIMIT_S))
+    listed.append(_run_time(m))
     return listed
+
+
+def _run_time(m: Measured) -> Target:
+    """What `make bench` takes: with FULL=1, the run less its soaks and scaling run."""
+    if not m.full_extras_s:
+        return at_most("7. run time s", round(m.elapsed_s, 1), TIME_LIMIT_S)
+    note = f"FULL's soaks and scaling, {m.full_extras_s:.0f} s more, not counted"
+    spent = round(m.elapsed_s - m.full_extras_s, 1)
+    return at_most("7. run time s", spent, TIME_LIMIT_S, note)
 
 
 def _engine_vs_naive(found: dict[str, float], db: str, cs: tuple[int, ...]) -> list[Target]:
