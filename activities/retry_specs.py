@@ -1,4 +1,4 @@
-"""The activity every saga runs first: the retry specs configured on this worker for its steps."""
+"""The activity a saga runs first on a worker with a retry-specs file: the specs set there."""
 
 from __future__ import annotations
 

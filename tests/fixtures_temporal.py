@@ -43,8 +43,9 @@ def worker_for(
     task_queue: str,
     retry_specs: str = "",
 ) -> Worker:
-    """A worker of `workflows` and `activities`, with the retry-specs activity every saga runs
-    first, reading the file `retry_specs` (none: the code's specs)."""
+    """A worker of `workflows` and `activities` as `build_worker` makes one: with the file
+    `retry_specs` its sagas ask the retry-specs activity first; without one (the default) they
+    run with their code's specs, recorded as a patch marker."""
     return Worker(
         env.client,
         task_queue=task_queue,

@@ -32,7 +32,8 @@ from sagas.engine._saga_retry_specs import SagaRetrySpecs, StepRetrySpecs
 from sagas.foundations import InvalidRequestError, RetryClass
 
 RETRY_SPECS_ACTIVITY = "fundsaga.retry_specs"
-"""The local activity a saga runs first: the worker's configured specs for its steps."""
+"""The local activity a saga runs first on a worker with a retry-specs file: its configured specs
+for the saga's steps."""
 RETRY_SPECS_TIMEOUT = timedelta(seconds=10)
 RETRY_SPECS_RETRY = RetryPolicy(
     initial_interval=timedelta(seconds=1),

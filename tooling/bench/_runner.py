@@ -59,9 +59,12 @@ async def run_bench(config: BenchConfig) -> Report:
     for database in config.databases:
         progress(f"session on {database}")
         sessions.append(await _session(config, database, soaks))
-    scaling_started = time.perf_counter()
-    points = await scaling(config) if config.scaling else []
-    scaling_s = time.perf_counter() - scaling_started
+    points: list[ScalingPoint] = []
+    scaling_s = 0.0
+    if config.scaling:
+        scaling_started = time.perf_counter()
+        points = await scaling(config)
+        scaling_s = time.perf_counter() - scaling_started
     dbos = await dbos_result(config)
     elapsed_s = time.perf_counter() - started
     full_extras_s = scaling_s + sum(s.elapsed_s for s in soaks)
