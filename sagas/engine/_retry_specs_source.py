@@ -37,7 +37,7 @@ class RetrySpecsSource(Interceptor):
     def workflow_interceptor_class(
         self, input: WorkflowInterceptorClassInput
     ) -> type[WorkflowInboundInterceptor]:
-        return _WITH_FILE if self.configured else _WITHOUT_FILE
+        return _WithRetrySpecsFile if self.configured else _WithoutRetrySpecsFile
 
 
 class _WithRetrySpecsFile(WorkflowInboundInterceptor):
@@ -50,10 +50,6 @@ class _WithRetrySpecsFile(WorkflowInboundInterceptor):
 
 class _WithoutRetrySpecsFile(_WithRetrySpecsFile):
     configured = False
-
-
-_WITH_FILE: type[WorkflowInboundInterceptor] = _WithRetrySpecsFile
-_WITHOUT_FILE: type[WorkflowInboundInterceptor] = _WithoutRetrySpecsFile
 
 
 def runs_on_code_specs() -> bool:
