@@ -28,13 +28,13 @@ from tooling.bench._load import Probe, closed_loop
 from tooling.bench._procstat import TICKS_PER_S, thread_cpu_ticks
 from tooling.bench._runner import TEMPORAL_SCENARIOS
 from tooling.bench._scenarios import VARIANTS, Scenario, runner
+from tooling.bench._session import WARMUP_CONCURRENCY
 from tooling.bench._stage import staged
 
 EVENT_LOOP = "event loop"
 PYTHON_THREADS = "Python threads"
 SDK_CORE = "SDK core"
 GROUPS = (EVENT_LOOP, PYTHON_THREADS, SDK_CORE)
-WARMUP = 10
 
 
 @dataclass(frozen=True)
@@ -84,7 +84,7 @@ async def measure(
         probe = Probe(pid, None)
         run = {s: runner(s, stage.env.client, stage.queues) for s in scenarios}
         for scenario in scenarios:
-            await closed_loop(probe, run[scenario], WARMUP, concurrency)
+            await closed_loop(probe, run[scenario], config.warmup, WARMUP_CONCURRENCY)
         for _ in range(rounds):
             for scenario in scenarios:
                 before = thread_cpu_ticks(pid)
