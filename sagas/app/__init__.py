@@ -19,7 +19,12 @@ from sagas.app._codec_server import CodecServer, serve_codec
 from sagas.app._collector import Collection, PollerKind, SagaTypeBacklog, VisibilityCollector
 from sagas.app._collector_metrics import CollectorGauges, run_collector
 from sagas.app._data_converter import converter_for, data_converter
-from sagas.app._devserver import start_dev_server, temporal_cli_path
+from sagas.app._devserver import (
+    DEV_SERVER_DYNAMIC_CONFIG,
+    dev_server_args,
+    start_dev_server,
+    temporal_cli_path,
+)
 from sagas.app._ledger_verify import LedgerVerdict, verify_ledger
 from sagas.app._logging import JsonFormatter, configure_logging
 from sagas.app._metrics_runtime import metrics_runtime, prometheus_runtime
@@ -70,6 +75,7 @@ def main() -> NoReturn:
 __all__ = [
     "COMPANION_SUFFIX",
     "DEFAULT_CATCHUP_WINDOW",
+    "DEV_SERVER_DYNAMIC_CONFIG",
     "DST_HORIZON_YEARS",
     "ENTRY_POINT_GROUP",
     "TRANSFER_WORKFLOW_BY_STEP_MODE",
@@ -110,6 +116,7 @@ __all__ = [
     "connect_temporal",
     "converter_for",
     "data_converter",
+    "dev_server_args",
     "end_process",
     "ensure_anchor_schedule",
     "load_registry",

@@ -15,6 +15,28 @@ from temporalio.testing import WorkflowEnvironment
 
 from sagas.engine import SEARCH_ATTRIBUTE_KEYS
 
+QUEUE_POLL_RPS = 1000
+DEV_SERVER_DYNAMIC_CONFIG: tuple[tuple[str, int], ...] = tuple(
+    (f"history.{queue}ProcessorMaxPollRPS", QUEUE_POLL_RPS)
+    for queue in ("transfer", "timer", "visibility")
+)
+"""Dynamic config the embedded dev server runs with.
+
+The dev server keeps every workflow on one history shard, and a shard's queue readers poll at
+most 20 times a second by default: with a steady stream of sagas, each task handed to a worker
+(a saga's first workflow task, an activity, a retry's timer) then waits up to 50 ms for its
+reader. A cluster spreads workflows over many shards and rarely meets that limit; the dev server
+lifts it so that what it shows is the engine's time, not a single shard's throttle."""
+
+
+def dev_server_args() -> list[str]:
+    """The `--dynamic-config-value` arguments of DEV_SERVER_DYNAMIC_CONFIG."""
+    return [
+        argument
+        for key, value in DEV_SERVER_DYNAMIC_CONFIG
+        for argument in ("--dynamic-config-value", f"{key}={value}")
+    ]
+
 
 def temporal_cli_path() -> str:
     """The `temporal` binary installed next to this Python, else the one on PATH."""
@@ -56,5 +78,5 @@ async def start_dev_server(
         dev_server_database_filename=str(database_file) if database_file else None,
         runtime=runtime,
         interceptors=list(interceptors),
-        dev_server_extra_args=codec_args,
+        dev_server_extra_args=dev_server_args() + codec_args,
     )

@@ -173,6 +173,8 @@ PUBLIC = {
         "saga_id",
         "saga_workflow_runner",
         "serve_webhooks",
+        "DEV_SERVER_DYNAMIC_CONFIG",
+        "dev_server_args",
         "start_dev_server",
         "temporal_cli_path",
         "tracer_provider",

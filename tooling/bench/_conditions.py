@@ -8,7 +8,7 @@ import subprocess
 from dataclasses import asdict
 from pathlib import Path
 
-from sagas.app import temporal_cli_path
+from sagas.app import DEV_SERVER_DYNAMIC_CONFIG, temporal_cli_path
 from tooling.bench._codec import describe_converter
 from tooling.bench._config import BenchConfig
 
@@ -49,6 +49,7 @@ def conditions(config: BenchConfig, *, peak_resettable: bool) -> Conditions:
         "python": platform.python_version(),
         "temporal": _temporal_version(),
         "server_mode": "embedded dev server, in-memory persistence, UI off",
+        "server_dynamic_config": ",".join(f"{k}={v}" for k, v in DEV_SERVER_DYNAMIC_CONFIG),
         "ledger": "per session: SQLite file (WAL) or PostgreSQL database, fresh, as worker role",
         "databases": ",".join(config.databases),
         "add_ons": "ledger signer, audit anchors every 100 records, Prometheus metrics runtime",
