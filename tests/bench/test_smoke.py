@@ -86,6 +86,7 @@ def test_temporal_scenarios_have_every_figure(
     assert all(v > 0 for v in result["tput"].values())
     assert set(result["tput_blocks"]) == set(result["tput"])
     check_latency(result["latency_c1"])
+    assert 0 < result["first_task_ms"] < result["latency_c1"]["p99_ms"]
     assert isinstance(result["history_events"], float)
     assert result["history_events"] > 0
     assert isinstance(result["state_transitions"], float)

@@ -32,6 +32,9 @@ class ScenarioResult:
     """Sagas per second by concurrency: the median of the scenario's blocks."""
     tput_blocks: dict[str, list[float]] = field(default_factory=dict)
     latency_c1: Latency | None = None
+    first_task_ms: float | None = None
+    """Concurrency 1: from a saga's start to its first workflow task handed to a worker (server
+    time, median of the described sagas): the part of latency_c1 before any of it runs."""
     p50_c1_blocks: list[float] = field(default_factory=list)
     """p50 (ms) of each repetition's block at concurrency 1, for per-repetition ratios."""
     latency_half: Latency | None = None

@@ -17,6 +17,7 @@ from tooling.bench._scenarios import INTERLEAVED, VARIANTS, Scenario
 
 WARMUP_CONCURRENCY = 8
 ACTIVITY_FAILED = EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED
+WORKFLOW_TASK_STARTED = EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED
 
 
 @dataclass(kw_only=True)
@@ -30,6 +31,8 @@ class Measured:
     events: list[tuple[int, int]] = field(default_factory=list)
     """(history length, state transition count) of described sagas."""
     failure_to_close_s: list[float] = field(default_factory=list)
+    first_task_s: list[float] = field(default_factory=list)
+    """Unloaded sagas: from the start to the first workflow task handed to a worker."""
 
     def all_blocks(self) -> list[Block]:
         return [b for blocks in self.tput.values() for b in blocks] + self.c1 + self.half
@@ -145,3 +148,14 @@ class Session:
                 await self.temporal.get_workflow_handle(workflow_id).describe()
             ).raw_description.workflow_execution_info
             measured.events.append((info.history_length, info.state_transition_count))
+        unloaded = [wid for block in measured.c1 for wid in block.workflow_ids]
+        for workflow_id in unloaded[: self.config.events_samples]:
+            measured.first_task_s.append(await self._start_to_first_task(workflow_id))
+
+    async def _start_to_first_task(self, workflow_id: str) -> float:
+        """From the start event to the first workflow task's start, in server time: how long a
+        new saga waits before a worker runs any of it."""
+        history = await self.temporal.get_workflow_handle(workflow_id).fetch_history()
+        started = history.events[0].event_time.ToDatetime()
+        task = next(e for e in history.events if e.event_type == WORKFLOW_TASK_STARTED)
+        return (task.event_time.ToDatetime() - started).total_seconds()

@@ -34,6 +34,8 @@ def summarise(scenario: Scenario, measured: Measured, database: str) -> Scenario
     if measured.events:
         result.history_events = statistics.fmean(e for e, _ in measured.events)
         result.state_transitions = statistics.fmean(t for _, t in measured.events)
+    if measured.first_task_s:
+        result.first_task_ms = round(1000 * median(measured.first_task_s), 2)
     if measured.failure_to_close_s:
         result.failure_to_compensated = latency(measured.failure_to_close_s)
     return result
