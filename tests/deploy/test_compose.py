@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
+from sagas.app import DEV_SERVER_DYNAMIC_CONFIG
 from sagas.engine import SEARCH_ATTRIBUTE_KEYS, server_type_name
 from sagas.foundations import DATABASE_OWNER_ROLE, DATABASE_WORKER_ROLE, Settings
 from tests.deploy.stack import (
@@ -49,6 +50,8 @@ ROLES = {
     "Alertmanager": "alertmanager",
     "Grafana": "grafana",
 }
+SERVER_DEFAULT_POLL_RPS = 20
+"""The Temporal server's default for history.*ProcessorMaxPollRPS."""
 ONE_SHOTS = {"temporal-schema", "temporal-setup", "migrate"}
 FUNDSAGA_SERVICES = ("migrate", "worker", "collector", "codec-server")
 DATA = {
@@ -223,6 +226,16 @@ def test_temporal_s_schema_is_set_up_before_the_server_starts() -> None:
     assert server["DB"] == "postgres12"
     dynamic_config = server["DYNAMIC_CONFIG_FILE_PATH"]
     assert yaml.safe_load((ROOT / bind_mounts("temporal")[dynamic_config]).read_text())
+
+
+def test_the_server_lifts_the_queue_readers_the_dev_server_lifts() -> None:
+    dynamic_config = environment("temporal")["DYNAMIC_CONFIG_FILE_PATH"]
+    found = yaml.safe_load((ROOT / bind_mounts("temporal")[dynamic_config]).read_text())
+    readers = {key: entries for key, entries in found.items() if key.endswith("MaxPollRPS")}
+    assert set(readers) == {key for key, _ in DEV_SERVER_DYNAMIC_CONFIG}
+    for key, entries in readers.items():
+        (entry,) = entries
+        assert entry["value"] > SERVER_DEFAULT_POLL_RPS, key
 
 
 def prometheus_config() -> dict[str, Any]:
