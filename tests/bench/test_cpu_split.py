@@ -18,7 +18,7 @@ def test_a_thread_is_grouped_by_who_made_it() -> None:
 def test_the_split_runs_each_scenario_and_accounts_for_its_worker_cpu(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    argv = ["--scenarios", "BARE-LOCAL,ENGINE", "--sagas", "6", "--concurrency", "2"]
+    argv = ["--scenarios", "BARE-LOCAL,ENGINE", "--sagas", "30", "--concurrency", "4"]
     assert main([*argv, "--rounds", "1", "--output-dir", str(tmp_path)]) == 0
 
     lines = [line for line in capsys.readouterr().out.splitlines() if "ms/saga" in line]

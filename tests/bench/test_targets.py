@@ -53,6 +53,23 @@ def test_dbos_targets_are_measured_when_dbos_ran() -> None:
     assert found["3. ENGINE-LOCAL/DBOS p50@1 [sqlite]"] is TargetStatus.NOT_MET
 
 
+def test_each_dbos_target_says_its_figures_are_not_interleaved() -> None:
+    measured = Measured(
+        ratios={"sqlite": RATIOS},
+        scenarios=[_local(20.0, 100.0), _local(40.0, 25.0, name="DBOS")],
+        concurrencies=(16,),
+        soaks=[],
+        scaling=[],
+        elapsed_s=1500.0,
+    )
+    against_dbos = [t for t in targets(measured) if t.name.startswith("3. ")]
+    assert [t.name for t in against_dbos] == [
+        "3. ENGINE-LOCAL/DBOS tput@16 [sqlite]",
+        "3. ENGINE-LOCAL/DBOS p50@1 [sqlite]",
+    ]
+    assert all("not interleaved" in t.note for t in against_dbos)
+
+
 def test_the_time_target_leaves_out_the_soaks_and_the_scaling_run_of_a_full_run() -> None:
     full = Measured(
         ratios={"sqlite": RATIOS},

@@ -101,10 +101,18 @@ def _result(m: Measured, name: str, database: str) -> ScenarioResult | None:
     return found[0] if found and found[0].status == "ok" else None
 
 
+NOT_INTERLEAVED = "medians of DBOS's phase after the Temporal sessions: not interleaved"
+"""Said on each target-3 line: the machine's drift between the phases is in the ratio."""
+
+
 def _against_dbos(m: Measured) -> list[Target]:
     """DBOS runs after the Temporal phases (not interleaved): a ratio of medians."""
     dbos, local = _result(m, "DBOS", "sqlite"), _result(m, "ENGINE-LOCAL", "sqlite")
-    note = "" if dbos and local else "DBOS off, not installed or failed, or no SQLite session"
+    note = (
+        NOT_INTERLEAVED
+        if dbos and local
+        else "DBOS off, not installed or failed, or no SQLite session"
+    )
     listed: list[Target] = []
     for c in m.concurrencies:
         value = None
