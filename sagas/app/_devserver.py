@@ -58,12 +58,14 @@ async def start_dev_server(
     interceptors: Sequence[Interceptor] = (),
     data_converter: DataConverter = pydantic_data_converter,
     ui_codec_endpoint: str | None = None,
+    extra_args: Sequence[str] = (),
 ) -> WorkflowEnvironment:
     """Start a dev server with fundsaga's search attributes registered.
 
     `port=None` picks a free port; `ui_port=None` runs without the Web UI; `runtime` is the
     SDK runtime of the environment's client (None: the SDK's default); `interceptors` go on
-    that client; `ui_codec_endpoint` is the codec server the Web UI decodes payloads with.
+    that client; `ui_codec_endpoint` is the codec server the Web UI decodes payloads with;
+    `extra_args` go to `temporal server start-dev` after DEV_SERVER_DYNAMIC_CONFIG's.
     """
     if database_file is not None:
         database_file.parent.mkdir(parents=True, exist_ok=True)
@@ -78,5 +80,5 @@ async def start_dev_server(
         dev_server_database_filename=str(database_file) if database_file else None,
         runtime=runtime,
         interceptors=list(interceptors),
-        dev_server_extra_args=dev_server_args() + codec_args,
+        dev_server_extra_args=[*dev_server_args(), *extra_args, *codec_args],
     )

@@ -12,8 +12,7 @@ from pathlib import Path
 from temporalio.converter import DataConverter
 from temporalio.testing import WorkflowEnvironment
 
-from sagas.app import dev_server_args, temporal_cli_path
-from sagas.engine import SEARCH_ATTRIBUTE_KEYS
+from sagas.app import start_dev_server
 from tooling.bench._procstat import child_pids, process_name
 from tooling.bench._worker_proc import WorkerSpec
 
@@ -24,18 +23,11 @@ READY_TIMEOUT_S = 120
 async def start_server(
     *, eager_activities: bool, data_converter: DataConverter
 ) -> WorkflowEnvironment:
-    """An in-memory dev server on a free port, UI off, with `start_dev_server`'s dynamic config;
-    its client (the load generator's) on `data_converter`."""
-    extra = dev_server_args()
-    if eager_activities:
-        extra += ["--dynamic-config-value", EAGER_ACTIVITIES]
-    return await WorkflowEnvironment.start_local(
-        data_converter=data_converter,
-        dev_server_existing_path=temporal_cli_path(),
-        search_attributes=SEARCH_ATTRIBUTE_KEYS,
-        ui=False,
-        port=None,
-        dev_server_extra_args=extra,
+    """fundsaga's in-memory dev server on a free port, UI off; its client (the load
+    generator's) on `data_converter`."""
+    extra = ["--dynamic-config-value", EAGER_ACTIVITIES] if eager_activities else []
+    return await start_dev_server(
+        port=None, ui_port=None, data_converter=data_converter, extra_args=extra
     )
 
 
