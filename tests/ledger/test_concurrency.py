@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
@@ -11,6 +13,9 @@ from tests.ledger._money import eur
 T = TypeVar("T")
 BALANCE = 1_000
 AMOUNT = 30
+CHECK_PAUSE_S = 0.005
+"""Between two checks, as a collector waits between its runs: on SQLite a check holds the
+write lock, and checks back to back would starve the writers."""
 
 
 def run_concurrently(count: int, call: Callable[[int], T]) -> list[T | Exception]:
@@ -92,14 +97,22 @@ def test_the_invariant_check_never_sees_a_write_half_done(ledger: Ledger) -> Non
     def write(index: int) -> None:
         ledger.transfer(f"w{index}", "alice", clearing, eur(1), saga_id=f"w{index}")
 
-    def keep_checking() -> list[str]:
-        findings: list[str] = []
-        opened = ledger.chain_head().sequence
-        while ledger.chain_head().sequence < opened + writes and not findings:
+    def keep_checking() -> tuple[int, list[str]]:
+        checks, findings = 0, list[str]()
+        while not writes_done.is_set() and not findings:
             findings += ledger.check_invariants()
-        return findings
+            checks += 1
+            time.sleep(CHECK_PAUSE_S)
+        return checks, findings
 
+    writes_done = threading.Event()
     with ThreadPoolExecutor(4) as pool:
         checking = pool.submit(keep_checking)
-        list(pool.map(write, range(writes)))
-        assert checking.result(timeout=120) == []
+        try:
+            list(pool.map(write, range(writes)))
+        finally:
+            writes_done.set()
+        checks, findings = checking.result(timeout=120)
+    assert findings == []
+    assert checks > 1
+    assert ledger.chain_head().sequence >= writes

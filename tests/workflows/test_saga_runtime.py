@@ -39,6 +39,7 @@ from tests.workflows._probe import (
 from workflows import TransferWorkflow
 
 ALL_COMPENSATIONS = ["transfer.credit.undo", "transfer.capture.undo", "transfer.reserve.undo"]
+ATTEMPT_SLACK_S = 3.0
 
 
 def request(**overrides: Any) -> TransferRequest:
@@ -140,12 +141,15 @@ async def test_transient_failure_backs_off_f_m_c_then_compensates_in_reverse(
     credit = steps.of("transfer.credit")
     assert [a.attempt for a in credit] == list(range(1, 12))
     gaps = [
-        round((later.started_at - earlier.started_at).total_seconds())
+        (later.started_at - earlier.started_at).total_seconds()
         for earlier, later in itertools.pairwise(credit)
     ]
-    expected = [round(PROBE_RETRY.delay_before_retry(n).total_seconds()) for n in range(1, 11)]
+    expected = [PROBE_RETRY.delay_before_retry(n).total_seconds() for n in range(1, 11)]
     assert expected[:5] == [10, 20, 40, 80, 160]
-    assert gaps == expected
+    # A gap is the backoff plus the attempt's own run, which takes real time on a loaded machine.
+    assert all(
+        wait <= gap < wait + ATTEMPT_SLACK_S for gap, wait in zip(gaps, expected, strict=True)
+    )
     assert steps.types()[-3:] == ALL_COMPENSATIONS
     assert outcome.status is SagaStatus.COMPENSATED
     assert outcome.failure is not None
