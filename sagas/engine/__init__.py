@@ -78,7 +78,7 @@ from sagas.engine._retry_specs import (
     overlay,
     read_retry_specs,
 )
-from sagas.engine._retry_specs_source import CODE_SPECS_PATCH, RetrySpecsSource
+from sagas.engine._retry_specs_source import WORKER_SPECS_PATCH, RetrySpecsSource
 from sagas.engine._saga_retry_specs import SagaRetrySpecs, StepRetrySpecs
 from sagas.engine._schedule_launch import (
     FINGERPRINT_MEMO,
@@ -116,7 +116,6 @@ __all__ = [
     "AUDIT_COMPLETED_MEMO",
     "AUDIT_RETRY",
     "AUDIT_TIMEOUT",
-    "CODE_SPECS_PATCH",
     "DEFAULT_DEADLINE",
     "DEFAULT_INSTANT",
     "EVENT_SIGNAL",
@@ -137,6 +136,7 @@ __all__ = [
     "SCHEDULED_START_TIME",
     "SEARCH_ATTRIBUTE_KEYS",
     "VIEW_QUERY",
+    "WORKER_SPECS_PATCH",
     "AuditCall",
     "AuditKind",
     "AuditReceipt",

@@ -1,10 +1,11 @@
 """Where a saga's retry specs come from when it starts, and how that choice stays in its history.
 
-A worker with a retry-specs file (FUNDSAGA_RETRY_SPECS) answers through the local activity
-`fundsaga.retry_specs`: its result is recorded, so a replay reads the specs the saga started
-with whatever the file says by then. A worker without one has nothing to ask: the saga runs
-with its code's specs and records that choice as a patch marker, a command with no round trip
-through an activity. On replay the marker, not the replaying worker's configuration, decides.
+A worker with a retry-specs file (FUNDSAGA_RETRY_SPECS) records a patch marker and answers
+through the local activity `fundsaga.retry_specs`: its result is recorded, so a replay reads
+the specs the saga started with whatever the file says by then. A worker without one has
+nothing to ask: the saga runs with its code's specs and records nothing, so the default path
+costs no history event. On replay the marker, not the replaying worker's configuration,
+decides: a history without it ran on its code's specs.
 """
 
 from __future__ import annotations
@@ -20,12 +21,12 @@ from temporalio.worker import (
     WorkflowInterceptorClassInput,
 )
 
-CODE_SPECS_PATCH = "fundsaga.code-retry-specs"
-"""The marker of a saga that started on a worker without a retry-specs file."""
+WORKER_SPECS_PATCH = "fundsaga.worker-retry-specs"
+"""The marker of a saga that started on a worker with a retry-specs file and asked it."""
 
-_CONFIGURED: ContextVar[bool] = ContextVar("fundsaga_retry_specs_configured", default=True)
+_CONFIGURED: ContextVar[bool] = ContextVar("fundsaga_retry_specs_configured", default=False)
 """Whether the worker running this saga has a retry-specs file. A worker built without
-`RetrySpecsSource` is taken to have one: its sagas ask the local activity, as they always did."""
+`RetrySpecsSource` is taken to have none: it needs no `fundsaga.retry_specs` activity."""
 
 
 class RetrySpecsSource(Interceptor):
@@ -55,10 +56,10 @@ class _WithoutRetrySpecsFile(_WithRetrySpecsFile):
 def runs_on_code_specs() -> bool:
     """Whether this saga runs with its code's specs without asking the worker.
 
-    Decided once, on the saga's first workflow task, by the worker's configuration and then
-    recorded; a replay finds the marker (True) or the local activity's result (False), on any
-    worker. Only called while the saga starts.
+    Decided once, on the saga's first workflow task, by the worker's configuration; only the
+    asking path is recorded (the marker, then the local activity's result). A replay, on any
+    worker, asks exactly when the history holds the marker. Only called while the saga starts.
     """
-    if _CONFIGURED.get() and not workflow.unsafe.is_replaying():
-        return False
-    return workflow.patched(CODE_SPECS_PATCH)
+    if not workflow.unsafe.is_replaying() and not _CONFIGURED.get():
+        return True
+    return not workflow.patched(WORKER_SPECS_PATCH)

@@ -15,7 +15,7 @@ from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Replayer
 
 from sagas import Phase, SagaStatus
-from sagas.engine import CODE_SPECS_PATCH, RETRY_SPECS_ACTIVITY, RetrySpecsSource
+from sagas.engine import RETRY_SPECS_ACTIVITY, WORKER_SPECS_PATCH, RetrySpecsSource
 from sagas.transfer import TRANSFER_SAGA
 from tests.fixtures_temporal import new_task_queue, worker_for
 from tests.workflows._fakes import FakeSteps
@@ -114,13 +114,18 @@ def markers(history: WorkflowHistory) -> list[str]:
         attributes = event.marker_recorded_event_attributes
         recorded = attributes.details.values()
         details = b"".join(payload.data for entry in recorded for payload in entry.payloads)
-        for name in (CODE_SPECS_PATCH, RETRY_SPECS_ACTIVITY):
+        for name in (WORKER_SPECS_PATCH, RETRY_SPECS_ACTIVITY):
             if name.encode() in details:
                 found.append(f"{attributes.marker_name}:{name}")
     return found
 
 
-async def test_a_worker_without_a_file_records_its_choice_instead_of_asking(
+def upserts(history: WorkflowHistory) -> int:
+    kind = EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES
+    return sum(event.event_type == kind for event in history.events)
+
+
+async def test_a_worker_without_a_file_records_nothing_and_one_with_a_file_records_asking(
     time_skipping_env: WorkflowEnvironment, tmp_path: Path
 ) -> None:
     path = tmp_path / "retry-specs.json"
@@ -129,8 +134,13 @@ async def test_a_worker_without_a_file_records_its_choice_instead_of_asking(
     *_, unconfigured = await run_saga_with_history(time_skipping_env, "")
     *_, configured = await run_saga_with_history(time_skipping_env, path)
 
-    assert markers(unconfigured) == [f"core_patch:{CODE_SPECS_PATCH}"]
-    assert markers(configured) == [f"core_local_activity:{RETRY_SPECS_ACTIVITY}"]
+    assert markers(unconfigured) == []
+    assert markers(configured) == [
+        f"core_patch:{WORKER_SPECS_PATCH}",
+        f"core_local_activity:{RETRY_SPECS_ACTIVITY}",
+    ]
+    # The marker brings the SDK's TemporalChangeVersion upsert; the default path has neither.
+    assert upserts(configured) == upserts(unconfigured) + 1
 
 
 async def test_the_history_not_the_replaying_worker_decides_where_the_specs_come_from(
