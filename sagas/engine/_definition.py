@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -189,11 +190,11 @@ class SagaDefinition(Generic[RequestT, StateT]):
             raise ValueError(f"saga {self.saga_type}: a step that awaits an event is not local")
         object.__setattr__(self, "call_type", StepCall[self.request_type, self.state_type])  # type: ignore[name-defined]
 
-    @property
+    @functools.cached_property
     def has_local_steps(self) -> bool:
         return any(step.local for step in self.steps)
 
-    @property
+    @functools.cached_property
     def pivot_index(self) -> int | None:
         """The index of the pivot step, if the saga has one."""
         return next((index for index, step in enumerate(self.steps) if step.pivot), None)

@@ -3,6 +3,7 @@ retry class (instant, temporary; permanent faults are never retried), with optio
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
@@ -124,14 +125,21 @@ class RetrySpec:
     def to_retry_policy(self) -> RetryPolicy:
         """Temporal's policy for this spec; it refuses to retry every non-retryable error class
         defined by the time it is built, a saga type's own BusinessError subclasses included."""
-        cap = self.max_interval or self.delay_before_retry(self.max_retries)
+        cap, attempts = _policy_bounds(self)
         return RetryPolicy(
             initial_interval=self.first_interval,
             backoff_coefficient=float(self.multiplier),
             maximum_interval=cap,
-            maximum_attempts=self.policy_attempts,
+            maximum_attempts=attempts,
             non_retryable_error_types=list(non_retryable_error_types()),
         )
+
+
+@functools.lru_cache(maxsize=1024)
+def _policy_bounds(spec: RetrySpec) -> tuple[timedelta, int]:
+    """The maximum interval and attempts of a spec's policy: Decimal arithmetic that every step
+    of every saga would otherwise repeat inside its workflow task."""
+    return spec.max_interval or spec.delay_before_retry(spec.max_retries), spec.policy_attempts
 
 
 def retry_spec(

@@ -41,6 +41,9 @@ from typing import Any, ClassVar
 from sagas.foundations._retry_class import RetryClass
 
 _BY_NAME: dict[str, type[FundsagaError]] = {}
+_NON_RETRYABLE_NAMES: dict[None, tuple[str, ...]] = {}
+"""non_retryable_error_types()'s answer until the next class registers: every step's retry
+policy asks for it."""
 
 
 class FundsagaError(Exception):
@@ -68,6 +71,7 @@ def _register(cls: type[FundsagaError]) -> None:
             f"Temporal by class name only, so give it another name"
         )
     _BY_NAME[cls.__name__] = cls
+    _NON_RETRYABLE_NAMES.clear()
 
 
 _register(FundsagaError)
@@ -219,7 +223,13 @@ def error_class_by_name(name: str) -> type[FundsagaError] | None:
 
 def non_retryable_error_types() -> tuple[str, ...]:
     """The names of every non-retryable error class defined so far, sorted."""
-    return tuple(sorted(name for name, cls in _BY_NAME.items() if issubclass(cls, _NON_RETRYABLE)))
+    names = _NON_RETRYABLE_NAMES.get(None)
+    if names is None:
+        names = tuple(
+            sorted(name for name, cls in _BY_NAME.items() if issubclass(cls, _NON_RETRYABLE))
+        )
+        _NON_RETRYABLE_NAMES[None] = names
+    return names
 
 
 def is_non_retryable(error: FundsagaError) -> bool:
