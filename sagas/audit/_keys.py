@@ -120,10 +120,19 @@ class Keyring:
         if public is None:
             return f"is signed by key {key_id!r}, which is not a trusted key"
         try:
-            public.verify(base64.b64decode(signature, validate=True), message)
+            public.verify(_signature_bytes(signature), message)
         except (InvalidSignature, ValueError):
             return f"carries a signature that key {key_id!r} did not make"
         return None
+
+
+def _signature_bytes(signature: str) -> bytes:
+    """The signature's bytes, from its one canonical base64 spelling only: a digit whose unused
+    bits differ decodes to the same bytes, but it is still a change to the stored record."""
+    raw = base64.b64decode(signature, validate=True)
+    if base64.b64encode(raw).decode() != signature:
+        raise ValueError("signature is not in canonical base64")
+    return raw
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,9 @@ first forged sequence number, on every backend and without a checkpoint.
 
 from __future__ import annotations
 
+import base64
 import random
+import string
 from collections.abc import Iterator
 from typing import Any
 
@@ -92,3 +94,23 @@ def test_a_stolen_key_id_with_a_forged_signature_is_found(
 
     assert (result.ok, result.first_bad_sequence) == (False, 4)
     assert "did not make" in (result.problem or "")
+
+
+def test_a_signature_spelled_another_way_is_found(
+    chain: tuple[AuditStore, Any, list[AuditRecord]],
+) -> None:
+    """The last base64 digit of a 64-byte signature carries two unused bits: a different digit
+    decodes to the same bytes, yet the stored record changed, and verification says so."""
+    store, storage, records = chain
+    signature = records[2].signature
+    alphabet = string.ascii_uppercase + string.ascii_lowercase + string.digits + "+/"
+    last = signature[-3]
+    respelled = signature[:-3] + alphabet[alphabet.index(last) ^ 1] + signature[-2:]
+    assert base64.b64decode(respelled) == base64.b64decode(signature)
+    storage.write(
+        storage.read() | {3: storage.encode(records[2].model_copy(update={"signature": respelled}))}
+    )
+
+    result = store.verify()
+
+    assert (result.ok, result.first_bad_sequence) == (False, 3)
