@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import itertools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -14,6 +15,8 @@ from sagas import AccountFrozenError, FundsagaError, TransientError
 from sagas.engine import AUDIT_ACTIVITY, AuditCall, to_application_error
 from sagas.transfer import TRANSFER_SAGA, TransferCall, TransferState
 
+ATTEMPT_SLACK_S = 3.0
+"""How much longer than its backoff a gap between two attempts' starts may be."""
 FailWhen = Callable[[int], bool]
 RaiseWhen = Callable[[int], FundsagaError | None]
 """The error an attempt (by its number) fails with, or None to succeed."""
@@ -44,6 +47,15 @@ class FakeSteps:
 
     def of(self, activity_type: str) -> list[Attempt]:
         return [a for a in self.attempts if a.activity_type == activity_type]
+
+    def backed_off(self, activity_type: str, backoffs_s: Sequence[float]) -> bool:
+        """Whether the activity's attempts started `backoffs_s` apart: each gap is the backoff
+        plus the attempt's own run, which takes real time on a loaded machine."""
+        started = [a.started_at for a in self.of(activity_type)]
+        gaps = [(later - earlier).total_seconds() for earlier, later in itertools.pairwise(started)]
+        return len(gaps) == len(backoffs_s) and all(
+            wait <= gap < wait + ATTEMPT_SLACK_S for gap, wait in zip(gaps, backoffs_s, strict=True)
+        )
 
     def all(self) -> list[Callable[..., Any]]:
         names = [s.action for s in TRANSFER_SAGA.steps]
