@@ -20,11 +20,13 @@ from temporalio.testing import WorkflowEnvironment
 from typer.testing import CliRunner, Result
 
 from sagas import SagaStatus, parse_faults, parse_money
-from sagas.app import FundsagaClient, build_worker, load_registry
-from sagas.app._cli import app
 from sagas.audit import open_audit_store
+from sagas.cli import app
+from sagas.client import FundsagaClient
 from sagas.foundations import upgrade_database
 from sagas.ledger import Ledger
+from sagas.registry import load_registry
+from sagas.worker import build_worker
 from tests.fixtures_audit import TEST_KEYS, TEST_SIGNER
 from tests.fixtures_temporal import new_task_queue
 

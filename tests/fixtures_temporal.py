@@ -12,8 +12,8 @@ from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
 from activities.retry_specs import RetrySpecsActivity
-from sagas.app import workflow_type_name
 from sagas.engine import RetrySpecsSource
+from sagas.registry import workflow_type_name
 from sagas.testing import dev_server_environment, new_task_queue, time_skipping_environment
 
 __all__ = ["new_task_queue", "worker_for", "workflow_name"]

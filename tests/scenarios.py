@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from sagas import Money, SagaRequest, parse_money
-from sagas.app import built_in_registry
 from sagas.ledger import Ledger
+from sagas.registry import built_in_registry
 from sagas.testing import SagaScenario
 from sagas.transfer import TransferRequest
 

@@ -20,10 +20,17 @@ from sagas.audit._record import GENESIS_HASH, AuditRecord
 from sagas.audit._store import AuditStore
 from sagas.audit._table_model import metadata
 from sagas.audit._verify import VerifyResult
+from sagas.audit._witness import (
+    SCHEDULE_ACTION_WORKFLOW,
+    Witnessed,
+    witness_findings,
+    witnessed_records,
+)
 
 __all__ = [
     "GENESIS_HASH",
     "PUBLIC_KEYS_SETTING",
+    "SCHEDULE_ACTION_WORKFLOW",
     "SIGNING_KEY_SETTING",
     "AnchorStore",
     "AnchoredAuditStore",
@@ -34,8 +41,11 @@ __all__ = [
     "Keyring",
     "SigningKey",
     "VerifyResult",
+    "Witnessed",
     "metadata",
     "open_audit_store",
     "public_pem",
     "take_checkpoint",
+    "witness_findings",
+    "witnessed_records",
 ]

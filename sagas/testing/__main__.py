@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import NoReturn
 
-from sagas.app import end_process
+from sagas.client import end_process
 from sagas.testing._replay import ReplayGuard
 from sagas.testing._scenario import SagaScenario
 

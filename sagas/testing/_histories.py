@@ -6,8 +6,9 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from sagas.app import SagaType, saga_id, workflow_type_name
+from sagas.client import saga_id
 from sagas.engine import Phase, SagaDefinition, StepDefinition
+from sagas.registry import SagaType, workflow_type_name
 from sagas.testing._matrix import Fault, fault_rule
 
 

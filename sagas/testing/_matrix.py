@@ -13,9 +13,9 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
-from sagas.app import workflow_type_name
 from sagas.engine import AuditKind, Phase, SagaDefinition, SagaStatus, StepDefinition, parse_faults
 from sagas.foundations import FundsagaError, RetryClass, TransientError, error_class_by_name
+from sagas.registry import workflow_type_name
 from sagas.testing._scenario import SagaScenario
 
 

@@ -11,8 +11,8 @@ from temporalio.client import WorkflowExecutionStatus, WorkflowHandle
 from temporalio.testing import ActivityEnvironment, WorkflowEnvironment
 from temporalio.worker import Worker
 
-from sagas.app import SagaHandle, activity_name, saga_id
 from sagas.audit import AuditStore
+from sagas.client import SagaHandle, saga_id
 from sagas.engine import (
     VIEW_QUERY,
     FaultPlan,
@@ -25,6 +25,7 @@ from sagas.engine import (
     parse_faults,
 )
 from sagas.ledger import Ledger
+from sagas.registry import activity_name
 from sagas.testing._environments import new_task_queue, saga_worker
 from sagas.testing._matrix import Decision, MatrixCase
 from sagas.testing._operators import MAKER, resolve_by_two

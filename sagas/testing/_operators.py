@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from sagas.app import SagaHandle
+from sagas.client import SagaHandle
 from sagas.engine import SagaStatus
 
 MAKER, CHECKER = "maker", "checker"

@@ -17,16 +17,11 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Replayer
 
-from sagas.app import (
-    FundsagaClient,
-    SagaHandle,
-    SagaRegistry,
-    saga_workflow_runner,
-    workflow_type_name,
-)
 from sagas.audit import AuditStore
+from sagas.client import FundsagaClient, SagaHandle
 from sagas.engine import SagaOutcome, SagaStatus, parse_faults
 from sagas.ledger import Ledger
+from sagas.registry import SagaRegistry, workflow_type_name
 from sagas.testing._environments import (
     dev_server_environment,
     directory_audit_store,
@@ -45,6 +40,7 @@ from sagas.testing._histories import (
 from sagas.testing._matrix_run import ClearableFaults
 from sagas.testing._operators import MAKER, resolve_by_two
 from sagas.testing._scenario import SagaScenario
+from sagas.worker import saga_workflow_runner
 
 NOTE = "recorded for the determinism guard"
 

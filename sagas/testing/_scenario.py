@@ -6,10 +6,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sagas.app import SagaType
 from sagas.engine import Phase, SagaDefinition, SagaRequest
 from sagas.foundations import Money
 from sagas.ledger import Ledger
+from sagas.registry import SagaType
 
 if TYPE_CHECKING:
     from sagas.testing._matrix import Expected, MatrixCase

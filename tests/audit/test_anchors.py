@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from sagas.app import anchor_head, verify_trail
 from sagas.audit import AnchoredAuditStore, AnchorStore, open_audit_store
 from sagas.foundations import upgrade_database
+from sagas.verify import anchor_head, verify_trail
 from tests.audit._chain import fill
 from tests.audit._tamper import storage_for
 from tests.audit._writers import PER_WRITER, append_many

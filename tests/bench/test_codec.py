@@ -11,7 +11,7 @@ from google.protobuf.message import Message
 from temporalio.api.common.v1 import Payload
 from temporalio.api.enums.v1 import EventType
 
-from sagas.app import PayloadKeys
+from sagas.codec import PayloadKeys
 from tooling.bench import BenchConfig, Scenario, WorkerKnobs
 from tooling.bench._codec import bench_converter, run_keys
 from tooling.bench._conditions import conditions

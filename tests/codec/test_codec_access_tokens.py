@@ -17,12 +17,8 @@ import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from sagas.app import (
-    AccessTokenCheck,
-    CodecAuthorisation,
-    PayloadKeys,
-    serve_codec,
-)
+from sagas.codec import PayloadKeys
+from sagas.servers import AccessTokenCheck, CodecAuthorisation, serve_codec
 from tests.observability.scraping import free_port
 
 KEYS = PayloadKeys.parse(PayloadKeys.generate("k1"))

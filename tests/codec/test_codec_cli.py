@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from sagas.app import PayloadKeys
-from sagas.app._cli import app
+from sagas.cli import app
+from sagas.codec import PayloadKeys
 
 RUNNER = CliRunner()
 

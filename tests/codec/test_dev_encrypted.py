@@ -19,11 +19,11 @@ from google.protobuf import json_format
 from temporalio.api.common.v1 import Payload, Payloads
 from temporalio.client import Client
 
-from sagas.app import PayloadKeys
+from sagas.codec import PayloadKeys
 from tests.observability.scraping import free_port
 
 pytestmark = pytest.mark.timeout(120)
-CLI = [sys.executable, "-c", "from sagas.app import main; main()"]
+CLI = [sys.executable, "-c", "from sagas.cli import main; main()"]
 
 
 class Dev:

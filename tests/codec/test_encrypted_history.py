@@ -25,20 +25,14 @@ from temporalio.client import Client
 from temporalio.testing import WorkflowEnvironment
 
 from sagas import SagaStatus, parse_faults, parse_money
-from sagas.app import (
-    FundsagaClient,
-    PayloadKeys,
-    build_worker,
-    converter_for,
-    serve_codec,
-    temporal_cli_path,
-    transfer_workflow_id,
-)
-from sagas.app._audit_witness import witness_findings, witnessed_records
-from sagas.audit import AuditStore
+from sagas.audit import AuditStore, witness_findings, witnessed_records
+from sagas.client import FundsagaClient, transfer_workflow_id
+from sagas.codec import PayloadKeys, converter_for
 from sagas.foundations import InvalidRequestError
 from sagas.ledger import Ledger
+from sagas.servers import serve_codec, temporal_cli_path
 from sagas.testing import directory_audit_store, new_task_queue, sqlite_ledger
+from sagas.worker import build_worker
 from tests.observability.scraping import free_port
 
 KEYS = PayloadKeys.parse(PayloadKeys.generate("test-2026-11"))

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 import yaml
 
-from sagas.app import DEV_SERVER_DYNAMIC_CONFIG
 from sagas.engine import SEARCH_ATTRIBUTE_KEYS, server_type_name
 from sagas.foundations import DATABASE_OWNER_ROLE, DATABASE_WORKER_ROLE, Settings
+from sagas.servers import DEV_SERVER_DYNAMIC_CONFIG
 from tests.deploy.stack import (
     COMPOSE,
     DEPLOY,
@@ -171,7 +171,7 @@ def test_migrations_run_as_the_owner_and_everything_else_as_the_worker() -> None
 
 def test_every_database_the_worker_uses_is_migrated() -> None:
     migrate = environment("migrate")
-    # `fundsaga db upgrade` migrates the database and the audit store's (sagas.app._migrate).
+    # `fundsaga db upgrade` migrates the database and the audit store's (sagas.cli._db).
     migrated = {
         database_url(migrate[key]).database
         for key in ("FUNDSAGA_DATABASE_URL", "FUNDSAGA_AUDIT_STORE")

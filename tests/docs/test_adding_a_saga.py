@@ -33,7 +33,7 @@ def test_the_guide_imports_no_private_module() -> None:
     modules = set(IMPORTED.findall("\n".join(guide_files().values())))
     private = {m for m in modules if any(part.startswith("_") for part in m.split("."))}
 
-    assert {"sagas", "sagas.app", "sagas.ledger", "sagas.testing"} <= modules
+    assert {"sagas", "sagas.registry", "sagas.ledger", "sagas.testing"} <= modules
     assert private == {"__future__"}
 
 

@@ -36,3 +36,12 @@ def test_every_shipped_package_is_in_a_layer() -> None:
     subpackages = {f"sagas.{path.parent.name}" for path in (ROOT / "sagas").glob("*/__init__.py")}
 
     assert subpackages | {"workflows", "activities"} == named
+
+
+def test_the_page_draws_the_layers_once_and_gives_each_package_its_paragraph() -> None:
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    (layers,) = [c for c in contracts() if c["type"] == "layers"]
+    packages = [name.strip() for layer in layers["layers"] for name in str(layer).split("|")]
+
+    assert text.count("sagas.foundations  ") == 1, "the layer diagram is drawn more than once"
+    assert [p for p in packages if f"**`{p}`**" not in text] == []

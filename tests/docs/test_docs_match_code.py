@@ -24,10 +24,9 @@ from sagas import (
     Settings,
     parse_faults,
 )
-from sagas.app import transfer_workflow_id
-from sagas.app._cli import app
-from sagas.app._client import TRANSFER_WORKFLOW
-from sagas.app._demo import DEMO_FAULTS
+from sagas.cli import app
+from sagas.client import TRANSFER_WORKFLOW, transfer_workflow_id
+from sagas.demo import DEMO_FAULTS
 from sagas.engine import FINGERPRINT_MEMO, SEARCH_ATTRIBUTE_KEYS, server_type_name
 from sagas.transfer import TRANSFER_SAGA, TransferRequest
 

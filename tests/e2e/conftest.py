@@ -12,9 +12,11 @@ import pytest
 from temporalio.testing import WorkflowEnvironment
 
 from sagas import Money, parse_faults, parse_money
-from sagas.app import FundsagaClient, build_worker, run_cli
 from sagas.audit import AuditStore, open_audit_store
+from sagas.cli import run_cli
+from sagas.client import FundsagaClient
 from sagas.ledger import Ledger
+from sagas.worker import build_worker
 from tests.fixtures_audit import TEST_KEYS, TEST_SIGNER, write_public_key
 from tests.fixtures_temporal import new_task_queue
 

@@ -9,9 +9,10 @@ from pathlib import Path
 
 from temporalio.testing import WorkflowEnvironment
 
-from sagas.app import build_worker, ensure_anchor_schedule
 from sagas.audit import AnchoredAuditStore, AnchorStore, open_audit_store
+from sagas.client import ensure_anchor_schedule
 from sagas.ledger import GENESIS_HASH, JOURNAL_CHAIN, Ledger
+from sagas.worker import build_worker
 from tests.audit._chain import fill
 from tests.fixtures_audit import TEST_KEYS
 from tests.fixtures_temporal import new_task_queue

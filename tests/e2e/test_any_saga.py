@@ -28,11 +28,13 @@ from sagas import (
     SagaView,
     parse_faults,
 )
-from sagas.app import FundsagaClient, SagaHandle, SagaRegistry, build_worker, load_registry
 from sagas.audit import AuditStore
+from sagas.client import FundsagaClient, SagaHandle
 from sagas.engine import AuditKind
 from sagas.ledger import Ledger
+from sagas.registry import SagaRegistry, load_registry
 from sagas.testing import resolve_by_two
+from sagas.worker import build_worker
 from tests.e2e.conftest import TemporalCli, eur
 from tests.escrow import ESCROW
 from tests.fixtures_temporal import new_task_queue

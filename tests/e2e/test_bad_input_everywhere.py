@@ -36,8 +36,9 @@ from sagas import (
     SagaStatus,
     parse_money,
 )
-from sagas.app import FundsagaClient, run_cli, transfer_workflow_id
 from sagas.audit import AuditStore
+from sagas.cli import run_cli
+from sagas.client import FundsagaClient, transfer_workflow_id
 from sagas.foundations import invalid_request_from
 from sagas.ledger import HoldStatus, Ledger
 from sagas.transfer import TransferRequest

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from temporalio.testing import WorkflowEnvironment
 
-from sagas.app import FundsagaClient, run_cli
+from sagas.cli import run_cli
+from sagas.client import FundsagaClient
 from sagas.ledger import Ledger
 from sagas.transfer import TRANSFER_SAGA
 from tests.fixtures_audit import TEST_SIGNER

@@ -13,11 +13,12 @@ from sqlalchemy import create_engine, text
 from temporalio.testing import WorkflowEnvironment
 
 from sagas import SagaStatus, parse_faults
-from sagas.app import FundsagaClient, build_worker
-from sagas.app._compensation_audit import audit_saga
 from sagas.audit import GENESIS_HASH, AuditRecord, AuditStore, open_audit_store
 from sagas.audit._record import seal
+from sagas.client import FundsagaClient
 from sagas.ledger import Ledger
+from sagas.verify import audit_saga
+from sagas.worker import build_worker
 from tests.e2e._fast import FastTransferWorkflow
 from tests.e2e.conftest import TemporalCli, eur, fundsaga
 from tests.fixtures_audit import TEST_KEYS, TEST_SIGNER

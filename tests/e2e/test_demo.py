@@ -13,13 +13,13 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.testing import WorkflowEnvironment
 
 from sagas import EventWait, FailureReason, parse_faults, parse_money
-from sagas.app import FundsagaClient, SagaHandle, build_worker
-from sagas.app._cli_dev import run_catalog
-from sagas.app._demo import DEMO_FAULTS, DemoRun
-from sagas.app._demo_catalog import DEMO_PLANS
+from sagas.cli import run_catalog
+from sagas.client import FundsagaClient, SagaHandle
+from sagas.demo import DEMO_FAULTS, DEMO_PLANS, DemoRun
 from sagas.engine import BatchItemStatus, BatchOutcome
 from sagas.foundations import load_settings
 from sagas.testing import directory_audit_store, new_task_queue, sqlite_ledger
+from sagas.worker import build_worker
 from tooling.demo import free_port
 from tooling.provider import ProviderProcess
 

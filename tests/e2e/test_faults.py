@@ -15,7 +15,7 @@ import pytest
 from temporalio.testing import WorkflowEnvironment
 
 from sagas import SagaStatus
-from sagas.app import FundsagaClient
+from sagas.client import FundsagaClient
 from sagas.foundations import upgrade_database
 from sagas.ledger import Ledger
 from tests.e2e.conftest import eur

@@ -13,9 +13,10 @@ from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
 from sagas import IdempotencyConflictError, SagaOutcome, SagaStatus
-from sagas.app import FundsagaClient, build_worker, transfer_workflow_id
 from sagas.audit import AuditStore
+from sagas.client import FundsagaClient, transfer_workflow_id
 from sagas.ledger import Ledger
+from sagas.worker import build_worker
 from tests.e2e.conftest import eur
 from tests.fixtures_temporal import new_task_queue
 

@@ -16,7 +16,7 @@ import pytest
 from temporalio.service import RPCError, RPCStatusCode
 
 from sagas import FailureReason, SagaCompensatedError, SagaRejectedError, SagaStatus, Snapshot
-from sagas.app import FundsagaClient, transfer_workflow_id
+from sagas.client import FundsagaClient, transfer_workflow_id
 from sagas.ledger import AccountView, EntryView, HoldView, Ledger
 from tests.e2e.conftest import TemporalCli
 

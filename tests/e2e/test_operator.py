@@ -14,9 +14,10 @@ from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
 from sagas import ProposalStaleError, SagaStatus, SameOperatorError, parse_faults
-from sagas.app import FundsagaClient, build_worker
 from sagas.audit import AuditStore
+from sagas.client import FundsagaClient
 from sagas.ledger import Ledger
+from sagas.worker import build_worker
 from tests.e2e._fast import FastTransferWorkflow
 from tests.e2e.conftest import fundsaga
 

@@ -15,7 +15,7 @@ from sagas import (
     SagaCompensatedError,
     SagaStatus,
 )
-from sagas.app import FundsagaClient
+from sagas.client import FundsagaClient
 from sagas.ledger import Ledger
 from tests.e2e.conftest import eur
 

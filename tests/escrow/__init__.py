@@ -4,7 +4,7 @@
 importing it defines the escrow's own error classes too.
 """
 
-from sagas.app import SagaType
+from sagas.registry import SagaType
 from tests.escrow.activities import EscrowActivities
 from tests.escrow.errors import EscrowAgentBusyError, EscrowDisputedError
 from tests.escrow.saga import ESCROW_SAGA

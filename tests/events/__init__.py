@@ -1,6 +1,6 @@
 """A step that waits for an external event, on a saga defined only in the tests."""
 
-from sagas.app import SagaType
+from sagas.registry import SagaType
 from tests.events.saga import SETTLE_SAGA, settle
 from tests.events.workflows import SettleWorkflow
 

@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 from temporalio.testing import WorkflowEnvironment
 
-from sagas.app import FundsagaClient, SagaRegistry
+from sagas.client import FundsagaClient
+from sagas.registry import SagaRegistry
 from sagas.testing import directory_audit_store, new_task_queue, saga_worker, sqlite_ledger
 from tests.events import SETTLE
 

@@ -10,7 +10,7 @@ import pytest
 from temporalio.testing import WorkflowEnvironment
 
 from sagas import EventWait, SagaStatus, StepDefinition
-from sagas.app import FundsagaClient, SagaHandle
+from sagas.client import FundsagaClient, SagaHandle
 from tests.events.saga import ACTIONS_RUN, SETTLE_SAGA, WAIT
 
 

@@ -13,7 +13,8 @@ from collections.abc import AsyncIterator
 import pytest
 
 from sagas import EventWait, SagaStatus
-from sagas.app import FundsagaClient, serve_webhooks
+from sagas.client import FundsagaClient
+from sagas.servers import serve_webhooks
 from tests.events.saga import ACTIONS_RUN
 
 

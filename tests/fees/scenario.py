@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from sagas import Money, SagaRequest, parse_money
-from sagas.app import built_in_registry
 from sagas.fees import FEE_COLLECTION, FEE_INCOME, TAX_PAYABLE, FeeRequest
 from sagas.ledger import Ledger, system_account_id
+from sagas.registry import built_in_registry
 from sagas.testing import SagaScenario
 
 

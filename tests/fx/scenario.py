@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from sagas import Money, SagaRequest, parse_money
-from sagas.app import built_in_registry
 from sagas.fx import DEMO_RATES, FX_POSITION, FX_TRANSFER, FxRequest, convert_amount
 from sagas.ledger import Ledger, system_account_id
+from sagas.registry import built_in_registry
 from sagas.testing import SagaScenario
 
 

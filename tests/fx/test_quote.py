@@ -15,9 +15,10 @@ from temporalio.testing import WorkflowEnvironment
 
 from activities.fx import FxActivities
 from sagas import SagaStatus, parse_money
-from sagas.app import FundsagaClient, SagaRegistry, SagaType
+from sagas.client import FundsagaClient
 from sagas.fx import DEMO_RATES, FX_POSITION, FX_TRANSFER, FixedRateSource
 from sagas.ledger import HoldStatus, Ledger, system_account_id
+from sagas.registry import SagaRegistry, SagaType
 from sagas.testing import directory_audit_store, new_task_queue, saga_worker, sqlite_ledger
 from tests.fx.scenario import FX_SCENARIO, fund, fx_request
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from temporalio.testing import WorkflowEnvironment
 
-from sagas.app import DEV_SERVER_DYNAMIC_CONFIG, dev_server_args
+from sagas.servers import DEV_SERVER_DYNAMIC_CONFIG, dev_server_args
 
 
 def _temporal_children() -> list[list[str]]:

@@ -17,11 +17,11 @@ import pytest
 from sqlalchemy import Connection, Engine, delete, insert, select, update
 
 from activities.audit import anchor_journal
-from sagas.app._ledger_verify import LedgerVerdict, verify_ledger
 from sagas.audit import AnchorStore, SigningKey, open_audit_store
 from sagas.foundations import make_engine
 from sagas.ledger import GENESIS_HASH, Ledger, entry_hash, metadata
 from sagas.ledger._signing import entry_message
+from sagas.verify import LedgerVerdict, verify_ledger
 from tests.fixtures_audit import TEST_KEYS
 from tests.ledger._money import eur
 from tests.ledger._owner import guards_off

@@ -7,8 +7,8 @@ from dataclasses import replace
 import pytest
 
 from sagas import InvalidRequestError, UnknownAccountError
-from sagas.app import SagaRegistry, WorkerContext
 from sagas.ledger import Ledger, Leg, funding_account_id, system_account_id
+from sagas.registry import SagaRegistry, WorkerContext
 from tests.escrow import ESCROW
 from tests.ledger._money import eur
 

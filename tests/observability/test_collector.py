@@ -15,18 +15,18 @@ import pytest
 from temporalio.testing import WorkflowEnvironment
 
 from sagas import parse_money
-from sagas.app import (
+from sagas.client import FundsagaClient
+from sagas.foundations import upgrade_database
+from sagas.ledger import Ledger
+from sagas.servers import (
     Collection,
     CollectorGauges,
-    FundsagaClient,
     PollerKind,
     SagaTypeBacklog,
     VisibilityCollector,
-    prometheus_runtime,
     run_collector,
 )
-from sagas.foundations import upgrade_database
-from sagas.ledger import Ledger
+from sagas.telemetry import prometheus_runtime
 from sagas.testing import assert_eventually, new_task_queue
 from tests.fixtures_cli import Stack, fundsaga
 from tests.observability.scraping import free_port, scrape

@@ -15,7 +15,7 @@ import pytest
 from temporalio.testing import WorkflowEnvironment
 
 from sagas import InvalidRequestError, SagaStatus, load_settings
-from sagas.app import JsonFormatter
+from sagas.telemetry import JsonFormatter
 from tests.observability.worker_process import WorkerProcess
 
 

@@ -16,10 +16,12 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
 from sagas import Money, SagaOutcome, SagaStatus, parse_faults, parse_money
-from sagas.app import FundsagaClient, build_worker, prometheus_runtime
 from sagas.audit import AnchoredAuditStore, AnchorStore, AuditStore
+from sagas.client import FundsagaClient
 from sagas.ledger import Ledger
+from sagas.telemetry import prometheus_runtime
 from sagas.testing import assert_eventually, directory_audit_store, new_task_queue, sqlite_ledger
+from sagas.worker import build_worker
 from tests.observability.scraping import Scrape, free_port, scrape
 from workflows import AuditAnchorWorkflow
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from sagas import InvalidRequestError, load_settings
-from sagas.app import metrics_runtime, prometheus_runtime
+from sagas.telemetry import metrics_runtime, prometheus_runtime
 
 
 @pytest.fixture(autouse=True)

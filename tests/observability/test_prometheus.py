@@ -25,7 +25,7 @@ from temporalio.client import Client
 from temporalio.testing import WorkflowEnvironment
 
 from sagas import Money, SagaStatus, parse_money
-from sagas.app import FundsagaClient
+from sagas.client import FundsagaClient
 from sagas.engine import SAGA_STATUS
 from sagas.foundations import DATABASE_WORKER_ROLE
 from sagas.ledger import Ledger
@@ -49,7 +49,7 @@ pytestmark = [pytest.mark.postgres, pytest.mark.timeout(300)]
 FAULTS = "capture=timeout*1@carol;settle=business@dave"
 DESTINATIONS = ["bob"] * 10 + ["carol"] * 4 + ["dave"] * 4
 AMOUNT = "10.00"
-CLI = ("-c", "from sagas.app import main; main()")
+CLI = ("-c", "from sagas.cli import main; main()")
 
 
 def eur(text: str) -> Money:

@@ -23,15 +23,11 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
 from sagas import InvalidRequestError, SagaStatus, load_settings, parse_faults, parse_money
-from sagas.app import (
-    FundsagaClient,
-    build_worker,
-    connect_temporal,
-    tracer_provider,
-    tracing_interceptors,
-)
+from sagas.client import FundsagaClient, connect_temporal
 from sagas.ledger import Ledger
+from sagas.telemetry import tracer_provider, tracing_interceptors
 from sagas.testing import directory_audit_store, new_task_queue, sqlite_ledger
+from sagas.worker import build_worker
 from tests.observability.worker_process import WorkerProcess
 
 ENDPOINT = "FUNDSAGA_OTLP_ENDPOINT"

@@ -15,7 +15,7 @@ from pathlib import Path
 from temporalio.client import Client
 
 from sagas import SagaStatus, parse_money
-from sagas.app import FundsagaClient
+from sagas.client import FundsagaClient
 from sagas.foundations import upgrade_database
 from sagas.ledger import Ledger
 from tests.fixtures_audit import TEST_SIGNER

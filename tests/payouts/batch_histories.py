@@ -11,7 +11,9 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Replayer
 
-from sagas.app import FundsagaClient, SagaRegistry, saga_workflow_runner, serve_webhooks
+from sagas.client import FundsagaClient
+from sagas.registry import SagaRegistry
+from sagas.servers import serve_webhooks
 from sagas.testing import (
     directory_audit_store,
     load_history,
@@ -19,6 +21,7 @@ from sagas.testing import (
     saga_worker,
     sqlite_ledger,
 )
+from sagas.worker import saga_workflow_runner
 from tests.payouts.scenario import BATCH_TYPE, PAYOUT_TYPE, fund
 from tests.payouts.small_batch import SMALL_BATCH_TYPE
 

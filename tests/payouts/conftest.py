@@ -9,9 +9,11 @@ from typing import Any
 import pytest
 from temporalio.testing import WorkflowEnvironment
 
-from sagas.app import FundsagaClient, SagaHandle, SagaRegistry, serve_webhooks
 from sagas.audit import AuditStore
+from sagas.client import FundsagaClient, SagaHandle
 from sagas.ledger import Ledger
+from sagas.registry import SagaRegistry
+from sagas.servers import serve_webhooks
 from sagas.testing import directory_audit_store, new_task_queue, saga_worker, sqlite_ledger
 from tests.payouts.scenario import BATCH_TYPE, PAYOUT_TYPE, fund, payout_request
 from tests.payouts.small_batch import SMALL_BATCH_TYPE

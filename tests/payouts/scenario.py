@@ -4,9 +4,9 @@ URL in FUNDSAGA_PROVIDER_URL, when a worker is built)."""
 from __future__ import annotations
 
 from sagas import Money, SagaRequest, parse_money
-from sagas.app import built_in_registry
 from sagas.ledger import Ledger, funding_account_id
 from sagas.payouts import EXTERNAL_PAYOUT, PAYOUT_BATCH, PayoutRequest
+from sagas.registry import built_in_registry
 from sagas.testing import SagaScenario
 
 PAYOUT_TYPE = built_in_registry().get(EXTERNAL_PAYOUT)

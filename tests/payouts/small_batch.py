@@ -8,9 +8,9 @@ from temporalio import workflow
 from temporalio.common import RawValue
 
 with workflow.unsafe.imports_passed_through():
-    from sagas.app import SagaType
     from sagas.engine import SagaBatchWorkflow, SagaOutcome
     from sagas.payouts import EXTERNAL_PAYOUT, PAYOUT_BATCH_DEFINITION
+    from sagas.registry import SagaType
 
 SMALL_BATCH_DEFINITION = replace(
     PAYOUT_BATCH_DEFINITION, saga_type="small-payout-batch", concurrency=2, items_per_run=2

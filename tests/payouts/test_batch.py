@@ -12,8 +12,8 @@ from temporalio.client import WorkflowExecutionStatus
 from temporalio.service import RPCError
 
 from sagas import InvalidRequestError, SagaStatus
-from sagas.app import SagaHandle, saga_id
-from sagas.app._cli_saga_output import outcome_shown
+from sagas.cli import outcome_shown
+from sagas.client import SagaHandle, saga_id
 from sagas.engine import BatchItemOutcome, BatchItemStatus, BatchOutcome, BatchView
 from sagas.ledger import funding_account_id
 from sagas.payouts import EXTERNAL_PAYOUT

@@ -8,7 +8,7 @@ from datetime import timedelta
 from temporalio.api.enums.v1 import EventType
 
 from sagas import EventWait, FailureReason, SagaStatus
-from sagas.app import SagaHandle
+from sagas.client import SagaHandle
 from sagas.ledger import funding_account_id
 from sagas.payouts import SETTLE_WAIT
 from sagas.testing import assert_eventually, resolve_by_two

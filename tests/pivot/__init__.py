@@ -1,6 +1,6 @@
 """A saga type with a pivot and inquiries, defined only in the tests."""
 
-from sagas.app import SagaType
+from sagas.registry import SagaType
 from tests.pivot.activities import PayoutActivities
 from tests.pivot.saga import CLEARING, PAYOUT_SAGA
 from tests.pivot.workflows import PivotPayoutWorkflow

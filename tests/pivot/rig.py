@@ -12,9 +12,10 @@ import pytest
 from temporalio.testing import WorkflowEnvironment
 
 from sagas import SagaStatus, parse_faults, parse_money
-from sagas.app import FundsagaClient, SagaHandle, SagaRegistry
 from sagas.audit import AuditStore
+from sagas.client import FundsagaClient, SagaHandle
 from sagas.ledger import Ledger
+from sagas.registry import SagaRegistry
 from sagas.testing import (
     ClearableFaults,
     assert_eventually,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sagas.app import FundsagaClient
+from sagas.client import FundsagaClient
 from sagas.foundations import SagaNotFoundError
 
 

@@ -15,19 +15,13 @@ import pytest
 from temporalio.testing import WorkflowEnvironment
 
 from sagas import SagaStatus, parse_money
-from sagas.app import (
-    COMPANION_SUFFIX,
-    FundsagaClient,
-    SagaSchedules,
-    build_worker,
-    matching_times,
-)
-from sagas.app._audit_witness import witness_findings, witnessed_records
-from sagas.audit import AuditStore
+from sagas.audit import AuditStore, witness_findings, witnessed_records
+from sagas.client import COMPANION_SUFFIX, FundsagaClient, SagaSchedules, matching_times
 from sagas.engine import local_nominal_time
 from sagas.foundations import InvalidRequestError, SagaNotFoundError
 from sagas.ledger import Ledger
 from sagas.testing import assert_eventually, directory_audit_store, new_task_queue, sqlite_ledger
+from sagas.worker import build_worker
 
 BERLIN = "Europe/Berlin"
 RENT = {

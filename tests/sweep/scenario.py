@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from sagas import Money, SagaRequest, parse_money
-from sagas.app import built_in_registry
 from sagas.ledger import Ledger
+from sagas.registry import built_in_registry
 from sagas.sweep import EOD_SWEEP, SweepRequest
 from sagas.testing import SagaScenario
 

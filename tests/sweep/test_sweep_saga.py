@@ -13,8 +13,9 @@ from temporalio.service import RPCError
 from temporalio.testing import WorkflowEnvironment
 
 from sagas import FaultPlan, InvalidRequestError, SagaStatus, parse_faults, parse_money
-from sagas.app import FundsagaClient, SagaRegistry, built_in_registry
+from sagas.client import FundsagaClient
 from sagas.ledger import Ledger
+from sagas.registry import SagaRegistry, built_in_registry
 from sagas.sweep import EOD_SWEEP, SWEEP_ENTRY, SweepState
 from sagas.testing import directory_audit_store, new_task_queue, saga_worker, sqlite_ledger
 from tests.sweep.scenario import OPERATING, TREASURY, fund, sweep_request

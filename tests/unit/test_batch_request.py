@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 
 from sagas import InvalidRequestError
-from sagas.app import load_registry
 from sagas.engine import MAX_BATCH_ITEMS, MAX_CONCURRENCY, BatchDefinition, BatchRequest
 from sagas.payouts import EXTERNAL_PAYOUT_SAGA, PAYOUT_BATCH, PayoutBatchRequest, PayoutRequest
+from sagas.registry import load_registry
 from sagas.transfer import TransferRequest
 
 ITEM: dict[str, Any] = {

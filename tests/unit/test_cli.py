@@ -15,9 +15,7 @@ from typer.core import TyperGroup
 from typer.testing import CliRunner
 
 from sagas import InvalidRequestError, NotParkedError
-from sagas.app._cli import app
-from sagas.app._cli_errors import explain
-from sagas.app._output import OutputFormat, listing, render, said
+from sagas.cli import OutputFormat, app, explain, listing, render, said
 
 RUNNER = CliRunner()
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-from sagas.app._cli import app
+from sagas.cli import app
 from sagas.engine import PRESETS, Preset, total_backoff
 
 RUNNER = CliRunner()

@@ -18,7 +18,7 @@ from sagas import (
     TransientError,
     parse_faults,
 )
-from sagas.app import load_registry
+from sagas.registry import load_registry
 from tests.escrow import EscrowAgentBusyError, EscrowDisputedError
 from tests.unit._guard import RecordingSnapshotStore, at_attempt, run_guarded, transfer_call
 

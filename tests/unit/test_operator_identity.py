@@ -9,7 +9,7 @@ from typing import Any, cast
 import pytest
 
 from sagas import InvalidRequestError, load_settings
-from sagas.app import FundsagaClient
+from sagas.client import FundsagaClient
 from sagas.foundations import os_user
 
 OS_USER_VARIABLES = ("LOGNAME", "USER", "LNAME", "USERNAME")

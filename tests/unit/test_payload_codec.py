@@ -7,7 +7,7 @@ import base64
 import pytest
 from temporalio.api.common.v1 import Payload
 
-from sagas.app import PayloadCipher, PayloadDecryptionError, PayloadKeys
+from sagas.codec import PayloadCipher, PayloadDecryptionError, PayloadKeys
 from sagas.foundations import InvalidRequestError
 
 PLAIN = Payload(metadata={"encoding": b"json/plain"}, data=b'{"account": "acc-secret-1"}')

@@ -5,8 +5,8 @@ from typing import Any
 import pytest
 
 from sagas import InvalidRequestError
-from sagas.app import load_registry
 from sagas.payouts import EXTERNAL_PAYOUT, MAX_SETTLE_WAIT_SECONDS, SETTLE_WAIT
+from sagas.registry import load_registry
 
 GOOD: dict[str, Any] = {
     "idempotency_key": "po-1",

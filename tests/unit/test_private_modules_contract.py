@@ -42,8 +42,8 @@ def test_a_package_may_import_its_own_private_modules_and_public_names(
     [
         ("sagas.audit._table", "sagas.ledger._models"),
         ("activities.audit", "sagas.engine._step_guard"),
-        ("sagas.app._client", "sagas.engine._workflow_base"),
-        ("tooling.chaos.worker", "sagas.app._worker"),
+        ("sagas.client._client", "sagas.engine._workflow_base"),
+        ("tooling.chaos.worker", "sagas.worker._worker"),
     ],
 )
 def test_no_module_imports_another_package_s_private_module(importer: str, imported: str) -> None:

@@ -12,9 +12,8 @@ from typing import Any
 import pytest
 
 from sagas import InvalidRequestError, Jitter, Phase
-from sagas.app import built_in_registry
-from sagas.app._retry_specs import configured_specs
 from sagas.engine import code_specs, overlay, read_retry_specs
+from sagas.registry import built_in_registry, configured_specs
 from sagas.transfer import TRANSFER_SAGA
 
 DEFAULTS = code_specs(TRANSFER_SAGA)

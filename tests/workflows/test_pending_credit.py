@@ -14,11 +14,12 @@ import pytest
 from temporalio.testing import WorkflowEnvironment
 
 from sagas import InsufficientFundsError, SagaOutcome, SagaStatus, parse_faults, parse_money
-from sagas.app import FundsagaClient, build_worker
 from sagas.audit import open_audit_store
+from sagas.client import FundsagaClient
 from sagas.foundations import Money, upgrade_database
 from sagas.ledger import HoldStatus, Ledger
 from sagas.testing import assert_eventually
+from sagas.worker import build_worker
 from tests.fixtures_audit import TEST_KEYS
 from tests.fixtures_temporal import new_task_queue
 

@@ -26,16 +26,11 @@ from sagas import (
     parse_faults,
     parse_money,
 )
-from sagas.app import (
-    FundsagaClient,
-    SagaRegistry,
-    SagaType,
-    WorkerContext,
-    build_worker,
-    load_registry,
-)
 from sagas.audit import AuditStore, open_audit_store
+from sagas.client import FundsagaClient
 from sagas.ledger import Ledger
+from sagas.registry import SagaRegistry, SagaType, WorkerContext, load_registry
+from sagas.worker import build_worker
 from tests.escrow import ESCROW, EscrowAgentBusyError, EscrowDisputedError
 from tests.escrow.activities import EscrowActivities
 from tests.escrow.saga import ESCROW_SAGA, EscrowCall, EscrowState

@@ -10,9 +10,9 @@ from temporalio.client import WorkflowFailureError
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
-from sagas.app import build_worker, saga_workflow_runner
 from sagas.audit import open_audit_store
 from sagas.ledger import Ledger
+from sagas.worker import build_worker, saga_workflow_runner
 from tests.fixtures_audit import TEST_KEYS
 from tests.fixtures_temporal import new_task_queue
 from tests.workflows._sandbox_probe import SandboxProbe

@@ -20,12 +20,13 @@ from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import UnsandboxedWorkflowRunner
 
 from sagas import InsufficientFundsError, SagaStatus, parse_money
-from sagas.app import FundsagaClient, SagaHandle, build_worker
 from sagas.audit import open_audit_store
+from sagas.client import FundsagaClient, SagaHandle
 from sagas.foundations import upgrade_database
 from sagas.ledger import Ledger
 from sagas.testing import assert_eventually, resolve_by_two
 from sagas.transfer import TRANSFER_SAGA
+from sagas.worker import build_worker
 from tests.fixtures_audit import TEST_KEYS
 from tests.fixtures_temporal import new_task_queue
 

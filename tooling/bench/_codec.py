@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from temporalio.converter import DataConverter
 
-from sagas.app import PayloadKeys, converter_for
+from sagas.codec import PayloadKeys, converter_for
 from tooling.bench._config import WorkerKnobs
 
 RUN_KEY_ID = "bench"

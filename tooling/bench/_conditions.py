@@ -8,7 +8,7 @@ import subprocess
 from dataclasses import asdict
 from pathlib import Path
 
-from sagas.app import DEV_SERVER_DYNAMIC_CONFIG, temporal_cli_path
+from sagas.servers import DEV_SERVER_DYNAMIC_CONFIG, temporal_cli_path
 from tooling.bench._codec import describe_converter
 from tooling.bench._config import BenchConfig
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from temporalio.converter import DataConverter
 from temporalio.testing import WorkflowEnvironment
 
-from sagas.app import start_dev_server
+from sagas.servers import start_dev_server
 from tooling.bench._procstat import child_pids, process_name
 from tooling.bench._worker_proc import WorkerSpec
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from temporalio.client import Client
 
-from sagas.app import TRANSFER_WORKFLOW_BY_STEP_MODE, FundsagaClient
+from sagas.client import TRANSFER_WORKFLOW_BY_STEP_MODE, FundsagaClient
 from sagas.engine import SagaStatus
 from sagas.transfer import TransferRequest
 from tooling.baselines.workflows import BareLocalWorkflow, BareWorkflow, NaiveTransferWorkflow

@@ -14,7 +14,6 @@ from temporalio.runtime import Runtime
 from temporalio.worker import UnsandboxedWorkflowRunner, Worker, WorkflowRunner
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner
 
-from sagas.app import build_worker, prometheus_runtime, saga_workflow_runner
 from sagas.audit import (
     AnchoredAuditStore,
     AnchorStore,
@@ -25,6 +24,8 @@ from sagas.audit import (
 )
 from sagas.engine import FaultPlan, parse_faults
 from sagas.foundations import Settings
+from sagas.telemetry import prometheus_runtime
+from sagas.worker import build_worker, saga_workflow_runner
 from tooling.baselines.activities import NaiveActivities, noop
 from tooling.baselines.workflows import BareLocalWorkflow, BareWorkflow, NaiveTransferWorkflow
 from tooling.bench._codec import bench_converter

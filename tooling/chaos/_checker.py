@@ -8,11 +8,11 @@ from collections.abc import Mapping, Sequence
 from sqlalchemy import text
 
 from activities.audit import anchor_journal
-from sagas.app import verify_ledger
 from sagas.audit import AnchorStore, AuditStore, Keyring
 from sagas.engine import AuditKind, BatchOutcome, SagaStatus
 from sagas.ledger import HoldStatus, Ledger, funding_account_id
 from sagas.payouts import PAYOUT_BATCH
+from sagas.verify import verify_ledger
 from tooling.chaos._batch_checks import batches
 from tooling.chaos._catalog_checks import fees, fx_positions, paid_to_rail, rail, sweeps
 from tooling.chaos._check import Check

@@ -11,8 +11,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from sagas.app import temporal_cli_path
 from sagas.engine import SEARCH_ATTRIBUTE_KEYS, server_type_name
+from sagas.servers import temporal_cli_path
 
 
 def free_port() -> int:
@@ -86,7 +86,7 @@ WORKER_ARGS = ("-m", "tooling.chaos.worker")
 
 def webhook_receiver_args(port: int) -> tuple[str, ...]:
     """`fundsaga webhooks --port <port>`, run by this interpreter whatever the PATH says."""
-    return ("-c", "from sagas.app import main; main()", "webhooks", "--port", str(port))
+    return ("-c", "from sagas.cli import main; main()", "webhooks", "--port", str(port))
 
 
 class WorkerProcess:

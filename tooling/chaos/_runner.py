@@ -13,12 +13,13 @@ from typing import TypeVar
 from temporalio.client import WorkflowQueryFailedError as QueryFailed
 from temporalio.service import RPCError
 
-from sagas.app import FundsagaClient, SagaHandle, TemporalUnreachableError, built_in_registry
 from sagas.audit import AnchorStore, AuditKeys, SigningKey, open_audit_store
+from sagas.client import FundsagaClient, SagaHandle, TemporalUnreachableError
 from sagas.engine import BatchOutcome, SagaOutcome, SagaStatus
 from sagas.foundations import Money, SagaNotFoundError, Settings, upgrade_database
 from sagas.ledger import Ledger
 from sagas.payouts import PAYOUT_BATCH
+from sagas.registry import built_in_registry
 from tooling.chaos._catalog import PROVIDER_TIMEOUT_SECONDS
 from tooling.chaos._catalog_checks import rail_key
 from tooling.chaos._check import Check

@@ -10,11 +10,14 @@ import asyncio
 import os
 import random
 
-from sagas.app import build_worker, connect_temporal, load_registry, writer_keys
 from sagas.audit import open_audit_store
+from sagas.client import connect_temporal
 from sagas.engine import parse_faults
 from sagas.foundations import Settings
 from sagas.ledger import Ledger
+from sagas.registry import load_registry
+from sagas.verify import writer_keys
+from sagas.worker import build_worker
 from tooling.chaos._db_chaos import inject_db_faults, kill_after_next_commit_on_sigusr1
 
 

@@ -1,0 +1,204 @@
+"""`fundsaga dev` and `fundsaga worker`: the embedded stack and a standalone worker."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from contextlib import AsyncExitStack
+from datetime import timedelta
+from typing import Annotated
+
+import typer
+from temporalio.client import Client
+
+from activities.audit import anchor_journal
+from sagas.cli._db import databases_to_migrate
+from sagas.cli._invocation import Invocation
+from sagas.client import FundsagaClient, ensure_anchor_schedule
+from sagas.codec import PayloadKeys, converter_for
+from sagas.demo import DEMO_FAULTS, DemoRun, ProviderUnavailableError, open_demo_provider, run_demo
+from sagas.engine import FaultPlan, parse_faults
+from sagas.foundations import DEFAULT_HOME, InvalidRequestError, Settings, upgrade_database
+from sagas.registry import SagaRegistry, load_registry
+from sagas.servers import serve_codec, start_dev_server
+from sagas.telemetry import configured_tracer_provider, metrics_runtime, tracing_interceptors
+from sagas.verify import anchor_head, writer_keys
+from sagas.worker import build_worker
+
+
+def dev(
+    ctx: typer.Context,
+    demo: Annotated[
+        bool,
+        typer.Option("--demo", help="Run the saga catalog: one saga per outcome of every type."),
+    ] = False,
+    no_worker: Annotated[
+        bool,
+        typer.Option(
+            "--no-worker",
+            help="No built-in worker: run your own (`fundsaga worker`, build_worker) against it.",
+        ),
+    ] = False,
+    port: Annotated[int, typer.Option(help="Temporal's port.")] = 7233,
+    ui_port: Annotated[int, typer.Option(help="The Web UI's port.")] = 8233,
+    codec_port: Annotated[
+        int,
+        typer.Option(help="The codec server's port, when FUNDSAGA_PAYLOAD_KEYS is set."),
+    ] = 8888,
+) -> None:
+    """Temporal dev server with its Web UI, migrated SQLite and a worker, under .fundsaga/.
+
+    With FUNDSAGA_PAYLOAD_KEYS set, payloads are encrypted and a codec server on the loopback
+    interface lets the Web UI show them decoded."""
+    if no_worker and demo:
+        raise InvalidRequestError("--demo", "needs the built-in worker: drop --no-worker")
+    invocation = Invocation.of(ctx)
+    invocation.run(run_dev(invocation, demo, no_worker, port, ui_port, codec_port))
+
+
+def worker(ctx: typer.Context) -> None:
+    """A worker for every registered saga type, against TEMPORAL_ADDRESS."""
+    invocation = Invocation.of(ctx)
+    invocation.run(run_worker(invocation))
+
+
+async def run_dev(
+    invocation: Invocation,
+    demo: bool,
+    no_worker: bool,
+    port: int,
+    ui_port: int,
+    codec_port: int = 8888,
+) -> None:
+    settings = invocation.settings
+    for url in databases_to_migrate(settings):
+        upgrade_database(url)
+    registry, faults = registry_and_faults(settings, DEMO_FAULTS if demo else "")
+    keys = writer_keys(settings, make_dev_key=True)
+    ledger = invocation.ledger(signing=True)
+    ui_url = f"http://localhost:{ui_port}"
+    print(f"starting Temporal dev server on 127.0.0.1:{port} (Web UI {ui_url}) ...")
+    payload_keys = PayloadKeys.parse(settings.payload_keys.get_secret_value())
+    codec_url = f"http://127.0.0.1:{codec_port}" if payload_keys else None
+    env = await start_dev_server(
+        port=port,
+        ui_port=ui_port,
+        database_file=DEFAULT_HOME / "temporal.db",
+        runtime=None if no_worker else metrics_runtime(settings),
+        interceptors=tracing_interceptors(configured_tracer_provider(settings)),
+        data_converter=converter_for(payload_keys),
+        ui_codec_endpoint=codec_url,
+    )
+    audit = invocation.audit(keys)
+    async with env, AsyncExitStack() as stack:
+        if payload_keys is not None:
+            token = settings.codec_server_token.get_secret_value()
+            origins = [*settings.codec_server_origin_list, ui_url]
+            stack.enter_context(serve_codec(payload_keys, token, origins, "127.0.0.1", codec_port))
+            print(
+                f"payloads encrypted under key {payload_keys.active_id!r}; the Web UI decodes "
+                f"them through the codec server at {codec_url}"
+            )
+        if no_worker:
+            print(f"no worker started; start one on task queue {settings.task_queue!r}")
+        else:
+            await stack.enter_async_context(
+                build_worker(
+                    env.client,
+                    settings.task_queue,
+                    ledger,
+                    audit,
+                    faults,
+                    registry=registry,
+                    retry_specs=settings.retry_specs,
+                )
+            )
+            print(
+                f"worker running saga types {', '.join(registry.names())} on task queue "
+                f"{settings.task_queue!r}; ledger {settings.database_url}"
+            )
+            print_metrics_address(settings)
+            await schedule_anchors(env.client, settings)
+        if demo:
+            # The demo's failures are on purpose; their stack traces would bury the summary.
+            logging.getLogger("temporalio.activity").setLevel(logging.ERROR)
+            client = FundsagaClient.configured(env.client, settings, ledger)
+            await run_catalog(stack, client, settings, ui_url)
+            anchored = anchor_head(audit)
+            if anchored is not None:
+                print(f"audit chain anchored at record {anchored.sequence}")
+            journal = anchor_journal(ledger, audit.anchors)
+            if journal is not None:
+                print(f"ledger journal anchored at entry {journal.sequence}")
+        print(f"open {ui_url} to read the histories; Ctrl-C stops everything")
+        await until_stopped()
+
+
+async def run_catalog(
+    stack: AsyncExitStack, client: FundsagaClient, settings: Settings, ui_url: str
+) -> list[DemoRun]:
+    """The demo, its payouts only when the provider simulator answers (`make run` starts it)."""
+    print("demo sagas (about 10 s):")
+    try:
+        provider = await open_demo_provider(stack, client, settings)
+    except ProviderUnavailableError as err:
+        provider = None
+        print(f"  external payouts skipped: {err}")
+    return await run_demo(client, ui_url, provider)
+
+
+async def run_worker(invocation: Invocation) -> None:
+    settings = invocation.settings
+    registry, faults = registry_and_faults(settings)
+    client = await invocation.temporal(serve_metrics=True)
+    ledger = invocation.ledger(signing=True)
+    store = invocation.audit(writer_keys(settings))
+    worker = build_worker(
+        client,
+        settings.task_queue,
+        ledger,
+        store,
+        faults,
+        registry=registry,
+        retry_specs=settings.retry_specs,
+    )
+    async with worker:
+        print(
+            f"worker running saga types {', '.join(registry.names())} on "
+            f"{settings.temporal_address}, task queue {settings.task_queue!r}"
+        )
+        print_metrics_address(settings)
+        await schedule_anchors(client, settings)
+        await until_stopped()
+
+
+def registry_and_faults(
+    settings: Settings, extra_faults: str = ""
+) -> tuple[SagaRegistry, FaultPlan]:
+    """The registered saga types, then the fault plan: a rule may name an error class that a
+    saga module defines, so the modules are imported first."""
+    registry = load_registry(settings.saga_module_names)
+    spec = ";".join(s for s in (settings.faults, extra_faults) if s)
+    return registry, parse_faults(spec)
+
+
+def print_metrics_address(settings: Settings) -> None:
+    if settings.metrics_address:
+        print(f"metrics for Prometheus at http://{settings.metrics_address}/metrics")
+
+
+async def schedule_anchors(temporal: Client, settings: Settings) -> None:
+    if settings.audit_anchor_minutes:
+        every = timedelta(minutes=settings.audit_anchor_minutes)
+        await ensure_anchor_schedule(temporal, settings.task_queue, every)
+
+
+async def until_stopped() -> None:
+    """Wait for Ctrl-C or SIGTERM, so the caller's context managers shut everything down."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    await stop.wait()
+    print("stopping ...")

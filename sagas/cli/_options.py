@@ -1,0 +1,67 @@
+"""Options and arguments that several command groups share."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from sagas.engine import SagaStatus
+from sagas.foundations import FundsagaError, InvalidRequestError, load_settings
+from sagas.registry import load_registry
+
+
+def registered_types() -> list[str]:
+    """Shell completion of `--type`: the saga types this configuration registers."""
+    try:
+        return load_registry(load_settings().saga_module_names).names()
+    except FundsagaError:
+        return []
+
+
+Key = Annotated[str, typer.Argument(help="The caller's idempotency key.", show_default=False)]
+SagaType = Annotated[
+    str,
+    typer.Option(
+        "--type", "-t", help="The saga type, e.g. transfer.", autocompletion=registered_types
+    ),
+]
+TypeFilter = Annotated[
+    str | None,
+    typer.Option("--type", "-t", help="Only sagas of this type.", autocompletion=registered_types),
+]
+StatusFilter = Annotated[
+    SagaStatus | None,
+    typer.Option("--status", "-s", help="Only sagas in this status.", case_sensitive=False),
+]
+RequestJson = Annotated[
+    str,
+    typer.Option(
+        "--request",
+        "-r",
+        metavar="JSON",
+        help="The saga's request as a JSON object, or @FILE to read it from a file.",
+        show_default=False,
+    ),
+]
+
+
+def request_fields(text: str) -> dict[str, Any]:
+    """The --request object, read from @FILE when it starts with @."""
+    source = text
+    if text.startswith("@"):
+        try:
+            source = Path(text[1:]).read_text(encoding="utf-8")
+        except OSError as err:
+            raise InvalidRequestError(
+                "request", f"cannot read {text[1:]}: {err.strerror}"
+            ) from None
+    try:
+        fields = json.loads(source)
+    except json.JSONDecodeError as err:
+        raise InvalidRequestError("request", f"is not JSON: {err.msg} (char {err.pos})") from None
+    if not isinstance(fields, dict):
+        raise InvalidRequestError("request", "must be a JSON object of the request's fields")
+    return fields

@@ -1,0 +1,159 @@
+"""`fundsaga sagas ...`: start, list, view, wait for and cancel sagas of every registered type."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+from temporalio.client import WorkflowExecutionStatus
+
+from sagas.cli._errors import CommandRefusedError
+from sagas.cli._invocation import Invocation
+from sagas.cli._options import Key, RequestJson, SagaType, StatusFilter, TypeFilter, request_fields
+from sagas.cli._output import (
+    Output,
+    OutputFormat,
+    emit,
+    outcome_shown,
+    sagas_shown,
+    said,
+    view_shown,
+)
+from sagas.engine import (
+    SAGA_STATUS,
+    SagaOutcome,
+    SagaRequest,
+    SagaStatus,
+    SagaView,
+    completed_or_raise,
+)
+from sagas.registry import load_registry
+
+app = typer.Typer(
+    name="sagas",
+    help="Sagas of every registered type: start, list, view, wait for, cancel.",
+    no_args_is_help=True,
+)
+
+
+@app.command()
+def start(
+    ctx: typer.Context,
+    saga_type: SagaType,
+    request: RequestJson,
+    wait: Annotated[bool, typer.Option("--wait", help="Wait for the outcome.")] = False,
+    output: Output = OutputFormat.TABLE,
+) -> None:
+    """Start a saga, idempotent by the request's idempotency_key; with --wait, exit 1 unless it
+    COMPLETED."""
+    invocation = Invocation.of(ctx)
+    parsed = _parsed_request(invocation, saga_type, request_fields(request))
+    start_saga(invocation, saga_type, parsed, wait=wait, output=output)
+
+
+def start_saga(
+    invocation: Invocation,
+    saga_type: str,
+    request: SagaRequest,
+    *,
+    wait: bool,
+    output: OutputFormat,
+) -> None:
+    """Start the saga (its accounts checked first); with `wait`, show its outcome."""
+
+    async def started() -> str:
+        client = await invocation.client(with_ledger=True)
+        return (await client.start(saga_type, request)).id
+
+    saga_id = invocation.run(started())
+    if wait:
+        wait_for(invocation, saga_type, request.idempotency_key, output)
+        return
+    facts = {"saga_id": saga_id, "idempotency_key": request.idempotency_key}
+    emit(said(f"started {saga_id}: {request.summary()}", facts), output)
+
+
+def _parsed_request(invocation: Invocation, saga_type: str, fields: dict[str, Any]) -> SagaRequest:
+    """The request checked before Temporal is asked anything: bad input is a usage error."""
+    return load_registry(invocation.settings.saga_module_names).parse_request(saga_type, fields)
+
+
+@app.command("list")
+def list_sagas(
+    ctx: typer.Context,
+    saga_type: TypeFilter = None,
+    status: StatusFilter = None,
+    output: Output = OutputFormat.TABLE,
+) -> None:
+    """Sagas on this deployment's task queue, newest first."""
+    show_list(Invocation.of(ctx), saga_type, status, output)
+
+
+@app.command()
+def view(
+    ctx: typer.Context, key: Key, saga_type: SagaType, output: Output = OutputFormat.TABLE
+) -> None:
+    """Status, failure, snapshots and compensation stack of one saga."""
+    show_view(Invocation.of(ctx), saga_type, key, output)
+
+
+@app.command()
+def wait(
+    ctx: typer.Context, key: Key, saga_type: SagaType, output: Output = OutputFormat.TABLE
+) -> None:
+    """Wait until the saga closes and show its outcome; exit 1 unless it COMPLETED."""
+    wait_for(Invocation.of(ctx), saga_type, key, output)
+
+
+@app.command()
+def cancel(
+    ctx: typer.Context, key: Key, saga_type: SagaType, output: Output = OutputFormat.TABLE
+) -> None:
+    """Ask a running saga to stop; it compensates what it did."""
+    cancel_saga(Invocation.of(ctx), saga_type, key, output)
+
+
+def show_list(
+    invocation: Invocation, saga_type: str | None, status: SagaStatus | None, output: OutputFormat
+) -> None:
+    async def found() -> list[tuple[str, str, str]]:
+        return await (await invocation.client()).list_sagas(saga_type, status)
+
+    emit(sagas_shown(invocation.run(found())), output)
+
+
+def show_view(invocation: Invocation, saga_type: str, key: str, output: OutputFormat) -> None:
+    async def viewed() -> SagaView:
+        return await (await invocation.client()).saga(saga_type, key).view()
+
+    emit(view_shown(invocation.run(viewed())), output)
+
+
+def wait_for(invocation: Invocation, saga_type: str, key: str, output: OutputFormat) -> None:
+    async def outcome() -> SagaOutcome:
+        return await (await invocation.client()).saga(saga_type, key).outcome()
+
+    ended = invocation.run(outcome())
+    emit(outcome_shown(ended), output)
+    completed_or_raise(ended)
+
+
+def cancel_saga(invocation: Invocation, saga_type: str, key: str, output: OutputFormat) -> None:
+    async def cancelled() -> str:
+        saga = (await invocation.client()).saga(saga_type, key)
+        described = await saga.describe()
+        status = described.typed_search_attributes.get(SAGA_STATUS)
+        if described.status is not WorkflowExecutionStatus.RUNNING:
+            raise CommandRefusedError(
+                f"saga {saga.saga_id} is closed ({status}): nothing to cancel"
+            )
+        if status == SagaStatus.NEEDS_ATTENTION:
+            raise CommandRefusedError(
+                f"saga {saga.saga_id} is parked in NEEDS_ATTENTION, where a cancel does "
+                "nothing: retry or resolve it (fundsaga attention retry|resolve)"
+            )
+        await saga.cancel()
+        return saga.saga_id
+
+    saga_id = invocation.run(cancelled())
+    emit(said(f"cancellation requested for {saga_id}", {"saga_id": saga_id}), output)

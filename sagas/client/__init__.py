@@ -1,0 +1,50 @@
+"""The client for services: start, view, wait for and act on sagas of every registered type, and
+their schedules. Importing it loads neither the CLI nor Typer nor Rich."""
+
+from sagas.client._anchor_schedule import anchor_schedule_id, ensure_anchor_schedule
+from sagas.client._client import (
+    TRANSFER,
+    TRANSFER_WORKFLOW,
+    TRANSFER_WORKFLOW_BY_STEP_MODE,
+    FundsagaClient,
+    TemporalUnreachableError,
+    connect_temporal,
+    transfer_workflow_id,
+)
+from sagas.client._process_exit import end_process
+from sagas.client._saga_handle import SagaHandle
+from sagas.client._schedule_dst import DST_HORIZON_YEARS, matching_times
+from sagas.client._schedules import (
+    COMPANION_SUFFIX,
+    DEFAULT_CATCHUP_WINDOW,
+    Overlap,
+    SagaSchedules,
+    ScheduledRunView,
+    ScheduleSummary,
+    ScheduleView,
+)
+from sagas.engine import saga_id
+
+__all__ = [
+    "COMPANION_SUFFIX",
+    "DEFAULT_CATCHUP_WINDOW",
+    "DST_HORIZON_YEARS",
+    "TRANSFER",
+    "TRANSFER_WORKFLOW",
+    "TRANSFER_WORKFLOW_BY_STEP_MODE",
+    "FundsagaClient",
+    "Overlap",
+    "SagaHandle",
+    "SagaSchedules",
+    "ScheduleSummary",
+    "ScheduleView",
+    "ScheduledRunView",
+    "TemporalUnreachableError",
+    "anchor_schedule_id",
+    "connect_temporal",
+    "end_process",
+    "ensure_anchor_schedule",
+    "matching_times",
+    "saga_id",
+    "transfer_workflow_id",
+]

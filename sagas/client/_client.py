@@ -1,0 +1,313 @@
+"""The Python client services use: start any registered saga idempotently, read, wait, operate.
+
+Sagas are addressed by (saga type, idempotency key); the transfer methods are typed
+conveniences over the same calls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from temporalio.client import Client, WorkflowHandle
+from temporalio.common import (
+    SearchAttributePair,
+    TypedSearchAttributes,
+    WorkflowIDConflictPolicy,
+)
+from temporalio.common import WorkflowIDReusePolicy as ReusePolicy
+from temporalio.exceptions import WorkflowAlreadyStartedError
+
+from sagas.client._saga_handle import SagaHandle
+from sagas.client._schedules import SagaSchedules
+from sagas.codec import data_converter
+from sagas.engine import (
+    AUDIT_COMPLETED_MEMO,
+    FINGERPRINT_MEMO,
+    SAGA_STATUS,
+    SAGA_TYPE,
+    FailureReason,
+    SagaOutcome,
+    SagaRequest,
+    SagaStatus,
+    SagaView,
+    deadline_pair,
+    saga_id,
+)
+from sagas.foundations import (
+    FundsagaError,
+    IdempotencyConflictError,
+    InvalidRequestError,
+    Settings,
+    os_user,
+)
+from sagas.ledger import Ledger
+from sagas.registry import SagaRegistry, built_in_registry, load_registry
+from sagas.telemetry import configured_tracer_provider, metrics_runtime, tracing_interceptors
+from sagas.transfer import TRANSFER_SAGA, TransferRequest
+
+TRANSFER = TRANSFER_SAGA.saga_type
+TRANSFER_WORKFLOW = "TransferWorkflow"
+TRANSFER_WORKFLOW_BY_STEP_MODE = {
+    "activity": TRANSFER_WORKFLOW,
+    "local": "TransferLocalStepsWorkflow",
+}
+"""The workflow type a transfer starts as, by FUNDSAGA_STEP_MODE; every worker runs both."""
+
+
+def transfer_workflow_id(idempotency_key: str) -> str:
+    """The saga id of a transfer: a stable function of the caller's idempotency key."""
+    return saga_id(TRANSFER, idempotency_key)
+
+
+class TemporalUnreachableError(FundsagaError):
+    """Temporal did not answer at TEMPORAL_ADDRESS within FUNDSAGA_TEMPORAL_CONNECT_TIMEOUT."""
+
+
+async def connect_temporal(settings: Settings, *, serve_metrics: bool = False) -> Client:
+    """A client on TEMPORAL_ADDRESS; TemporalUnreachableError when it does not answer in time.
+
+    `serve_metrics` (a worker's client) serves the metrics of everything on this client at
+    FUNDSAGA_METRICS_ADDRESS, when set; other commands leave the address to the worker.
+    With FUNDSAGA_OTLP_ENDPOINT set, the client and the workers built on it send traces there.
+
+    The SDK's own connect timeout bounds the TCP connection only: a server that accepts the
+    connection and never answers would hold the caller for the SDK's 30 s RPC timeout.
+    """
+    seconds = settings.temporal_connect_timeout
+    where = f"Temporal at {settings.temporal_address}"
+    try:
+        async with asyncio.timeout(seconds):
+            return await Client.connect(
+                settings.temporal_address,
+                namespace=settings.temporal_namespace,
+                data_converter=data_converter(settings),
+                connect_timeout=timedelta(seconds=seconds),
+                runtime=metrics_runtime(settings) if serve_metrics else None,
+                interceptors=tracing_interceptors(configured_tracer_provider(settings)),
+            )
+    except TimeoutError:
+        raise TemporalUnreachableError(f"{where} did not answer within {seconds:g} s") from None
+    except RuntimeError as err:  # the SDK's "Failed client connect"
+        raise TemporalUnreachableError(f"{where} is not reachable: {_why(err)}") from None
+
+
+def _why(err: RuntimeError) -> str:
+    """The operating system's reason inside the SDK's connect error, else its first line."""
+    found = re.search(r'message: "([^"]+)"', str(err))
+    return found.group(1) if found else str(err).splitlines()[0]
+
+
+class FundsagaClient:
+    """Launch and follow sagas of every registered type.
+
+    With a ledger, a request's accounts (`touched_accounts()`) are checked to exist, and to
+    hold the currency it names for them (`account_currencies()`), before anything starts.
+    """
+
+    def __init__(
+        self,
+        temporal: Client,
+        task_queue: str,
+        ledger: Ledger | None = None,
+        *,
+        registry: SagaRegistry | None = None,
+        audit_completed: bool = False,
+        step_mode: str = "activity",
+        workflow_type: str | None = None,
+        operator: str | None = None,
+    ) -> None:
+        """`workflow_type` replaces the workflow type transfers start as (tests, benchmarks);
+        `operator` is who this client's operator actions are by (None: the OS user)."""
+        self.operator = operator
+        self.temporal = temporal
+        self.task_queue = task_queue
+        self.ledger = ledger
+        self.registry = registry or built_in_registry()
+        self.audit_completed = audit_completed
+        self.step_mode = step_mode
+        self.workflow_type = workflow_type or TRANSFER_WORKFLOW_BY_STEP_MODE.get(
+            step_mode, TRANSFER_WORKFLOW
+        )
+
+    @classmethod
+    async def connect(cls, settings: Settings, *, with_ledger: bool = True) -> FundsagaClient:
+        ledger = Ledger.from_url(settings.database_url) if with_ledger else None
+        return cls.configured(await connect_temporal(settings), settings, ledger)
+
+    @classmethod
+    def configured(
+        cls, temporal: Client, settings: Settings, ledger: Ledger | None
+    ) -> FundsagaClient:
+        """A client on `temporal` with the task queue, saga types, audit, step mode and operator
+        of `settings`."""
+        return cls(
+            temporal,
+            settings.task_queue,
+            ledger,
+            registry=load_registry(settings.saga_module_names),
+            audit_completed=settings.audit_completed,
+            step_mode=settings.step_mode,
+            operator=settings.operator.strip() or None,
+        )
+
+    def schedules(self) -> SagaSchedules:
+        """Schedules that start sagas of any registered type on this client's task queue."""
+        return SagaSchedules(
+            self.temporal,
+            self.task_queue,
+            self.registry,
+            self.operator or os_user(),
+            audit_completed=self.audit_completed,
+            check_request=self._check_accounts if self.ledger is not None else None,
+        )
+
+    # ---- any saga type
+    async def start(
+        self, saga_type: str, request: SagaRequest | Mapping[str, Any]
+    ) -> WorkflowHandle[Any, SagaOutcome]:
+        """Start the saga, or return the one already started with this key and request.
+
+        The same key with a different request raises IdempotencyConflictError; bad input raises
+        InvalidRequestError naming the field, before anything starts. A key whose saga was
+        REJECTED for its input (it took no effect) may carry a corrected request.
+        """
+        parsed = self._parse(saga_type, request)
+        self._check_accounts(parsed)
+        try:
+            return await self._start(saga_type, parsed, ReusePolicy.REJECT_DUPLICATE)
+        except WorkflowAlreadyStartedError:
+            # Only a second start pays for the describe that tells a retry from a conflict.
+            existing = self.saga(saga_type, parsed.idempotency_key).workflow
+            if await _rejected_input(existing):
+                return await self._start(saga_type, parsed, ReusePolicy.ALLOW_DUPLICATE)
+            await _check_same_request(existing, parsed.fingerprint())
+        return existing
+
+    def saga(self, saga_type: str, idempotency_key: str) -> SagaHandle:
+        """The saga of this type and key, to view, wait for, cancel or operate (no RPC)."""
+        name = self.registry.get(saga_type).name
+        return SagaHandle(self.temporal, name, idempotency_key, self.operator)
+
+    async def list_sagas(
+        self, saga_type: str | None = None, status: SagaStatus | None = None
+    ) -> list[tuple[str, str, str]]:
+        """(saga id, saga type, status) of every saga on this client's task queue, newest
+        first, optionally of one type and status."""
+        clauses = [f"{SAGA_TYPE.name} IS NOT NULL", f"TaskQueue = '{self.task_queue}'"]
+        if saga_type is not None:
+            clauses.append(f"{SAGA_TYPE.name} = '{self.registry.get(saga_type).name}'")
+        if status is not None:
+            clauses.append(f"{SAGA_STATUS.name} = '{SagaStatus(status).value}'")
+        found: list[tuple[str, str, str]] = []
+        async for execution in self.temporal.list_workflows(" AND ".join(clauses)):
+            attributes = execution.typed_search_attributes
+            found.append(
+                (execution.id, attributes.get(SAGA_TYPE) or "", attributes.get(SAGA_STATUS) or "")
+            )
+        return found
+
+    def _parse(self, saga_type: str, request: SagaRequest | Mapping[str, Any]) -> SagaRequest:
+        return self.registry.parse_request(saga_type, request)
+
+    def _check_accounts(self, request: SagaRequest) -> None:
+        if self.ledger is None:
+            return
+        currencies = request.account_currencies()
+        for field, account_id in sorted(request.account_fields().items()):
+            found = self.ledger.find_account(account_id)
+            if found is None:
+                raise InvalidRequestError(field, f"unknown account {account_id!r}")
+            expected = currencies.get(field, found.currency)
+            if found.currency != expected:
+                raise InvalidRequestError(
+                    field, f"account {account_id!r} holds {found.currency}, not {expected}"
+                )
+
+    async def _start(
+        self, saga_type: str, request: SagaRequest, reuse: ReusePolicy
+    ) -> WorkflowHandle[Any, SagaOutcome]:
+        workflow_type = (
+            self.workflow_type
+            if saga_type == TRANSFER
+            else self.registry.get(saga_type).workflow_type(self.step_mode)
+        )
+        handle: WorkflowHandle[Any, SagaOutcome] = await self.temporal.start_workflow(
+            workflow_type,
+            request,
+            id=saga_id(saga_type, request.idempotency_key),
+            task_queue=self.task_queue,
+            result_type=SagaOutcome,
+            id_conflict_policy=WorkflowIDConflictPolicy.FAIL,
+            id_reuse_policy=reuse,
+            memo={
+                FINGERPRINT_MEMO: request.fingerprint(),
+                AUDIT_COMPLETED_MEMO: self.audit_completed,
+            },
+            search_attributes=TypedSearchAttributes(
+                [
+                    SearchAttributePair(SAGA_TYPE, saga_type),
+                    SearchAttributePair(SAGA_STATUS, SagaStatus.RUNNING.value),
+                    deadline_pair(datetime.now(UTC), request.deadline_seconds),
+                ]
+            ),
+            static_summary=request.summary(),
+        )
+        return handle
+
+    # ---- transfer conveniences
+    async def start_transfer(
+        self, request: TransferRequest | Mapping[str, Any]
+    ) -> WorkflowHandle[Any, SagaOutcome]:
+        """Start the transfer, or return the saga already started with this key and request."""
+        return await self.start(TRANSFER, request)
+
+    def handle(self, idempotency_key: str) -> WorkflowHandle[Any, SagaOutcome]:
+        return self.saga(TRANSFER, idempotency_key).workflow
+
+    async def view(self, idempotency_key: str) -> SagaView:
+        """The transfer's view (see SagaHandle.view)."""
+        return await self.saga(TRANSFER, idempotency_key).view()
+
+    async def wait(self, idempotency_key: str) -> SagaOutcome:
+        """The transfer's outcome if COMPLETED; a SagaNotCompletedError otherwise."""
+        return await self.saga(TRANSFER, idempotency_key).wait()
+
+    async def outcome(self, idempotency_key: str) -> SagaOutcome:
+        """The transfer's outcome whatever the status, for reports and tools."""
+        return await self.saga(TRANSFER, idempotency_key).outcome()
+
+    async def cancel(self, idempotency_key: str) -> None:
+        await self.saga(TRANSFER, idempotency_key).cancel()
+
+    async def is_closed(self, idempotency_key: str) -> bool:
+        return await self.saga(TRANSFER, idempotency_key).is_closed()
+
+    async def retry_compensation(self, idempotency_key: str, note: str = "") -> SagaStatus:
+        return await self.saga(TRANSFER, idempotency_key).retry_compensation(note)
+
+    async def list_transfers(self, status: SagaStatus | None = None) -> list[tuple[str, str]]:
+        """(saga id, SagaStatus) of every transfer, newest first, optionally of one status."""
+        return [(sid, found) for sid, _, found in await self.list_sagas(TRANSFER, status)]
+
+
+async def _check_same_request(handle: WorkflowHandle[Any, Any], fingerprint: str) -> None:
+    description = await handle.describe()
+    existing = (await description.memo()).get(FINGERPRINT_MEMO)
+    if existing != fingerprint:
+        raise IdempotencyConflictError(
+            f"idempotency key of saga {handle.id} is already used by a different request"
+        )
+
+
+async def _rejected_input(handle: WorkflowHandle[Any, SagaOutcome]) -> bool:
+    """Whether the saga under this id ended REJECTED for its input: it took no effect, so the
+    key may carry a corrected request."""
+    description = await handle.describe()
+    if description.typed_search_attributes.get(SAGA_STATUS) != SagaStatus.REJECTED.value:
+        return False
+    failure = (await handle.result()).failure
+    return failure is not None and failure.reason is FailureReason.INVALID_INPUT

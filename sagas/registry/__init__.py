@@ -1,0 +1,27 @@
+"""The saga types a process knows: the built-in ones, those registered by entry point, and the
+retry specs configured for them."""
+
+from sagas.registry._registry import (
+    ENTRY_POINT_GROUP,
+    SagaRegistry,
+    SagaType,
+    WorkerContext,
+    activity_name,
+    built_in_registry,
+    load_registry,
+    workflow_type_name,
+)
+from sagas.registry._retry_specs import configured_spec, configured_specs
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "SagaRegistry",
+    "SagaType",
+    "WorkerContext",
+    "activity_name",
+    "built_in_registry",
+    "configured_spec",
+    "configured_specs",
+    "load_registry",
+    "workflow_type_name",
+]

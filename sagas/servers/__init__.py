@@ -1,0 +1,33 @@
+"""The servers fundsaga runs beside Temporal: the embedded dev server, the codec server for the
+UI, the provider webhook receiver and the visibility collector."""
+
+from sagas.servers._codec_auth import AccessTokenCheck, CodecAuthorisation
+from sagas.servers._codec_server import CodecServer, serve_codec
+from sagas.servers._collector import Collection, PollerKind, SagaTypeBacklog, VisibilityCollector
+from sagas.servers._collector_metrics import CollectorGauges, run_collector
+from sagas.servers._devserver import (
+    DEV_SERVER_DYNAMIC_CONFIG,
+    dev_server_args,
+    start_dev_server,
+    temporal_cli_path,
+)
+from sagas.servers._webhooks import WebhookServer, serve_webhooks
+
+__all__ = [
+    "DEV_SERVER_DYNAMIC_CONFIG",
+    "AccessTokenCheck",
+    "CodecAuthorisation",
+    "CodecServer",
+    "Collection",
+    "CollectorGauges",
+    "PollerKind",
+    "SagaTypeBacklog",
+    "VisibilityCollector",
+    "WebhookServer",
+    "dev_server_args",
+    "run_collector",
+    "serve_codec",
+    "serve_webhooks",
+    "start_dev_server",
+    "temporal_cli_path",
+]

@@ -1,0 +1,101 @@
+"""The collector's figures as Prometheus gauges, on the SDK runtime's own metric meter (served by
+the same exporter as a worker's metrics), and the loop that refreshes them."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from enum import StrEnum
+
+from temporalio.common import MetricMeter
+
+from sagas.servers._collector import Collection, VisibilityCollector
+
+NEEDING_ATTENTION = "fundsaga_sagas_needing_attention"
+OLDEST_NEEDING_ATTENTION = "fundsaga_oldest_needing_attention_age_seconds"
+PAST_DEADLINE = "fundsaga_sagas_past_deadline"
+TASK_QUEUE_POLLERS = "fundsaga_task_queue_pollers"
+LEDGER_VIOLATIONS = "fundsaga_ledger_invariant_violations"
+LEDGER_CHECKS = "fundsaga_ledger_checks"
+COLLECTOR_RUNS = "fundsaga_collector_runs"
+COLLECTOR_LAST_SUCCESS = "fundsaga_collector_last_success_timestamp_seconds"
+
+log = logging.getLogger("fundsaga.collector")
+
+
+class RunResult(StrEnum):
+    SUCCESS = "success"
+    FAILURE = "failure"
+
+
+class CollectorGauges:
+    def __init__(self, meter: MetricMeter) -> None:
+        self._parked = meter.create_gauge(
+            NEEDING_ATTENTION, "Sagas parked in NEEDS_ATTENTION, waiting for an operator."
+        )
+        self._oldest = meter.create_gauge_float(
+            OLDEST_NEEDING_ATTENTION, "How long the longest-parked saga has been parked.", "s"
+        )
+        self._overdue = meter.create_gauge(
+            PAST_DEADLINE, "Sagas still RUNNING after their deadline passed."
+        )
+        self._pollers = meter.create_gauge(
+            TASK_QUEUE_POLLERS, "Workers that polled the task queue in the last two minutes."
+        )
+        self._violations = meter.create_gauge(
+            LEDGER_VIOLATIONS, "Findings of the last ledger invariant check; 0 when sound."
+        )
+        self._checks = meter.create_counter(LEDGER_CHECKS, "Ledger invariant checks, by result.")
+        self._runs = meter.create_counter(COLLECTOR_RUNS, "Collector runs, by result.")
+        self._last_success = meter.create_gauge_float(
+            COLLECTOR_LAST_SUCCESS, "Unix time of the collector's last successful run.", "s"
+        )
+
+    def publish(self, collection: Collection, at: datetime) -> None:
+        queue = {"task_queue": collection.task_queue}
+        for backlog in collection.backlogs:
+            labels = {**queue, "saga_type": backlog.saga_type}
+            self._parked.set(backlog.needing_attention, labels)
+            self._oldest.set(backlog.oldest_needing_attention.total_seconds(), labels)
+            self._overdue.set(backlog.past_deadline, labels)
+        for kind, count in collection.pollers.items():
+            self._pollers.set(count, {**queue, "kind": kind.value})
+        if collection.ledger_findings is not None:
+            self._violations.set(len(collection.ledger_findings))
+            self._checks.add(1, {"result": "broken" if collection.ledger_findings else "holds"})
+        self._runs.add(1, {"result": RunResult.SUCCESS.value})
+        self._last_success.set(at.timestamp())
+
+    def failed(self) -> None:
+        self._runs.add(1, {"result": RunResult.FAILURE.value})
+
+
+async def run_collector(
+    collector: VisibilityCollector,
+    gauges: CollectorGauges,
+    every: timedelta,
+    ledger_every: timedelta | None,
+    clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+) -> None:
+    """Collect every `every`, checking the ledger at most every `ledger_every` (never when
+    None), until cancelled. A failed run is counted and logged; the next one tries again."""
+    ledger_checked: datetime | None = None
+    while True:
+        now = clock()
+        check_ledger = ledger_every is not None and (
+            ledger_checked is None or now - ledger_checked >= ledger_every
+        )
+        try:
+            collection = await collector.collect(now, check_ledger=check_ledger)
+        except Exception as err:  # Temporal or the database unreachable: the next run retries
+            gauges.failed()
+            log.warning("collector run failed: %s: %s", type(err).__name__, err)
+        else:
+            gauges.publish(collection, now)
+            if collection.ledger_findings is not None:
+                ledger_checked = now
+                for finding in collection.ledger_findings:
+                    log.error("ledger invariant broken: %s", finding)
+        await asyncio.sleep(every.total_seconds())

@@ -1,0 +1,5 @@
+"""The worker: every registered saga type's workflows and activities on one task queue."""
+
+from sagas.worker._worker import build_worker, saga_workflow_runner
+
+__all__ = ["build_worker", "saga_workflow_runner"]

@@ -1,0 +1,116 @@
+"""The worker: every saga workflow and activity, on one task queue."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from temporalio.client import Client
+from temporalio.worker import Worker, WorkflowRunner
+from temporalio.worker.workflow_sandbox import SandboxRestrictions
+
+from activities.audit import AuditActivities
+from activities.retry_specs import RetrySpecsActivity
+from sagas.audit import AnchoredAuditStore, AuditStore
+from sagas.engine import FAULTS_ENV_VAR, FaultPlan, RetrySpecsSource
+from sagas.ledger import Ledger
+from sagas.registry import SagaRegistry, WorkerContext, built_in_registry, configured_specs
+from sagas.worker._sandbox import CompiledSandboxRunner
+from workflows import AuditAnchorWorkflow, ScheduleAuditWorkflow, ScheduledSagaWorkflow
+
+log = logging.getLogger("fundsaga.worker")
+
+SQLITE_ACTIVITY_SLOTS = 8
+"""SQLite has one writer: more threads than this only queue on its lock and the GIL."""
+ACTIVITY_SLOTS = 32
+
+
+def saga_workflow_runner(*workflow_modules: str) -> WorkflowRunner:
+    """The SDK's workflow sandbox, with the `workflows` package (and `workflow_modules`) passed
+    through.
+
+    The workflow modules hold no state, so re-importing them for every saga run (the sandbox's
+    default) buys nothing and costs 1-5 ms of worker CPU per saga; the engine's own
+    modules are already passed through where the workflows import them. The sandbox's glue
+    code is compiled once per process (CompiledSandboxRunner), not once per call.
+    """
+    restrictions = SandboxRestrictions.default.with_passthrough_modules(
+        "workflows", *workflow_modules
+    )
+    return CompiledSandboxRunner(restrictions=restrictions)
+
+
+def build_worker(
+    client: Client,
+    task_queue: str,
+    ledger: Ledger,
+    audit_store: AuditStore,
+    faults: FaultPlan | None = None,
+    *,
+    registry: SagaRegistry | None = None,
+    workflows: Sequence[type] | None = None,
+    max_concurrent_activities: int | None = None,
+    max_concurrent_workflow_tasks: int | None = None,
+    max_cached_workflows: int = 1000,
+    workflow_runner: WorkflowRunner | None = None,
+    retry_specs: str = "",
+) -> Worker:
+    """A worker for every registered saga type (the built-in ones by default): its workflows,
+    the activities of its steps, and the audit activity.
+
+    Refuses to build (RegistrationError) when a step names an activity nothing registers.
+    `workflows` replaces the registry's workflow classes (tests register altered copies).
+    `max_concurrent_activities` is also the size of the thread pool the sync step activities
+    (and local steps) run on; None is 8 on a SQLite ledger, 32 on PostgreSQL (pass more for
+    slow external steps). None for the workflow task slots keeps the SDK's default, None for
+    the runner is `saga_workflow_runner()` with the registry's workflow modules passed through.
+    `retry_specs` is the configuration file of retry specs (FUNDSAGA_RETRY_SPECS), checked now
+    (InvalidRequestError naming the bad field) and read again as each saga starts.
+    """
+    registry = registry or built_in_registry()
+    slots = max_concurrent_activities or activity_slots_for(ledger)
+    configured_specs(retry_specs, registry)
+    faults = faults or FaultPlan()
+    if faults:
+        log.warning(
+            "FAULT INJECTION IS ON (%s): %s",
+            FAULTS_ENV_VAR,
+            "; ".join(rule.describe() for rule in faults.rules),
+        )
+        for rule in faults.rules:
+            if not registry.has_step(rule.saga_type, rule.step):
+                log.warning(
+                    "%s rule %s matches no step of a registered saga type: it never fires",
+                    FAULTS_ENV_VAR,
+                    rule.describe(),
+                )
+    chosen = list(workflows) if workflows is not None else registry.workflows()
+    modules = sorted({cls.__module__ for cls in chosen})
+    context = WorkerContext(ledger=ledger, faults=faults)
+    anchors = audit_store.anchors if isinstance(audit_store, AnchoredAuditStore) else None
+    audit = AuditActivities(audit_store, anchors, ledger)
+    activities: list[Callable[..., Any]] = [
+        *registry.activities(context),
+        audit.record,
+        audit.anchor,
+        RetrySpecsActivity(retry_specs).resolve,
+    ]
+    return Worker(
+        client,
+        task_queue=task_queue,
+        workflows=[*chosen, AuditAnchorWorkflow, ScheduledSagaWorkflow, ScheduleAuditWorkflow],
+        activities=activities,
+        activity_executor=ThreadPoolExecutor(max_workers=slots),
+        interceptors=[RetrySpecsSource(configured=bool(retry_specs))],
+        max_concurrent_activities=slots,
+        max_concurrent_workflow_tasks=max_concurrent_workflow_tasks,
+        max_cached_workflows=max_cached_workflows,
+        workflow_runner=workflow_runner or saga_workflow_runner(*modules),
+    )
+
+
+def activity_slots_for(ledger: Ledger) -> int:
+    """build_worker's activity slots and threads when none are given, by the ledger's database."""
+    return SQLITE_ACTIVITY_SLOTS if ledger.engine.dialect.name == "sqlite" else ACTIVITY_SLOTS
