@@ -12,7 +12,7 @@ from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
 from activities.retry_specs import RetrySpecsActivity
-from sagas.engine import RetrySpecsSource
+from sagas.engine import RetrySpecsSource, read_retry_specs
 from sagas.registry import workflow_type_name
 from sagas.testing import dev_server_environment, new_task_queue, time_skipping_environment
 
@@ -50,7 +50,7 @@ def worker_for(
         env.client,
         task_queue=task_queue,
         workflows=workflows,
-        activities=[*activities, RetrySpecsActivity(retry_specs).resolve],
+        activities=[*activities, RetrySpecsActivity(read_retry_specs(retry_specs)).resolve],
         activity_executor=ThreadPoolExecutor(max_workers=16),
         interceptors=[RetrySpecsSource(configured=bool(retry_specs))],
     )

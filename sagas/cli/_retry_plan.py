@@ -14,19 +14,21 @@ from sagas.cli._invocation import Invocation
 from sagas.cli._options import registered_types
 from sagas.cli._output import Output, OutputFormat, Shown, emit
 from sagas.engine import (
-    DEFAULT_INSTANT,
     PRESETS,
     Jitter,
     Phase,
     Preset,
     RetrySpec,
+    class_spec,
+    configured_specs,
     format_duration,
     parse_duration,
+    read_retry_specs,
     retry_plan,
     spec_advice,
 )
-from sagas.foundations import InvalidRequestError, RetryClass
-from sagas.registry import configured_spec
+from sagas.foundations import InvalidRequestError, RetryClass, Settings
+from sagas.registry import load_registry
 
 _OPTION_OF_FIELD = {
     "first_interval": "--first",
@@ -111,10 +113,19 @@ def _base(
         raise InvalidRequestError("--saga" if saga is None else "--step", "give --saga with --step")
     if retry_class not in _RETRYING:
         raise InvalidRequestError("--class", f"must be one of {', '.join(_RETRYING)}")
-    spec = configured_spec(Invocation.of(ctx).settings, saga, step, phase)
-    if retry_class == RetryClass.INSTANT.value:
-        return replace(spec.for_class(RetryClass.INSTANT) or DEFAULT_INSTANT, jitter=spec.jitter)
-    return replace(spec, instant=None)
+    spec = _configured_spec(Invocation.of(ctx).settings, saga, step, phase)
+    return class_spec(spec, RetryClass(retry_class))
+
+
+def _configured_spec(settings: Settings, saga_type: str, step: str, phase: Phase) -> RetrySpec:
+    registry = load_registry(settings.saga_module_names)
+    registry.get(saga_type)
+    configured = read_retry_specs(settings.retry_specs)
+    specs = configured_specs(configured, registry.definitions())[saga_type]
+    if step not in specs.steps:
+        known = ", ".join(specs.steps)
+        raise InvalidRequestError("--step", f"saga type {saga_type} has no step {step!r} ({known})")
+    return specs.of(step, phase)
 
 
 def _spec(

@@ -26,7 +26,6 @@ from sagas.engine._batch import (
 )
 from sagas.engine._batch_workflow import SagaBatchWorkflow
 from sagas.engine._definition import (
-    Phase,
     SagaDefinition,
     SagaRequest,
     StepCall,
@@ -59,8 +58,18 @@ from sagas.engine._outcome import (
     StepFailure,
     completed_or_raise,
 )
-from sagas.engine._retry import DEFAULT_INSTANT, MAX_WAIT, Jitter, RetrySpec, retry_spec
-from sagas.engine._retry_delay import NextRetry, jitter_seed, next_retry, retry_delay
+from sagas.engine._retry import (
+    DEFAULT_INSTANT,
+    MAX_WAIT,
+    Jitter,
+    NextRetry,
+    RetrySpec,
+    class_spec,
+    jitter_seed,
+    next_retry,
+    retry_delay,
+    retry_spec,
+)
 from sagas.engine._retry_plan import (
     DEFAULT_DEADLINE,
     PRESETS,
@@ -72,14 +81,17 @@ from sagas.engine._retry_plan import (
 )
 from sagas.engine._retry_specs import (
     RETRY_SPECS_ACTIVITY,
+    WORKER_SPECS_PATCH,
     RetrySpecsCall,
+    RetrySpecsSource,
+    SagaRetrySpecs,
+    StepRetrySpecs,
     check_saga_types,
     code_specs,
+    configured_specs,
     overlay,
     read_retry_specs,
 )
-from sagas.engine._retry_specs_source import WORKER_SPECS_PATCH, RetrySpecsSource
-from sagas.engine._saga_retry_specs import SagaRetrySpecs, StepRetrySpecs
 from sagas.engine._schedule_launch import (
     FINGERPRINT_MEMO,
     SCHEDULED_START_TIME,
@@ -99,7 +111,7 @@ from sagas.engine._search_attributes import (
     server_type_name,
 )
 from sagas.engine._snapshot import CompensationEntry, RunClaim, Snapshot
-from sagas.engine._status import SagaStatus
+from sagas.engine._status import Phase, SagaStatus
 from sagas.engine._step_guard import SnapshotStore, step_guard, to_application_error
 from sagas.engine._workflow_base import (
     APPROVE_UPDATE,
@@ -194,8 +206,10 @@ __all__ = [
     "asking_first",
     "check_saga_types",
     "check_schedule_id",
+    "class_spec",
     "code_specs",
     "completed_or_raise",
+    "configured_specs",
     "deadline_pair",
     "format_duration",
     "item_counts",

@@ -7,13 +7,13 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
-from enum import StrEnum
 from typing import Generic, TypeVar
 
 from pydantic import BaseModel, Field, JsonValue, field_validator
 
 from sagas.engine._retry import RetrySpec
 from sagas.engine._snapshot import RunClaim, Snapshot
+from sagas.engine._status import Phase
 from sagas.foundations import InvalidRequestError, canonical_json, sha256_hex
 
 IDEMPOTENCY_KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}")
@@ -74,13 +74,6 @@ class SagaRequest(BaseModel):
     def summary(self) -> str:
         """One line for the Temporal UI."""
         return f"saga {self.idempotency_key}"
-
-
-class Phase(StrEnum):
-    """Which side of a step an activity runs; part of every effect key."""
-
-    ACTION = "action"  # the step's effect
-    COMPENSATION = "compensation"  # the undoing of that effect
 
 
 RequestT = TypeVar("RequestT", bound=SagaRequest)

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from sagas.engine._definition import Phase
+from sagas.engine._status import Phase
 from sagas.foundations import (
     AccountFrozenError,
     BusinessError,

@@ -9,8 +9,7 @@ from decimal import Decimal
 from enum import StrEnum
 
 from sagas.engine._duration import format_duration
-from sagas.engine._retry import RetrySpec, retry_spec
-from sagas.engine._retry_delay import retry_delay
+from sagas.engine._retry import RetrySpec, retry_delay, retry_spec
 
 ADVISED_MULTIPLIER = (Decimal("1.5"), Decimal(4))
 ADVISED_MAX_RETRIES = 10

@@ -1,7 +1,8 @@
 """The retry specs a saga runs with: the code's, overlaid by configuration when the saga starts.
 
-The configuration (`FUNDSAGA_RETRY_SPECS`, a JSON or TOML file) maps saga type → step → phase
-(action, compensation) → retry class (temporary, instant) → field, plus `jitter` per phase:
+The configuration (`FUNDSAGA_RETRY_SPECS`, a JSON or TOML file, read once when a worker is built)
+maps saga type → step → phase (action, compensation) → retry class (temporary, instant) →
+field, plus `jitter` per phase:
 
     {"transfer": {"credit": {"action": {"instant": {"max_retries": 2}, "jitter": "full"}}}}
 
@@ -9,27 +10,47 @@ Fields: `first_interval` and `max_interval` (durations: 500ms, 10s, 5m, 2h, or s
 `multiplier` (a decimal string or number), `max_retries` (an integer). A field not given keeps
 the code's value. Errors name the field's path, e.g.
 `retry_specs.transfer.credit.action.instant.multiplier`.
-"""
+
+Where a saga's specs come from stays in its history. A worker with a retry-specs file records a
+patch marker and answers through the local activity `fundsaga.retry_specs`: its result is
+recorded, so a replay reads the specs the saga started with whatever the file says by then. A
+worker without one has nothing to ask: the saga runs with its code's specs and records nothing,
+so the default path costs no history event. On replay the marker, not the replaying worker's
+configuration, decides: a history without it ran on its code's specs."""
 
 from __future__ import annotations
 
 import json
+import logging
 import tomllib
 from collections.abc import Mapping
+from contextvars import ContextVar
 from dataclasses import replace
 from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
+from temporalio import workflow
 from temporalio.common import RetryPolicy
+from temporalio.worker import (
+    ExecuteWorkflowInput,
+    Interceptor,
+    WorkflowInboundInterceptor,
+    WorkflowInterceptorClassInput,
+)
 
-from sagas.engine._definition import Phase, SagaDefinition
 from sagas.engine._duration import parse_duration
 from sagas.engine._retry import DEFAULT_INSTANT, Jitter, RetrySpec
-from sagas.engine._saga_retry_specs import SagaRetrySpecs, StepRetrySpecs
+from sagas.engine._retry_plan import spec_advice
+from sagas.engine._status import Phase
 from sagas.foundations import InvalidRequestError, RetryClass
+
+if TYPE_CHECKING:
+    from sagas.engine._definition import SagaDefinition
+
+log = logging.getLogger("fundsaga.retry_specs")
 
 RETRY_SPECS_ACTIVITY = "fundsaga.retry_specs"
 """The local activity a saga runs first on a worker with a retry-specs file: its configured specs
@@ -41,10 +62,35 @@ RETRY_SPECS_RETRY = RetryPolicy(
     maximum_interval=timedelta(minutes=1),
     maximum_attempts=0,
 )
-"""Unlimited: a configuration file that turned unreadable holds new sagas until it is fixed."""
+"""Unlimited: the activity only overlays what its worker read, and a worker that cannot answer
+(stopping, overloaded) holds new sagas until one can."""
 ROOT = "retry_specs"
 _CLASSES = (RetryClass.TEMPORARY.value, RetryClass.INSTANT.value)
 _FIELDS = ("first_interval", "multiplier", "max_retries", "max_interval")
+
+
+class StepRetrySpecs(BaseModel):
+    """The specs of one step's two phases."""
+
+    model_config = ConfigDict(frozen=True)
+
+    action: RetrySpec
+    compensation: RetrySpec
+
+    def of(self, phase: Phase) -> RetrySpec:
+        """The spec of `phase`."""
+        return self.compensation if phase is Phase.COMPENSATION else self.action
+
+
+class SagaRetrySpecs(BaseModel):
+    """Every step's specs, fixed for a saga when it starts."""
+
+    model_config = ConfigDict(frozen=True)
+
+    steps: dict[str, StepRetrySpecs]
+
+    def of(self, step: str, phase: Phase) -> RetrySpec:
+        return self.steps[step].of(phase)
 
 
 class RetrySpecsCall(BaseModel):
@@ -91,6 +137,26 @@ def read_retry_specs(path: str) -> Mapping[str, Any]:
     except (OSError, ValueError) as err:
         raise InvalidRequestError("FUNDSAGA_RETRY_SPECS", f"cannot read {path}: {err}") from None
     return _mapping(loaded, ROOT)
+
+
+def configured_specs(
+    configured: Mapping[str, Any], definitions: Mapping[str, SagaDefinition[Any, Any]]
+) -> dict[str, SagaRetrySpecs]:
+    """Every saga type's specs as a saga started now would run with them, `configured` (what
+    `read_retry_specs` read) checked against the types in `definitions`: its errors name their
+    field, and the practice's advice on a configured type is logged as warnings."""
+    check_saga_types(configured, list(definitions))
+    specs = {
+        name: overlay(code_specs(definition), name, configured)
+        for name, definition in definitions.items()
+    }
+    for name in configured:
+        for step, phases in specs[name].steps.items():
+            for phase in Phase:
+                where = f"{ROOT}.{name}.{step}.{phase.value}"
+                for advice in spec_advice(phases.of(phase), where=where):
+                    log.warning("retry spec: %s", advice)
+    return specs
 
 
 def check_saga_types(configured: Mapping[str, Any], known: list[str]) -> None:
@@ -169,3 +235,47 @@ def _mapping(value: object, path: str) -> Mapping[str, Any]:
     if not isinstance(value, Mapping):
         raise InvalidRequestError(path, "must be a table (a JSON object)")
     return value
+
+
+WORKER_SPECS_PATCH = "fundsaga.worker-retry-specs"
+"""The marker of a saga that started on a worker with a retry-specs file and asked it."""
+
+_CONFIGURED: ContextVar[bool] = ContextVar("fundsaga_retry_specs_configured", default=False)
+"""Whether the worker running this saga has a retry-specs file. A worker built without
+`RetrySpecsSource` is taken to have none: it needs no `fundsaga.retry_specs` activity."""
+
+
+class RetrySpecsSource(Interceptor):
+    """Tells the sagas of one worker whether it has a retry-specs file."""
+
+    def __init__(self, *, configured: bool) -> None:
+        self.configured = configured
+
+    def workflow_interceptor_class(
+        self, input: WorkflowInterceptorClassInput
+    ) -> type[WorkflowInboundInterceptor]:
+        return _WithRetrySpecsFile if self.configured else _WithoutRetrySpecsFile
+
+
+class _WithRetrySpecsFile(WorkflowInboundInterceptor):
+    configured = True
+
+    async def execute_workflow(self, input: ExecuteWorkflowInput) -> Any:
+        _CONFIGURED.set(self.configured)
+        return await super().execute_workflow(input)
+
+
+class _WithoutRetrySpecsFile(_WithRetrySpecsFile):
+    configured = False
+
+
+def runs_on_code_specs() -> bool:
+    """Whether this saga runs with its code's specs without asking the worker.
+
+    Decided once, on the saga's first workflow task, by the worker's configuration; only the
+    asking path is recorded (the marker, then the local activity's result). A replay, on any
+    worker, asks exactly when the history holds the marker. Only called while the saga starts.
+    """
+    if not workflow.unsafe.is_replaying() and not _CONFIGURED.get():
+        return True
+    return not workflow.patched(WORKER_SPECS_PATCH)

@@ -19,7 +19,6 @@ from temporalio.exceptions import ActivityError, ApplicationError, RetryState
 from sagas.engine._audit_call import AuditKind
 from sagas.engine._audit_trail import audit_completed_sagas, outcome_payload, write_audit_record
 from sagas.engine._definition import (
-    Phase,
     RequestT,
     SagaDefinition,
     StateT,
@@ -44,20 +43,19 @@ from sagas.engine._outcome import (
     StepFailure,
 )
 from sagas.engine._resolution import ParkedAt, Proposals
-from sagas.engine._retry import RetrySpec
-from sagas.engine._retry_delay import RETRIES_EXHAUSTED
+from sagas.engine._retry import RETRIES_EXHAUSTED, RetrySpec
 from sagas.engine._retry_specs import (
     RETRY_SPECS_ACTIVITY,
     RETRY_SPECS_RETRY,
     RETRY_SPECS_TIMEOUT,
     RetrySpecsCall,
+    SagaRetrySpecs,
     code_specs,
+    runs_on_code_specs,
 )
-from sagas.engine._retry_specs_source import runs_on_code_specs
-from sagas.engine._saga_retry_specs import SagaRetrySpecs
 from sagas.engine._search_attributes import SAGA_STATUS, SAGA_STATUS_SINCE, SAGA_TYPE
 from sagas.engine._snapshot import CompensationEntry, Snapshot
-from sagas.engine._status import SagaStatus
+from sagas.engine._status import Phase, SagaStatus
 from sagas.engine._workflow_util import uncancellable
 from sagas.foundations import ResolutionRefusedError, SagaIdReusedError, is_business_error_type
 

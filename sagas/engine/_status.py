@@ -24,3 +24,10 @@ class SagaStatus(StrEnum):
 _TERMINAL = frozenset(
     {SagaStatus.COMPLETED, SagaStatus.COMPENSATED, SagaStatus.RESOLVED, SagaStatus.REJECTED}
 )
+
+
+class Phase(StrEnum):
+    """Which side of a step an activity runs; part of every effect key."""
+
+    ACTION = "action"  # the step's effect
+    COMPENSATION = "compensation"  # the undoing of that effect

@@ -12,7 +12,7 @@ from temporalio.exceptions import ApplicationError, TemporalError
 from sagas.engine._definition import StepCall
 from sagas.engine._faults import FaultPlan
 from sagas.engine._metrics import step_attempt
-from sagas.engine._retry_delay import RETRIES_EXHAUSTED, next_retry
+from sagas.engine._retry import RETRIES_EXHAUSTED, next_retry
 from sagas.engine._snapshot import RunClaim, Snapshot
 from sagas.engine._step_log import logged_attempt
 from sagas.foundations import (

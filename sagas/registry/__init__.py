@@ -11,7 +11,6 @@ from sagas.registry._registry import (
     load_registry,
     workflow_type_name,
 )
-from sagas.registry._retry_specs import configured_spec, configured_specs
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -20,8 +19,6 @@ __all__ = [
     "WorkerContext",
     "activity_name",
     "built_in_registry",
-    "configured_spec",
-    "configured_specs",
     "load_registry",
     "workflow_type_name",
 ]

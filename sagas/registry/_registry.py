@@ -141,6 +141,10 @@ class SagaRegistry:
     def names(self) -> list[str]:
         return sorted(self._types)
 
+    def definitions(self) -> dict[str, SagaDefinition[Any, Any]]:
+        """Each registered type's definition, by name."""
+        return {name: saga_type.definition for name, saga_type in self._types.items()}
+
     def __iter__(self) -> Iterator[SagaType]:
         return iter(self._types.values())
 

@@ -14,9 +14,15 @@ from temporalio.worker.workflow_sandbox import SandboxRestrictions
 from activities.audit import AuditActivities
 from activities.retry_specs import RetrySpecsActivity
 from sagas.audit import AnchoredAuditStore, AuditStore
-from sagas.engine import FAULTS_ENV_VAR, FaultPlan, RetrySpecsSource
+from sagas.engine import (
+    FAULTS_ENV_VAR,
+    FaultPlan,
+    RetrySpecsSource,
+    configured_specs,
+    read_retry_specs,
+)
 from sagas.ledger import Ledger
-from sagas.registry import SagaRegistry, WorkerContext, built_in_registry, configured_specs
+from sagas.registry import SagaRegistry, WorkerContext, built_in_registry
 from sagas.worker._sandbox import CompiledSandboxRunner
 from workflows import AuditAnchorWorkflow, ScheduleAuditWorkflow, ScheduledSagaWorkflow
 
@@ -67,11 +73,13 @@ def build_worker(
     slow external steps). None for the workflow task slots keeps the SDK's default, None for
     the runner is `saga_workflow_runner()` with the registry's workflow modules passed through.
     `retry_specs` is the configuration file of retry specs (FUNDSAGA_RETRY_SPECS), checked now
-    (InvalidRequestError naming the bad field) and read again as each saga starts.
+    (InvalidRequestError naming the bad field) and read once: a changed file applies to the sagas
+    of workers built after the change.
     """
     registry = registry or built_in_registry()
     slots = max_concurrent_activities or activity_slots_for(ledger)
-    configured_specs(retry_specs, registry)
+    configured = read_retry_specs(retry_specs)
+    configured_specs(configured, registry.definitions())
     faults = faults or FaultPlan()
     if faults:
         log.warning(
@@ -95,7 +103,7 @@ def build_worker(
         *registry.activities(context),
         audit.record,
         audit.anchor,
-        RetrySpecsActivity(retry_specs).resolve,
+        RetrySpecsActivity(configured).resolve,
     ]
     return Worker(
         client,

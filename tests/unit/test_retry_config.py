@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from sagas import InvalidRequestError, Jitter, Phase
-from sagas.engine import code_specs, overlay, read_retry_specs
-from sagas.registry import built_in_registry, configured_specs
+from sagas.engine import code_specs, configured_specs, overlay, read_retry_specs
+from sagas.registry import built_in_registry
 from sagas.transfer import TRANSFER_SAGA
 
 DEFAULTS = code_specs(TRANSFER_SAGA)
@@ -133,7 +133,7 @@ def test_an_unknown_saga_type_is_refused_by_name(tmp_path: Path) -> None:
     path = write(tmp_path, "r.json", json.dumps({"wire-out": {}}))
 
     with pytest.raises(InvalidRequestError) as caught:
-        configured_specs(path, built_in_registry())
+        configured_specs(read_retry_specs(path), built_in_registry().definitions())
 
     assert caught.value.field == "retry_specs.wire-out"
     assert "transfer" in caught.value.problem
@@ -146,7 +146,7 @@ def test_the_practices_advice_is_logged_when_a_spec_is_loaded(
     path = write(tmp_path, "r.json", json.dumps(entries))
 
     with caplog.at_level(logging.WARNING, logger="fundsaga.retry_specs"):
-        specs = configured_specs(path, built_in_registry())
+        specs = configured_specs(read_retry_specs(path), built_in_registry().definitions())
 
     assert specs["transfer"].of("credit", Phase.ACTION).multiplier == Decimal("1.2")
     assert "retry_specs.transfer.credit.action: multiplier 1.2 is outside the advised [1.5, 4]" in (

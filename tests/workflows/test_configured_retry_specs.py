@@ -1,5 +1,5 @@
 """Retry specs from configuration: fixed for a saga when it starts, recorded in its first
-snapshot, and a change of the file applies to sagas started afterwards."""
+snapshot; the file is read once per worker, so a change applies to workers built afterwards."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ async def run_saga_with_history(
     return steps, outcome, view, history
 
 
-async def test_a_configured_spec_is_used_and_recorded_and_a_change_applies_to_later_sagas(
+async def test_a_configured_spec_is_used_and_recorded_and_a_change_applies_to_later_workers(
     time_skipping_env: WorkflowEnvironment, tmp_path: Path
 ) -> None:
     path = tmp_path / "retry-specs.json"
@@ -79,6 +79,34 @@ async def test_a_configured_spec_is_used_and_recorded_and_a_change_applies_to_la
     assert steps.backed_off("transfer.credit", [2])
     assert view.snapshots[0].retry_specs is not None
     assert view.snapshots[0].retry_specs.of("credit", Phase.ACTION).max_retries == 1
+
+
+async def test_a_running_worker_keeps_the_specs_it_read_when_it_was_built(
+    time_skipping_env: WorkflowEnvironment, tmp_path: Path
+) -> None:
+    path = tmp_path / "retry-specs.json"
+    configure(path, {"temporary": {"first_interval": "5s", "multiplier": 3, "max_retries": 2}})
+    steps = FakeSteps(transient={"transfer.credit": lambda attempt: True})
+    queue = new_task_queue()
+    worker = worker_for(
+        time_skipping_env,
+        workflows=[TransferWorkflow],
+        activities=steps.all(),
+        task_queue=queue,
+        retry_specs=str(path),
+    )
+    configure(path, {"temporary": {"first_interval": "2s", "max_retries": 1}})
+
+    async with worker:
+        req = request()
+        handle = await time_skipping_env.client.start_workflow(
+            "TransferWorkflow", req, id=f"transfer-{req.idempotency_key}", task_queue=queue
+        )
+        outcome = await outcome_of(handle)
+
+    assert steps.backed_off("transfer.credit", [5, 15])
+    assert outcome.failure is not None
+    assert outcome.failure.attempts == 3
 
 
 async def test_without_configuration_the_code_specs_are_recorded(
