@@ -62,8 +62,8 @@ class Stack:
     async def start_transfer(self, source: str, destination: str, amount: str = "1.00") -> str:
         key = unique("t")
         request = {"source_account": source, "destination_account": destination}
-        await self.client.start_transfer(
-            {"idempotency_key": key, **request, "amount": amount, "currency": "EUR"}
+        await self.client.start(
+            "transfer", {"idempotency_key": key, **request, "amount": amount, "currency": "EUR"}
         )
         return key
 
@@ -82,7 +82,7 @@ class Stack:
     async def propose(self, key: str) -> str:
         """Propose to resolve the parked escrow, as an operator other than the CLI's."""
         saga = replace(self.client.saga("escrow", key), operator=MAKER)
-        self.proposals[key] = await saga.propose_resolution("voided by hand")
+        self.proposals[key] = await saga.propose("voided by hand")
         return self.proposals[key]
 
 
@@ -124,7 +124,7 @@ async def cli_stack(
         completed = await stack.start_transfer("alice", "bob")
         compensated = await stack.start_transfer("alice", "frozen")
         for key in (completed, compensated):
-            await client.outcome(key)
+            await client.saga("transfer", key).outcome()
         yield Stack(home, env, client, ledger, completed, compensated, await stack.park_escrow())
     store.close_connections()
     ledger.close_connections()

@@ -61,7 +61,7 @@ def retry(
         saga_type,
         key,
         OperatorDecision.RETRY,
-        lambda saga: saga.retry_compensation(note),
+        lambda saga: saga.retry(note),
         output,
     )
 
@@ -81,7 +81,7 @@ def propose(
         saga_type,
         key,
         OperatorDecision.PROPOSE,
-        lambda saga: saga.propose_resolution(note),
+        lambda saga: saga.propose(note),
         output,
     )
 
@@ -101,8 +101,8 @@ def approve(
         ctx,
         saga_type,
         key,
-        OperatorDecision.RESOLVE,
-        lambda saga: saga.approve_resolution(proposal, note),
+        OperatorDecision.APPROVE,
+        lambda saga: saga.approve(proposal, note),
         output,
     )
 

@@ -17,7 +17,7 @@ from sagas.cli._db import databases_to_migrate
 from sagas.cli._invocation import Invocation
 from sagas.client import FundsagaClient, ensure_anchor_schedule
 from sagas.codec import PayloadKeys, converter_for
-from sagas.demo import DEMO_FAULTS, DemoRun, ProviderUnavailableError, open_demo_provider, run_demo
+from sagas.demo import DEMO_FAULTS, DemoProviderError, DemoRun, open_demo_provider, run_demo
 from sagas.engine import FaultPlan, parse_faults
 from sagas.foundations import DEFAULT_HOME, InvalidRequestError, Settings, upgrade_database
 from sagas.registry import SagaRegistry, load_registry
@@ -142,7 +142,7 @@ async def run_catalog(
     print("demo sagas (about 10 s):")
     try:
         provider = await open_demo_provider(stack, client, settings)
-    except ProviderUnavailableError as err:
+    except DemoProviderError as err:
         provider = None
         print(f"  external payouts skipped: {err}")
     return await run_demo(client, ui_url, provider)

@@ -11,12 +11,13 @@ from sagas.cli._invocation import Invocation
 from sagas.cli._options import Key, StatusFilter
 from sagas.cli._output import Output, OutputFormat
 from sagas.cli._sagas import cancel_saga, show_list, show_view, start_saga
-from sagas.client import TRANSFER
-from sagas.transfer import TransferRequest
+from sagas.transfer import TRANSFER_SAGA, TransferRequest
+
+TRANSFER = TRANSFER_SAGA.saga_type
 
 app = typer.Typer(
     name="transfer",
-    help="Transfer sagas: start, status, cancel, list.",
+    help="Transfer sagas: start, view, cancel, list.",
     no_args_is_help=True,
 )
 
@@ -51,7 +52,7 @@ def start(
 
 
 @app.command()
-def status(ctx: typer.Context, key: Key, output: Output = OutputFormat.TABLE) -> None:
+def view(ctx: typer.Context, key: Key, output: Output = OutputFormat.TABLE) -> None:
     """Status, failure, snapshots and compensation stack of a transfer."""
     show_view(Invocation.of(ctx), TRANSFER, key, output)
 

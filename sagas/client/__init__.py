@@ -3,13 +3,9 @@ their schedules. Importing it loads neither the CLI nor Typer nor Rich."""
 
 from sagas.client._anchor_schedule import anchor_schedule_id, ensure_anchor_schedule
 from sagas.client._client import (
-    TRANSFER,
-    TRANSFER_WORKFLOW,
-    TRANSFER_WORKFLOW_BY_STEP_MODE,
     FundsagaClient,
     TemporalUnreachableError,
     connect_temporal,
-    transfer_workflow_id,
 )
 from sagas.client._process_exit import end_process
 from sagas.client._saga_handle import SagaHandle
@@ -29,9 +25,6 @@ __all__ = [
     "COMPANION_SUFFIX",
     "DEFAULT_CATCHUP_WINDOW",
     "DST_HORIZON_YEARS",
-    "TRANSFER",
-    "TRANSFER_WORKFLOW",
-    "TRANSFER_WORKFLOW_BY_STEP_MODE",
     "FundsagaClient",
     "Overlap",
     "SagaHandle",
@@ -46,5 +39,4 @@ __all__ = [
     "ensure_anchor_schedule",
     "matching_times",
     "saga_id",
-    "transfer_workflow_id",
 ]

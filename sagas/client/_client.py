@@ -1,7 +1,7 @@
 """The Python client services use: start any registered saga idempotently, read, wait, operate.
 
-Sagas are addressed by (saga type, idempotency key); the transfer methods are typed
-conveniences over the same calls.
+Sagas are addressed by (saga type, idempotency key): `start(saga_type, request)`, then
+`saga(saga_type, key)` for the handle that views, waits for, cancels and operates it.
 """
 
 from __future__ import annotations
@@ -33,7 +33,6 @@ from sagas.engine import (
     SagaOutcome,
     SagaRequest,
     SagaStatus,
-    SagaView,
     deadline_pair,
     saga_id,
 )
@@ -47,20 +46,6 @@ from sagas.foundations import (
 from sagas.ledger import Ledger
 from sagas.registry import SagaRegistry, built_in_registry, load_registry
 from sagas.telemetry import configured_tracer_provider, metrics_runtime, tracing_interceptors
-from sagas.transfer import TRANSFER_SAGA, TransferRequest
-
-TRANSFER = TRANSFER_SAGA.saga_type
-TRANSFER_WORKFLOW = "TransferWorkflow"
-TRANSFER_WORKFLOW_BY_STEP_MODE = {
-    "activity": TRANSFER_WORKFLOW,
-    "local": "TransferLocalStepsWorkflow",
-}
-"""The workflow type a transfer starts as, by FUNDSAGA_STEP_MODE; every worker runs both."""
-
-
-def transfer_workflow_id(idempotency_key: str) -> str:
-    """The saga id of a transfer: a stable function of the caller's idempotency key."""
-    return saga_id(TRANSFER, idempotency_key)
 
 
 class TemporalUnreachableError(FundsagaError):
@@ -117,11 +102,12 @@ class FundsagaClient:
         registry: SagaRegistry | None = None,
         audit_completed: bool = False,
         step_mode: str = "activity",
-        workflow_type: str | None = None,
+        workflow_types: Mapping[str, str] | None = None,
         operator: str | None = None,
     ) -> None:
-        """`workflow_type` replaces the workflow type transfers start as (tests, benchmarks);
-        `operator` is who this client's operator actions are by (None: the OS user)."""
+        """`workflow_types` replaces the workflow type a saga type starts as, by saga type
+        (tests, benchmarks); `operator` is who this client's operator actions are by (None: the
+        OS user)."""
         self.operator = operator
         self.temporal = temporal
         self.task_queue = task_queue
@@ -129,9 +115,7 @@ class FundsagaClient:
         self.registry = registry or built_in_registry()
         self.audit_completed = audit_completed
         self.step_mode = step_mode
-        self.workflow_type = workflow_type or TRANSFER_WORKFLOW_BY_STEP_MODE.get(
-            step_mode, TRANSFER_WORKFLOW
-        )
+        self.workflow_types = dict(workflow_types or {})
 
     @classmethod
     async def connect(cls, settings: Settings, *, with_ledger: bool = True) -> FundsagaClient:
@@ -165,7 +149,6 @@ class FundsagaClient:
             check_request=self._check_accounts if self.ledger is not None else None,
         )
 
-    # ---- any saga type
     async def start(
         self, saga_type: str, request: SagaRequest | Mapping[str, Any]
     ) -> WorkflowHandle[Any, SagaOutcome]:
@@ -186,6 +169,12 @@ class FundsagaClient:
                 return await self._start(saga_type, parsed, ReusePolicy.ALLOW_DUPLICATE)
             await _check_same_request(existing, parsed.fingerprint())
         return existing
+
+    def workflow_type(self, saga_type: str) -> str:
+        """The workflow type sagas of `saga_type` start as from this client, by its step mode."""
+        return self.workflow_types.get(saga_type) or self.registry.get(saga_type).workflow_type(
+            self.step_mode
+        )
 
     def saga(self, saga_type: str, idempotency_key: str) -> SagaHandle:
         """The saga of this type and key, to view, wait for, cancel or operate (no RPC)."""
@@ -230,13 +219,8 @@ class FundsagaClient:
     async def _start(
         self, saga_type: str, request: SagaRequest, reuse: ReusePolicy
     ) -> WorkflowHandle[Any, SagaOutcome]:
-        workflow_type = (
-            self.workflow_type
-            if saga_type == TRANSFER
-            else self.registry.get(saga_type).workflow_type(self.step_mode)
-        )
         handle: WorkflowHandle[Any, SagaOutcome] = await self.temporal.start_workflow(
-            workflow_type,
+            self.workflow_type(saga_type),
             request,
             id=saga_id(saga_type, request.idempotency_key),
             task_queue=self.task_queue,
@@ -257,41 +241,6 @@ class FundsagaClient:
             static_summary=request.summary(),
         )
         return handle
-
-    # ---- transfer conveniences
-    async def start_transfer(
-        self, request: TransferRequest | Mapping[str, Any]
-    ) -> WorkflowHandle[Any, SagaOutcome]:
-        """Start the transfer, or return the saga already started with this key and request."""
-        return await self.start(TRANSFER, request)
-
-    def handle(self, idempotency_key: str) -> WorkflowHandle[Any, SagaOutcome]:
-        return self.saga(TRANSFER, idempotency_key).workflow
-
-    async def view(self, idempotency_key: str) -> SagaView:
-        """The transfer's view (see SagaHandle.view)."""
-        return await self.saga(TRANSFER, idempotency_key).view()
-
-    async def wait(self, idempotency_key: str) -> SagaOutcome:
-        """The transfer's outcome if COMPLETED; a SagaNotCompletedError otherwise."""
-        return await self.saga(TRANSFER, idempotency_key).wait()
-
-    async def outcome(self, idempotency_key: str) -> SagaOutcome:
-        """The transfer's outcome whatever the status, for reports and tools."""
-        return await self.saga(TRANSFER, idempotency_key).outcome()
-
-    async def cancel(self, idempotency_key: str) -> None:
-        await self.saga(TRANSFER, idempotency_key).cancel()
-
-    async def is_closed(self, idempotency_key: str) -> bool:
-        return await self.saga(TRANSFER, idempotency_key).is_closed()
-
-    async def retry_compensation(self, idempotency_key: str, note: str = "") -> SagaStatus:
-        return await self.saga(TRANSFER, idempotency_key).retry_compensation(note)
-
-    async def list_transfers(self, status: SagaStatus | None = None) -> list[tuple[str, str]]:
-        """(saga id, SagaStatus) of every transfer, newest first, optionally of one status."""
-        return [(sid, found) for sid, _, found in await self.list_sagas(TRANSFER, status)]
 
 
 async def _check_same_request(handle: WorkflowHandle[Any, Any], fingerprint: str) -> None:

@@ -133,20 +133,20 @@ class SagaHandle:
                 raise SagaNotFoundError(f"no saga {self.saga_id}") from err
             raise
 
-    async def retry_compensation(self, note: str = "") -> SagaStatus:
+    async def retry(self, note: str = "") -> SagaStatus:
         """Run the parked compensation (or step) again; one operator is enough."""
         status: SagaStatus = await self._operator_update(
             RETRY_UPDATE, self._action(note), SagaStatus
         )
         return status
 
-    async def propose_resolution(self, note: str) -> str:
+    async def propose(self, note: str) -> str:
         """Propose that what the saga is parked on was done by hand; returns the proposal id
-        another operator's `approve_resolution` names."""
+        another operator's `approve` names."""
         proposal_id: str = await self._operator_update(PROPOSE_UPDATE, self._action(note), str)
         return proposal_id
 
-    async def approve_resolution(self, proposal_id: str, note: str = "") -> SagaStatus:
+    async def approve(self, proposal_id: str, note: str = "") -> SagaStatus:
         """Approve another operator's proposal: the saga records the resolution and goes on.
 
         Raises SameOperatorError for the proposer's own approval, ProposalStaleError when the

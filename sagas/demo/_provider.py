@@ -26,7 +26,7 @@ LATE_BY_SECONDS = 2.0
 """How much later than the worker waits an `accept-then-timeout` answer comes."""
 
 
-class ProviderUnavailableError(Exception):
+class DemoProviderError(Exception):
     """The demo's payouts cannot run; the message says why."""
 
 
@@ -47,17 +47,17 @@ async def open_demo_provider(
     stack: AsyncExitStack, client: FundsagaClient, settings: Settings
 ) -> DemoProvider:
     """The simulator, once it answers, with the webhook receiver serving until `stack` closes;
-    ProviderUnavailableError saying why not."""
+    DemoProviderError saying why not."""
     url = settings.provider_url.rstrip("/")
     try:
         await asyncio.to_thread(_call, f"{url}/health")
     except (urllib.error.URLError, OSError, ValueError) as err:
-        raise ProviderUnavailableError(
+        raise DemoProviderError(
             f"no provider simulator answers at {url} ({_reason(err)}); `make run` starts one"
         ) from None
     webhooks = urlsplit(settings.webhook_url)
     if webhooks.port is None:
-        raise ProviderUnavailableError(
+        raise DemoProviderError(
             f"FUNDSAGA_WEBHOOK_URL ({settings.webhook_url or 'not set'}) names no port for the "
             "webhook receiver the provider calls back"
         )
@@ -66,7 +66,7 @@ async def open_demo_provider(
             serve_webhooks(client, webhooks.port, webhooks.hostname or "127.0.0.1")
         )
     except OSError as err:
-        raise ProviderUnavailableError(
+        raise DemoProviderError(
             f"the webhook receiver cannot listen at {settings.webhook_url}: {err.strerror}"
         ) from None
     return DemoProvider(url, settings.provider_timeout)

@@ -72,7 +72,7 @@ class FaultRule:
         return self.error or _DEFAULT_ERROR[self.kind]
 
     def matches(
-        self, saga_type: str, step: str, phase: str, attempt: int, accounts: frozenset[str]
+        self, saga_type: str, step: str, phase: Phase, attempt: int, accounts: frozenset[str]
     ) -> bool:
         return (
             self.step == step
@@ -101,7 +101,7 @@ class FaultPlan:
         return bool(self.rules)
 
     def before_effect(
-        self, saga_type: str, step: str, phase: str, attempt: int, accounts: frozenset[str]
+        self, saga_type: str, step: str, phase: Phase, attempt: int, accounts: frozenset[str]
     ) -> None:
         for rule in self._matching(saga_type, step, phase, attempt, accounts):
             if rule.kind is FaultKind.BUSINESS:
@@ -112,7 +112,7 @@ class FaultPlan:
                 )
 
     def after_effect(
-        self, saga_type: str, step: str, phase: str, attempt: int, accounts: frozenset[str]
+        self, saga_type: str, step: str, phase: Phase, attempt: int, accounts: frozenset[str]
     ) -> None:
         for rule in self._matching(saga_type, step, phase, attempt, accounts):
             if rule.kind is FaultKind.TIMEOUT:
@@ -122,7 +122,7 @@ class FaultPlan:
                 )
 
     def _matching(
-        self, saga_type: str, step: str, phase: str, attempt: int, accounts: frozenset[str]
+        self, saga_type: str, step: str, phase: Phase, attempt: int, accounts: frozenset[str]
     ) -> list[FaultRule]:
         return [
             rule for rule in self.rules if rule.matches(saga_type, step, phase, attempt, accounts)

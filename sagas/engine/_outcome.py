@@ -30,7 +30,7 @@ class CompensationResult(StrEnum):
 
     COMPENSATED = "compensated"  # the step's effect is undone
     FAILED = "failed"  # the compensation exhausted its retries; the saga parks
-    RESOLVED_BY_OPERATOR = "resolved_by_operator"  # an operator undid the effect by hand
+    RESOLVED = "resolved"  # operators undid the effect by hand: one proposed, another approved
 
 
 class OperatorDecision(StrEnum):
@@ -38,7 +38,7 @@ class OperatorDecision(StrEnum):
 
     RETRY = "retry"  # run the parked compensation (or, parked on a step, the step) again
     PROPOSE = "propose"  # propose a resolution by hand; another operator approves it
-    RESOLVE = "resolve"  # approve a proposal: the compensation is popped, or the parked step
+    APPROVE = "approve"  # approve a proposal: the compensation is popped, or the parked step
     # ends the saga RESOLVED
 
 

@@ -440,7 +440,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
             decision = await self._park(resume_as=SagaStatus.RUNNING)
         finally:
             self._parked_forward = False
-        if decision is OperatorDecision.RESOLVE:
+        if decision is OperatorDecision.APPROVE:
             self._resolved_forward = True
             self.decisions_applied += 1
             raise _ForwardStoppedError(failure)
@@ -528,9 +528,9 @@ class SagaRuntime(Generic[RequestT, StateT]):
                 self._close_rejected()
                 return
             self._record_compensation(entry, CompensationResult.FAILED, failed.message)
-            if await self._park() is OperatorDecision.RESOLVE:
+            if await self._park() is OperatorDecision.APPROVE:
                 resolved = True
-                self._record_compensation(entry, CompensationResult.RESOLVED_BY_OPERATOR)
+                self._record_compensation(entry, CompensationResult.RESOLVED)
                 self.stack.pop()
                 self.decisions_applied += 1
             else:

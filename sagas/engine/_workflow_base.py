@@ -125,30 +125,30 @@ class SagaWorkflow:
         return self._require_runtime().view()
 
     @workflow.update(name=RETRY_UPDATE)
-    async def retry_compensation(self, action: OperatorAction) -> SagaStatus:
+    async def retry(self, action: OperatorAction) -> SagaStatus:
         """Retry the compensation the saga is parked on; returns the status after the attempt."""
         return await self._apply(OperatorDecision.RETRY, action)
 
-    @retry_compensation.validator
+    @retry.validator
     def _validate_retry(self, action: OperatorAction) -> None:
         self._require_parked()
 
     @workflow.update(name=PROPOSE_UPDATE)
-    async def propose_resolution(self, action: OperatorAction) -> str:
+    async def propose(self, action: OperatorAction) -> str:
         """Propose that the parked compensation (or step) was done by hand; returns the
         proposal's id, which another operator's approval names."""
         return await self._require_runtime().propose(action)
 
-    @propose_resolution.validator
+    @propose.validator
     def _validate_propose(self, action: OperatorAction) -> None:
         self._require_parked()
 
     @workflow.update(name=APPROVE_UPDATE)
-    async def approve_resolution(self, action: OperatorAction) -> SagaStatus:
+    async def approve(self, action: OperatorAction) -> SagaStatus:
         """Approve the open proposal: the saga records the resolution and continues."""
-        return await self._apply(OperatorDecision.RESOLVE, action)
+        return await self._apply(OperatorDecision.APPROVE, action)
 
-    @approve_resolution.validator
+    @approve.validator
     def _validate_approve(self, action: OperatorAction) -> None:
         self._require_parked()
         refusal = self._require_runtime().approval_refusal(action)

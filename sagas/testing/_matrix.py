@@ -42,7 +42,7 @@ class Decision(StrEnum):
 
 COMPENSATED = "compensated"
 FAILED = "failed"
-RESOLVED_BY_OPERATOR = "resolved_by_operator"
+RESOLVED = "resolved"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -219,7 +219,7 @@ def _compensation_expected(
         compensations=(
             *above,
             (step.name, FAILED),
-            (step.name, COMPENSATED if retry else RESOLVED_BY_OPERATOR),
+            (step.name, COMPENSATED if retry else RESOLVED),
             *below,
         ),
         audit=(

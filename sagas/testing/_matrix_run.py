@@ -106,7 +106,7 @@ async def _act(env: WorkflowEnvironment, case: MatrixCase, request: SagaRequest)
     """The case's decision: a retry by one operator, or a resolution by two."""
     saga = SagaHandle(env.client, case.saga_type, request.idempotency_key, MAKER)
     if case.decision is Decision.RETRY:
-        return await saga.retry_compensation(NOTE)
+        return await saga.retry(NOTE)
     return await resolve_by_two(saga, NOTE)
 
 

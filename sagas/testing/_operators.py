@@ -14,5 +14,5 @@ async def resolve_by_two(
     saga: SagaHandle, note: str, *, maker: str = MAKER, checker: str = CHECKER
 ) -> SagaStatus:
     """Resolve the parked saga as operations do: `maker` proposes, `checker` approves."""
-    proposal = await replace(saga, operator=maker).propose_resolution(note)
-    return await replace(saga, operator=checker).approve_resolution(proposal, note)
+    proposal = await replace(saga, operator=maker).propose(note)
+    return await replace(saga, operator=checker).approve(proposal, note)

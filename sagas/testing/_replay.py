@@ -145,7 +145,7 @@ async def _record_one(
             if outcome is Outcome.RESOLVED:
                 await resolve_by_two(saga, NOTE)
             elif outcome in (Outcome.RETRIED, Outcome.FORWARD_RETRIED):
-                await saga.retry_compensation(NOTE)
+                await saga.retry(NOTE)
             if outcome is not Outcome.NEEDS_ATTENTION:
                 await handle.result()
             history = await handle.fetch_history()

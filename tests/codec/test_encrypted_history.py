@@ -26,7 +26,7 @@ from temporalio.testing import WorkflowEnvironment
 
 from sagas import SagaStatus, parse_faults, parse_money
 from sagas.audit import AuditStore, witness_findings, witnessed_records
-from sagas.client import FundsagaClient, transfer_workflow_id
+from sagas.client import FundsagaClient, saga_id
 from sagas.codec import PayloadKeys, converter_for
 from sagas.foundations import InvalidRequestError
 from sagas.ledger import Ledger
@@ -86,7 +86,8 @@ async def stack(dev_env: WorkflowEnvironment, tmp_path: Path) -> AsyncIterator[S
 async def transfer(stack: Stack, client: Client, destination: str) -> tuple[str, SagaStatus]:
     key = f"enc-{uuid.uuid4().hex[:10]}"
     fundsaga = FundsagaClient(client, stack.task_queue, stack.ledger)
-    await fundsaga.start_transfer(
+    await fundsaga.start(
+        "transfer",
         {
             "idempotency_key": key,
             "source_account": stack.secrets.source,
@@ -94,9 +95,9 @@ async def transfer(stack: Stack, client: Client, destination: str) -> tuple[str,
             "amount": AMOUNT,
             "currency": "EUR",
             "reference": stack.secrets.reference,
-        }
+        },
     )
-    return transfer_workflow_id(key), (await fundsaga.outcome(key)).status
+    return saga_id("transfer", key), (await fundsaga.saga("transfer", key).outcome()).status
 
 
 async def raw_history(client: Client, workflow_id: str) -> bytes:

@@ -25,9 +25,10 @@ from sagas import (
     parse_faults,
 )
 from sagas.cli import app
-from sagas.client import TRANSFER_WORKFLOW, transfer_workflow_id
+from sagas.client import saga_id
 from sagas.demo import DEMO_FAULTS
 from sagas.engine import FINGERPRINT_MEMO, SEARCH_ATTRIBUTE_KEYS, server_type_name
+from sagas.registry import built_in_registry
 from sagas.transfer import TRANSFER_SAGA, TransferRequest
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -89,9 +90,9 @@ def test_cli_start_example_launches_the_example_request() -> None:
     given = flags(start)
     assert json.loads(given["--input"][0]) == request.model_dump(exclude_defaults=True)
     assert TransferRequest.parse(json.loads(given["--input"][0])) == request
-    assert given["--type"] == [TRANSFER_WORKFLOW]
+    assert given["--type"] == [built_in_registry().get("transfer").workflow_type()]
     assert given["--task-queue"] == [Settings.model_fields["task_queue"].default]
-    assert given["--workflow-id"] == [transfer_workflow_id(request.idempotency_key)]
+    assert given["--workflow-id"] == [saga_id("transfer", request.idempotency_key)]
     assert given["--id-conflict-policy"] == ["UseExisting"]
     assert given["--id-reuse-policy"] == ["RejectDuplicate"]
     assert given["--memo"] == [f"{FINGERPRINT_MEMO}={json.dumps(request.fingerprint())}"]

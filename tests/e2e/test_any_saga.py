@@ -187,7 +187,7 @@ async def test_parked_waits_for_an_operator_and_resolved_ends_as_the_table_says(
 
     assert status is SagaStatus.RESOLVED
     actions = resolved.value.outcome.operator_actions
-    assert [(a.operator, a.decision) for a in actions] == [("ana", "propose"), ("bo", "resolve")]
+    assert [(a.operator, a.decision) for a in actions] == [("ana", "propose"), ("bo", "approve")]
     assert kinds(audit_store, saga.saga_id) == [
         AuditKind.NEEDS_ATTENTION,
         AuditKind.RESOLUTION_PROPOSED,

@@ -38,7 +38,7 @@ from sagas import (
 )
 from sagas.audit import AuditStore
 from sagas.cli import run_cli
-from sagas.client import FundsagaClient, transfer_workflow_id
+from sagas.client import FundsagaClient, saga_id
 from sagas.foundations import invalid_request_from
 from sagas.ledger import HoldStatus, Ledger
 from sagas.transfer import TransferRequest
@@ -107,7 +107,7 @@ SQLITE_ONLY = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 
 
 class Entry(StrEnum):
-    PYTHON = "python-client"  # FundsagaClient.start_transfer with a dict
+    PYTHON = "python-client"  # FundsagaClient.start with a dict
     CLI = "fundsaga-cli"  # fundsaga transfer start --wait
     JSON = "temporal-cli-json"  # temporal workflow start --input '{...}'
 
@@ -222,11 +222,11 @@ async def start_json(
         "workflow",
         "start",
         "--type",
-        client.workflow_type,
+        client.workflow_type("transfer"),
         "--task-queue",
         client.task_queue,
         "--workflow-id",
-        transfer_workflow_id(key),
+        saga_id("transfer", key),
         *source,
     )
 
@@ -234,7 +234,7 @@ async def start_json(
 async def describe_json(temporal: TemporalCli, key: str) -> dict[str, Any]:
     """`temporal workflow describe -o json`, as a non-Python operator reads the saga."""
     described = await temporal(
-        "workflow", "describe", "--workflow-id", transfer_workflow_id(key), "--output", "json"
+        "workflow", "describe", "--workflow-id", saga_id("transfer", key), "--output", "json"
     )
     assert described.returncode == 0, described.stderr
     document: dict[str, Any] = json.loads(described.stdout)
@@ -243,7 +243,7 @@ async def describe_json(temporal: TemporalCli, key: str) -> dict[str, Any]:
 
 async def no_workflow(client: FundsagaClient, key: str) -> bool:
     try:
-        await client.handle(key).describe()
+        await client.saga("transfer", key).workflow.describe()
     except RPCError as err:
         return err.status is RPCStatusCode.NOT_FOUND
     return False
@@ -252,7 +252,7 @@ async def no_workflow(client: FundsagaClient, key: str) -> bool:
 def assert_untouched(ledger: Ledger, before: LedgerState, key: str) -> None:
     """Nothing changed and nothing was written for the saga, not even a snapshot."""
     assert LedgerState.of(ledger) == before
-    assert ledger.snapshots(transfer_workflow_id(key)) == []
+    assert ledger.snapshots(saga_id("transfer", key)) == []
 
 
 async def launch(
@@ -264,7 +264,7 @@ async def launch(
 ) -> int | None:
     """Start the transfer through `entry`; the CLI's exit code once the saga has ended."""
     if entry is Entry.PYTHON:
-        await client.start_transfer(request)
+        await client.start("transfer", request)
         return None
     if entry is Entry.CLI:
         return (await fundsaga(*cli_args(request))).code
@@ -285,7 +285,7 @@ async def test_the_python_client_refuses_bad_input_naming_the_field(
     before = LedgerState.of(accounts)
 
     with pytest.raises(InvalidRequestError) as refused:
-        await client.start_transfer(request)
+        await client.start("transfer", request)
 
     assert refused.value.field == field
     assert str(refused.value).startswith(f"{field}: ")
@@ -303,11 +303,11 @@ async def test_a_rejected_key_reused_with_a_corrected_request_completes(
     assert refused.returncode == 0, refused.stderr
     await assert_rejected_at_once(temporal, client, key, "amount")
 
-    await client.start_transfer(corrected)
-    outcome = await client.wait(key)
+    await client.start("transfer", corrected)
+    outcome = await client.saga("transfer", key).wait()
 
     assert outcome.status is SagaStatus.COMPLETED
-    assert (await client.view(key)).status is SagaStatus.COMPLETED
+    assert (await client.saga("transfer", key).view()).status is SagaStatus.COMPLETED
 
 
 @SQLITE_ONLY
@@ -319,7 +319,7 @@ async def test_the_python_client_refuses_an_amount_given_as_a_number(
     before = LedgerState.of(accounts)
 
     with pytest.raises(InvalidRequestError) as refused:
-        await client.start_transfer(request)
+        await client.start("transfer", request)
 
     assert refused.value.field == "amount"
     assert await no_workflow(client, request["idempotency_key"])
@@ -355,10 +355,10 @@ async def assert_rejected_at_once(
 ) -> None:
     """REJECTED naming `field`, no step run, as Python and the temporal CLI see it."""
     with pytest.raises(SagaRejectedError) as rejected:
-        await asyncio.wait_for(client.wait(key), AT_ONCE_S)
-    history = await client.handle(key).fetch_history()
+        await asyncio.wait_for(client.saga("transfer", key).wait(), AT_ONCE_S)
+    history = await client.saga("transfer", key).workflow.fetch_history()
     described = await describe_json(temporal, key)
-    view = await client.view(key)
+    view = await client.saga("transfer", key).view()
 
     failure = rejected.value.outcome.failure
     assert failure is not None
@@ -441,8 +441,8 @@ async def test_a_json_launch_without_exactly_one_input_is_rejected_at_once(
         assert started.returncode == 0, started.stderr
         await assert_rejected_at_once(temporal, client, key, "request")
     finally:
-        if not await client.is_closed(key):
-            await client.handle(key).terminate("stuck on bad input")
+        if not await client.saga("transfer", key).is_closed():
+            await client.saga("transfer", key).workflow.terminate("stuck on bad input")
     assert_untouched(accounts, before, key)
 
 
@@ -465,7 +465,7 @@ async def test_an_oversized_payload_is_refused_with_no_workflow_and_no_ledger_ro
 
     if entry is Entry.PYTHON:
         with pytest.raises(InvalidRequestError) as refused:
-            await client.start_transfer(request)
+            await client.start("transfer", request)
         assert refused.value.field == "reference"
     elif entry is Entry.CLI:
         result = await fundsaga(*cli_args(request))
@@ -515,14 +515,14 @@ async def test_frozen_or_closed_accounts_compensate_from_every_entry_point(
     before = LedgerState.of(accounts)
 
     exit_code = await launch(entry, request, client, fundsaga, temporal)
-    outcome = await client.outcome(key)
+    outcome = await client.saga("transfer", key).outcome()
 
     assert outcome.status is SagaStatus.COMPENSATED
     assert outcome.failure is not None
     assert outcome.failure.error_type == error_type
     assert f"account {account!r} is" in outcome.failure.message
     assert exit_code == (1 if entry is Entry.CLI else None)
-    assert await client.is_closed(key)
+    assert await client.saga("transfer", key).is_closed()
     assert [r.kind for r in audit_store.records(saga_id=outcome.saga_id)] == ["terminal"]
     assert_compensated_with_no_money_moved(accounts, before, outcome.saga_id)
 
@@ -541,7 +541,7 @@ async def test_unknown_accounts_in_json_compensate_at_the_first_step(
     before = LedgerState.of(accounts)
 
     started = await start_json(temporal, client, key, hand_written(request))
-    outcome = await client.outcome(key)
+    outcome = await client.saga("transfer", key).outcome()
 
     assert started.returncode == 0, started.stderr
     assert outcome.status is SagaStatus.COMPENSATED
@@ -572,7 +572,7 @@ async def test_three_decimals_in_bhd_are_valid_at_every_entry_point(
     )
 
     exit_code = await launch(entry, request, client, fundsaga, temporal)
-    outcome = await client.outcome(request["idempotency_key"])
+    outcome = await client.saga("transfer", request["idempotency_key"]).outcome()
 
     assert outcome.status is SagaStatus.COMPLETED
     assert exit_code == (0 if entry is Entry.CLI else None)

@@ -145,7 +145,7 @@ async def test_transfer_start_wait_status_and_list(
     started = capsys.readouterr().out
     assert code == 0
     assert f"transfer-{key}: COMPLETED" in started
-    assert await fundsaga("transfer", "status", key, "--output", "json") == 0
+    assert await fundsaga("transfer", "view", key, "--output", "json") == 0
     status = json.loads(capsys.readouterr().out)
 
     assert status["status"] == "COMPLETED"

@@ -82,7 +82,7 @@ async def test_attention_resolves_a_parked_saga_that_is_not_a_transfer(cli_stack
     assert resolved.exit_code == 0, resolved.stderr
     assert json.loads(resolved.stdout) == {
         "saga_id": f"escrow-{key}",
-        "decision": "resolve",
+        "decision": "approve",
         "operator": CLI_OPERATOR,
         "status": "RESOLVED",
     }

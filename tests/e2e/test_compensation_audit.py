@@ -23,6 +23,8 @@ from tests.e2e._fast import FastTransferWorkflow
 from tests.e2e.conftest import TemporalCli, eur, fundsaga
 from tests.fixtures_audit import TEST_KEYS, TEST_SIGNER
 
+FAST = {"transfer": "FastTransferWorkflow"}
+
 
 async def run_transfers(
     env: WorkflowEnvironment, queue: str, ledger: Ledger, store: AuditStore, faults: str
@@ -31,21 +33,22 @@ async def run_transfers(
     async with build_worker(
         env.client, queue, ledger, store, parse_faults(faults), workflows=[FastTransferWorkflow]
     ):
-        client = FundsagaClient(env.client, queue, ledger, workflow_type="FastTransferWorkflow")
+        client = FundsagaClient(env.client, queue, ledger, workflow_types=FAST)
         keys = []
         for destination in ("bob", "carol", "erin"):
             key = f"audit-{destination}-{uuid.uuid4().hex[:8]}"
-            await client.start_transfer(
+            await client.start(
+                "transfer",
                 {
                     "idempotency_key": key,
                     "source_account": "alice",
                     "destination_account": destination,
                     "amount": "10.00",
                     "currency": "EUR",
-                }
+                },
             )
             keys.append(key)
-        outcomes = [await client.outcome(k) for k in keys]
+        outcomes = [await client.saga("transfer", k).outcome() for k in keys]
     assert [o.status for o in outcomes] == [
         SagaStatus.COMPLETED,
         SagaStatus.COMPENSATED,
@@ -136,16 +139,17 @@ async def test_a_saga_without_its_audit_record_is_a_finding(
     async with build_worker(dev_env.client, cli_task_queue, funded, elsewhere):
         client = FundsagaClient(dev_env.client, cli_task_queue, funded)
         key = f"lost-{uuid.uuid4().hex[:8]}"
-        await client.start_transfer(
+        await client.start(
+            "transfer",
             {
                 "idempotency_key": key,
                 "source_account": "alice",
                 "destination_account": "carol",
                 "amount": "5.00",
                 "currency": "EUR",
-            }
+            },
         )
-        lost = (await client.outcome(key)).saga_id
+        lost = (await client.saga("transfer", key).outcome()).saga_id
     for _ in range(50):
         code = await fundsaga("audit", "compensations")
         out = capsys.readouterr().out

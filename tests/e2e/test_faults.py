@@ -41,8 +41,8 @@ async def test_a_step_that_exhausts_its_retries_is_compensated(
     faulty_client: FundsagaClient, funded: Ledger
 ) -> None:
     sent = request()
-    await faulty_client.start_transfer(sent)
-    outcome = await faulty_client.outcome(sent["idempotency_key"])
+    await faulty_client.start("transfer", sent)
+    outcome = await faulty_client.saga("transfer", sent["idempotency_key"]).outcome()
 
     assert outcome.status is SagaStatus.COMPENSATED
     assert outcome.failure is not None
@@ -65,8 +65,8 @@ async def test_a_timeout_after_commit_is_retried_without_a_second_posting(
     faulty_client: FundsagaClient, funded: Ledger
 ) -> None:
     sent = request()
-    await faulty_client.start_transfer(sent)
-    outcome = await faulty_client.outcome(sent["idempotency_key"])
+    await faulty_client.start("transfer", sent)
+    outcome = await faulty_client.saga("transfer", sent["idempotency_key"]).outcome()
     entries = funded.entries(saga_id=outcome.saga_id)
 
     assert outcome.status is SagaStatus.COMPLETED

@@ -14,7 +14,7 @@ from temporalio.worker import Worker
 
 from sagas import IdempotencyConflictError, SagaOutcome, SagaStatus
 from sagas.audit import AuditStore
-from sagas.client import FundsagaClient, transfer_workflow_id
+from sagas.client import FundsagaClient, saga_id
 from sagas.ledger import Ledger
 from sagas.worker import build_worker
 from tests.e2e.conftest import eur
@@ -87,19 +87,19 @@ async def test_twenty_concurrent_starts_with_one_key_give_every_caller_the_same_
 ) -> None:
     sent = transfer(new_key(), "100.00")
 
-    handles = await asyncio.gather(*(caller.start_transfer(sent) for caller in callers(client)))
+    handles = await asyncio.gather(*(caller.start("transfer", sent) for caller in callers(client)))
     outcomes = await asyncio.gather(*(handle.result() for handle in handles))
 
-    saga_id = transfer_workflow_id(sent["idempotency_key"])
-    assert {handle.id for handle in handles} == {saga_id}
+    the_id = saga_id("transfer", sent["idempotency_key"])
+    assert {handle.id for handle in handles} == {the_id}
     (run_id,) = await run_ids(handles)
     assert {h.result_run_id for h in handles} - {None} <= {run_id}
     assert {outcome.status for outcome in outcomes} == {SagaStatus.COMPLETED}
-    assert await runs_of(client, saga_id) == 1
+    assert await runs_of(client, the_id) == 1
     assert funded.account("alice").balance == eur("900.00")
     assert funded.account("bob").balance == eur("150.00")
-    assert [h.status.value for h in funded.holds(saga_id=saga_id)] == ["posted", "voided"]
-    assert [e.kind for e in funded.entries(saga_id=saga_id)] == [
+    assert [h.status.value for h in funded.holds(saga_id=the_id)] == ["posted", "voided"]
+    assert [e.kind for e in funded.entries(saga_id=the_id)] == [
         "capture",
         "transfer",
         "settlement",
@@ -116,7 +116,7 @@ async def test_concurrent_starts_with_one_key_and_two_amounts_launch_only_one_of
     amounts = ["100.00", "1.00"] * (CALLERS // 2)
     started = await asyncio.gather(
         *(
-            caller.start_transfer(transfer(key, amount))
+            caller.start("transfer", transfer(key, amount))
             for caller, amount in zip(callers(idle_client), amounts, strict=True)
         ),
         return_exceptions=True,
@@ -132,7 +132,7 @@ async def test_concurrent_starts_with_one_key_and_two_amounts_launch_only_one_of
     assert len(refused) == CALLERS // 2
     assert all(isinstance(error, IdempotencyConflictError) for error in refused)
     async with worker_for_idle():
-        outcome = await idle_client.outcome(key)
+        outcome = await idle_client.saga("transfer", key).outcome()
     assert outcome.status is SagaStatus.COMPLETED
     assert await runs_of(idle_client, outcome.saga_id) == 1
     assert funded.account("alice").balance == eur("1000.00") - eur(winner)
@@ -148,15 +148,15 @@ async def test_the_same_key_with_another_amount_is_a_conflict_with_no_effect(
     first_saga: str,
 ) -> None:
     key = new_key()
-    first = await idle_client.start_transfer(transfer(key, "100.00"))
+    first = await idle_client.start("transfer", transfer(key, "100.00"))
     if first_saga == "closed":
         async with worker_for_idle():
-            await idle_client.outcome(key)
+            await idle_client.saga("transfer", key).outcome()
     before = balances(funded)
     entries_before = funded.entries()
 
     with pytest.raises(IdempotencyConflictError, match="different request"):
-        await idle_client.start_transfer(transfer(key, "1.00"))
+        await idle_client.start("transfer", transfer(key, "1.00"))
 
     expected_status = (
         WorkflowExecutionStatus.RUNNING
@@ -164,7 +164,9 @@ async def test_the_same_key_with_another_amount_is_a_conflict_with_no_effect(
         else WorkflowExecutionStatus.COMPLETED
     )
     assert (await first.describe()).status is expected_status
-    assert await run_ids([first, idle_client.handle(key)]) == {first.result_run_id}
+    assert await run_ids([first, idle_client.saga("transfer", key).workflow]) == {
+        first.result_run_id
+    }
     assert await runs_of(idle_client, first.id) == 1
     assert balances(funded) == before
     assert funded.entries() == entries_before

@@ -16,7 +16,7 @@ import pytest
 from temporalio.service import RPCError, RPCStatusCode
 
 from sagas import FailureReason, SagaCompensatedError, SagaRejectedError, SagaStatus, Snapshot
-from sagas.client import FundsagaClient, transfer_workflow_id
+from sagas.client import FundsagaClient, saga_id
 from sagas.ledger import AccountView, EntryView, HoldView, Ledger
 from tests.e2e.conftest import TemporalCli
 
@@ -51,11 +51,11 @@ async def relaunch(temporal: TemporalCli, client: FundsagaClient, request: dict[
         "workflow",
         "start",
         "--type",
-        client.workflow_type,
+        client.workflow_type("transfer"),
         "--task-queue",
         client.task_queue,
         "--workflow-id",
-        transfer_workflow_id(request["idempotency_key"]),
+        saga_id("transfer", request["idempotency_key"]),
         "--input",
         json.dumps(request),
     )
@@ -64,7 +64,7 @@ async def relaunch(temporal: TemporalCli, client: FundsagaClient, request: dict[
 
 async def assert_refused(client: FundsagaClient, key: str, first_run: str) -> None:
     with pytest.raises(SagaRejectedError) as rejected:
-        await client.wait(key)
+        await client.saga("transfer", key).wait()
     failure = rejected.value.outcome.failure
     assert failure is not None
     assert failure.reason is FailureReason.SAGA_ID_REUSED
@@ -72,7 +72,7 @@ async def assert_refused(client: FundsagaClient, key: str, first_run: str) -> No
 
 
 async def first_run_of(client: FundsagaClient, key: str) -> str:
-    return (await client.handle(key).describe()).run_id
+    return (await client.saga("transfer", key).workflow.describe()).run_id
 
 
 async def completed_transfer(
@@ -81,9 +81,9 @@ async def completed_transfer(
     """A transfer run to COMPLETED: its request, its first run and what it wrote."""
     request = transfer("carol")
     key = request["idempotency_key"]
-    await client.start_transfer(request)
-    await client.wait(key)
-    return request, await first_run_of(client, key), Effects.of(funded, transfer_workflow_id(key))
+    await client.start("transfer", request)
+    await client.saga("transfer", key).wait()
+    return request, await first_run_of(client, key), Effects.of(funded, saga_id("transfer", key))
 
 
 async def test_a_completed_saga_started_again_by_hand_is_rejected_and_writes_nothing(
@@ -95,8 +95,8 @@ async def test_a_completed_saga_started_again_by_hand_is_rejected_and_writes_not
     await relaunch(temporal, client, request)
     await assert_refused(client, key, first_run)
 
-    assert Effects.of(funded, transfer_workflow_id(key)) == before
-    view = await client.view(key)
+    assert Effects.of(funded, saga_id("transfer", key)) == before
+    view = await client.saga("transfer", key).view()
     assert view.status is SagaStatus.COMPLETED  # the run that took effects
     assert len(view.snapshots) == len(before.snapshots)
 
@@ -107,18 +107,18 @@ async def test_a_compensated_saga_started_again_by_hand_is_rejected_and_writes_n
     funded.freeze("carol")
     request = transfer("carol")
     key = request["idempotency_key"]
-    await client.start_transfer(request)
+    await client.start("transfer", request)
     with pytest.raises(SagaCompensatedError):
-        await client.wait(key)
+        await client.saga("transfer", key).wait()
     first_run = await first_run_of(client, key)
     funded.unfreeze("carol")
-    before = Effects.of(funded, transfer_workflow_id(key))
+    before = Effects.of(funded, saga_id("transfer", key))
 
     await relaunch(temporal, client, request)
     await assert_refused(client, key, first_run)
 
-    assert Effects.of(funded, transfer_workflow_id(key)) == before
-    assert funded.net_effect(transfer_workflow_id(key)) == {}
+    assert Effects.of(funded, saga_id("transfer", key)) == before
+    assert funded.net_effect(saga_id("transfer", key)) == {}
 
 
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)  # the dev server deletes slowly
@@ -129,21 +129,23 @@ async def test_a_saga_started_again_after_its_history_was_deleted_is_rejected(
     key = request["idempotency_key"]
 
     deleted = await temporal(
-        "workflow", "delete", "--yes", "--workflow-id", transfer_workflow_id(key)
+        "workflow", "delete", "--yes", "--workflow-id", saga_id("transfer", key)
     )
     assert deleted.returncode == 0, deleted.stderr
     await until_gone(client, key)
     await relaunch(temporal, client, request)
     await assert_refused(client, key, first_run)
 
-    assert Effects.of(funded, transfer_workflow_id(key)) == before
-    assert (await client.view(key)).status is SagaStatus.REJECTED  # nothing else is left
+    assert Effects.of(funded, saga_id("transfer", key)) == before
+    assert (
+        await client.saga("transfer", key).view()
+    ).status is SagaStatus.REJECTED  # nothing else is left
 
 
 async def until_gone(client: FundsagaClient, key: str) -> None:
     for _ in range(600):
         try:
-            await client.handle(key).describe()
+            await client.saga("transfer", key).workflow.describe()
         except RPCError as err:
             if err.status is RPCStatusCode.NOT_FOUND:
                 return
@@ -162,14 +164,14 @@ async def test_a_temporal_reset_stays_in_the_chain_and_is_let_through(
         "workflow",
         "reset",
         "--workflow-id",
-        transfer_workflow_id(key),
+        saga_id("transfer", key),
         "--type",
         "FirstWorkflowTask",
         "--reason",
         "replay the saga from the start",
     )
     assert reset.returncode == 0, reset.stderr
-    outcome = await client.wait(key)
+    outcome = await client.saga("transfer", key).wait()
 
     assert outcome.status is SagaStatus.COMPLETED
     assert funded.entries() == before.entries

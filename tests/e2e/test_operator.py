@@ -34,27 +34,35 @@ async def worker(
         yield running
 
 
+FAST = {"transfer": "FastTransferWorkflow"}
+
+
 def fast_client(
     env: WorkflowEnvironment, queue: str, ledger: Ledger, operator: str | None = None
 ) -> FundsagaClient:
     return FundsagaClient(
-        env.client, queue, ledger, workflow_type="FastTransferWorkflow", operator=operator
+        env.client,
+        queue,
+        ledger,
+        workflow_types=FAST,
+        operator=operator,
     )
 
 
 async def park_one(client: FundsagaClient) -> str:
     key = f"op-{uuid.uuid4().hex[:10]}"
-    await client.start_transfer(
+    await client.start(
+        "transfer",
         {
             "idempotency_key": key,
             "source_account": "alice",
             "destination_account": "bob",
             "amount": "30.00",
             "currency": "EUR",
-        }
+        },
     )
     for _ in range(100):
-        if (await client.view(key)).status is SagaStatus.NEEDS_ATTENTION:
+        if (await client.saga("transfer", key).view()).status is SagaStatus.NEEDS_ATTENTION:
             return key
         await asyncio.sleep(0.1)
     raise AssertionError("the saga never parked")
@@ -80,7 +88,7 @@ async def test_operator_retry_after_the_fix_completes_the_compensation(
     async with worker(dev_env, cli_task_queue, funded, audit_store, ""):
         assert await fundsaga("attention", "retry", key, "-t", "transfer", "--note", "fixed") == 0
         done = capsys.readouterr().out
-        outcome = await client.outcome(key)
+        outcome = await client.saga("transfer", key).outcome()
 
     assert [p["key"] for p in parked] == [key]
     assert parked[0]["parked_on"] == "credit"
@@ -130,7 +138,7 @@ async def test_a_proposal_approved_by_another_operator_resolves(
         stale = capsys.readouterr().err
         assert await fundsaga(*approving(key, proposal)) == 0
         approved = capsys.readouterr().out
-        outcome = await client.outcome(key)
+        outcome = await client.saga("transfer", key).outcome()
         refused = await fundsaga("attention", "retry", key, "-t", "transfer")
         closed = capsys.readouterr().err
 
@@ -143,7 +151,7 @@ async def test_a_proposal_approved_by_another_operator_resolves(
     assert [(c.step_name, c.result) for c in outcome.compensations] == [
         ("settle", "compensated"),
         ("credit", "failed"),
-        ("credit", "resolved_by_operator"),
+        ("credit", "resolved"),
         ("capture", "compensated"),
         ("reserve", "compensated"),
     ]
@@ -163,7 +171,7 @@ async def test_a_proposal_approved_by_another_operator_resolves(
     assert records[2].payload["operator_action"] == {
         "operator": "cy",
         "note": "checked",
-        "decision": "resolve",
+        "decision": "approve",
         "proposal_id": proposal,
     }
     assert audit_store.verify().ok
@@ -176,18 +184,18 @@ async def test_an_approval_is_refused_once_the_saga_changed_or_a_newer_proposal_
     bo = fast_client(dev_env, cli_task_queue, funded, operator="bo")
     async with worker(dev_env, cli_task_queue, funded, audit_store, PARKING_FAULTS):
         key = await park_one(ana)
-        first = await ana.saga("transfer", key).propose_resolution("reversed at the bank")
-        assert await bo.retry_compensation(key) is SagaStatus.NEEDS_ATTENTION
+        first = await ana.saga("transfer", key).propose("reversed at the bank")
+        assert await bo.saga("transfer", key).retry() is SagaStatus.NEEDS_ATTENTION
         with pytest.raises(ProposalStaleError, match=f"changed since proposal {first}"):
-            await bo.saga("transfer", key).approve_resolution(first)
-        second = await ana.saga("transfer", key).propose_resolution("reversed at the bank")
-        third = await ana.saga("transfer", key).propose_resolution("reversed, OPS-412")
+            await bo.saga("transfer", key).approve(first)
+        second = await ana.saga("transfer", key).propose("reversed at the bank")
+        third = await ana.saga("transfer", key).propose("reversed, OPS-412")
         with pytest.raises(ProposalStaleError, match=f"proposal '{second}' is not"):
-            await bo.saga("transfer", key).approve_resolution(second)
+            await bo.saga("transfer", key).approve(second)
         with pytest.raises(SameOperatorError):
-            await ana.saga("transfer", key).approve_resolution(third)
-        status = await bo.saga("transfer", key).approve_resolution(third, "checked")
-        outcome = await ana.outcome(key)
+            await ana.saga("transfer", key).approve(third)
+        status = await bo.saga("transfer", key).approve(third, "checked")
+        outcome = await ana.saga("transfer", key).outcome()
 
     assert (first, second, third) == ("p1", "p2", "p3")
     assert status is SagaStatus.COMPENSATING
@@ -197,7 +205,7 @@ async def test_an_approval_is_refused_once_the_saga_changed_or_a_newer_proposal_
         ("bo", "retry", None),
         ("ana", "propose", "p2"),
         ("ana", "propose", "p3"),
-        ("bo", "resolve", "p3"),
+        ("bo", "approve", "p3"),
     ]
     assert [r.kind for r in audit_store.records(saga_id=outcome.saga_id)] == [
         "needs_attention",

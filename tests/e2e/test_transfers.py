@@ -39,9 +39,9 @@ async def test_happy_path_moves_the_money_once_with_a_snapshot_before_each_step(
     client: FundsagaClient, funded: Ledger
 ) -> None:
     request = transfer()
-    await client.start_transfer(request)
-    outcome = await client.wait(request["idempotency_key"])
-    view = await client.view(request["idempotency_key"])
+    await client.start("transfer", request)
+    outcome = await client.saga("transfer", request["idempotency_key"]).wait()
+    view = await client.saga("transfer", request["idempotency_key"]).view()
     stored = funded.snapshots(outcome.saga_id)
 
     assert outcome.status is SagaStatus.COMPLETED
@@ -69,9 +69,9 @@ async def test_frozen_destination_compensates_and_restores_every_balance(
     funded.freeze("bob")
     before = balances(funded)
     request = transfer()
-    await client.start_transfer(request)
+    await client.start("transfer", request)
     with pytest.raises(SagaCompensatedError) as compensated:
-        await client.wait(request["idempotency_key"])
+        await client.saga("transfer", request["idempotency_key"]).wait()
     outcome = compensated.value.outcome
 
     assert outcome.status is SagaStatus.COMPENSATED
@@ -99,9 +99,9 @@ async def test_business_errors_at_the_first_step_leave_no_trace(
 ) -> None:
     before = balances(funded)
     request = transfer(**overrides)
-    await client.start_transfer(request)
+    await client.start("transfer", request)
     with pytest.raises(SagaCompensatedError) as compensated:
-        await client.wait(request["idempotency_key"])
+        await client.saga("transfer", request["idempotency_key"]).wait()
     outcome = compensated.value.outcome
 
     assert outcome.status is SagaStatus.COMPENSATED
@@ -115,10 +115,10 @@ async def test_same_key_started_twice_and_concurrently_is_one_saga(
     client: FundsagaClient, funded: Ledger
 ) -> None:
     request = transfer()
-    first = await client.start_transfer(request)
-    handles = await asyncio.gather(*(client.start_transfer(request) for _ in range(10)))
-    await client.wait(request["idempotency_key"])
-    again = await client.start_transfer(request)
+    first = await client.start("transfer", request)
+    handles = await asyncio.gather(*(client.start("transfer", request) for _ in range(10)))
+    await client.saga("transfer", request["idempotency_key"]).wait()
+    again = await client.start("transfer", request)
 
     run_ids = {(await h.describe()).run_id for h in [first, *handles, again]}
     assert len(run_ids) == 1
@@ -130,12 +130,12 @@ async def test_same_key_with_a_different_request_is_a_conflict_with_no_effect(
     client: FundsagaClient, funded: Ledger
 ) -> None:
     request = transfer()
-    await client.start_transfer(request)
-    await client.wait(request["idempotency_key"])
+    await client.start("transfer", request)
+    await client.saga("transfer", request["idempotency_key"]).wait()
     after_first = balances(funded)
 
     with pytest.raises(IdempotencyConflictError, match="different request"):
-        await client.start_transfer({**request, "amount": "1.00"})
+        await client.start("transfer", {**request, "amount": "1.00"})
 
     assert balances(funded) == after_first
 
@@ -161,9 +161,9 @@ async def test_bad_input_is_refused_before_any_workflow_starts(
     before = balances(funded)
 
     with pytest.raises(InvalidRequestError) as refused:
-        await client.start_transfer(request)
+        await client.start("transfer", request)
 
     assert refused.value.field == field
     with pytest.raises(RPCError):
-        await client.handle(request["idempotency_key"]).describe()
+        await client.saga("transfer", request["idempotency_key"]).workflow.describe()
     assert balances(funded) == before

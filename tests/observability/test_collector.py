@@ -82,7 +82,8 @@ async def test_a_saga_no_worker_runs_is_past_its_deadline_on_a_queue_nobody_poll
 ) -> None:
     queue = new_task_queue()
     client = FundsagaClient(dev_env.client, queue, cli_stack.ledger)
-    await client.start_transfer(
+    await client.start(
+        "transfer",
         {
             "idempotency_key": f"late-{uuid.uuid4().hex[:10]}",
             "source_account": "alice",
@@ -90,7 +91,7 @@ async def test_a_saga_no_worker_runs_is_past_its_deadline_on_a_queue_nobody_poll
             "amount": "1.00",
             "currency": "EUR",
             "deadline_seconds": 1,
-        }
+        },
     )
     collector = VisibilityCollector(dev_env.client, queue, SAGA_TYPES, None)
     await asyncio.sleep(1.2)

@@ -68,16 +68,17 @@ async def metered(
 
 async def transfer(client: FundsagaClient, to: str) -> SagaOutcome:
     key = f"metrics-{uuid.uuid4().hex[:12]}"
-    await client.start_transfer(
+    await client.start(
+        "transfer",
         {
             "idempotency_key": key,
             "source_account": "alice",
             "destination_account": to,
             "amount": "10.00",
             "currency": "EUR",
-        }
+        },
     )
-    return await client.outcome(key)
+    return await client.saga("transfer", key).outcome()
 
 
 async def test_the_scrape_counts_what_the_sagas_did(

@@ -180,16 +180,17 @@ async def stack(
 
 async def transfer(client: FundsagaClient, destination: str) -> SagaStatus:
     key = f"prom-{uuid.uuid4().hex[:12]}"
-    await client.start_transfer(
+    await client.start(
+        "transfer",
         {
             "idempotency_key": key,
             "source_account": "alice",
             "destination_account": destination,
             "amount": AMOUNT,
             "currency": "EUR",
-        }
+        },
     )
-    return (await client.outcome(key)).status
+    return (await client.saga("transfer", key).outcome()).status
 
 
 async def scheduled_transfer(client: FundsagaClient) -> SagaStatus:
@@ -208,7 +209,7 @@ async def scheduled_transfer(client: FundsagaClient) -> SagaStatus:
     await schedules.backfill(schedule_id, start, start + timedelta(hours=1))
     key = f"{schedule_id}@2026-01-01T01:00"
     await assert_eventually(lambda: started(client, key))
-    outcome = await client.outcome(key)
+    outcome = await client.saga("transfer", key).outcome()
     await schedules.delete(schedule_id)
     return outcome.status
 

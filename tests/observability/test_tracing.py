@@ -105,8 +105,8 @@ async def test_a_compensated_saga_is_one_trace_of_its_steps_and_compensations(
     client, exporter = traced
     key = f"traced-{uuid.uuid4().hex[:12]}"
     request = {"source_account": "alice", "destination_account": "dave", "amount": "10.00"}
-    await client.start_transfer({"idempotency_key": key, **request, "currency": "EUR"})
-    outcome = await client.outcome(key)
+    await client.start("transfer", {"idempotency_key": key, **request, "currency": "EUR"})
+    outcome = await client.saga("transfer", key).outcome()
     spans = exporter.get_finished_spans()
     by_id = {_ids(span)[1]: span for span in spans}
     names = [span.name for span in spans]

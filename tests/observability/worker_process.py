@@ -71,8 +71,8 @@ class WorkerProcess:
         request = {"source_account": "alice", "destination_account": to, "amount": "10.00"}
         try:
             await asyncio.wait_for(worker.stdout.readline(), timeout=60)
-            await client.start_transfer({"idempotency_key": key, **request, "currency": "EUR"})
-            outcome = await asyncio.wait_for(client.outcome(key), timeout=60)
+            await client.start("transfer", {"idempotency_key": key, **request, "currency": "EUR"})
+            outcome = await asyncio.wait_for(client.saga("transfer", key).outcome(), timeout=60)
         finally:
             with contextlib.suppress(ProcessLookupError):  # it may have refused to start
                 worker.send_signal(signal.SIGTERM)

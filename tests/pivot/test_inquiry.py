@@ -81,7 +81,7 @@ async def test_not_executed_at_the_pivot_parks_and_a_retry_sends(rig: Rig) -> No
     parked = await saga.view()
 
     rig.faults.clear()
-    await saga.retry_compensation(NOTE)
+    await saga.retry(NOTE)
     outcome = await saga.outcome()
 
     assert answers(parked.inquiries) == [("send", NOT_EXECUTED, 1)]
@@ -119,7 +119,7 @@ async def test_an_unknown_outcome_before_the_pivot_parks_instead_of_compensating
     parked = await saga.view()
 
     rig.faults.clear()
-    await saga.retry_compensation(NOTE)
+    await saga.retry(NOTE)
     outcome = await saga.outcome()
 
     assert parked.failure is not None

@@ -36,7 +36,7 @@ async def test_a_business_error_at_the_pivot_parks_and_a_retry_goes_forward(rig:
     parked = await saga.view()
 
     rig.faults.clear()
-    status = await saga.retry_compensation(NOTE)
+    status = await saga.retry(NOTE)
     outcome = await saga.outcome()
 
     assert parked.failure is not None

@@ -9,6 +9,6 @@ from sagas.foundations import SagaNotFoundError
 async def started(client: FundsagaClient, key: str) -> None:
     """Passes once the transfer with `key` exists (for `assert_eventually`)."""
     try:
-        await client.view(key)
+        await client.saga("transfer", key).view()
     except SagaNotFoundError:
         raise AssertionError(f"no transfer {key} yet") from None

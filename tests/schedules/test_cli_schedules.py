@@ -63,7 +63,7 @@ async def test_a_standing_order_from_create_to_delete(cli_stack: Stack) -> None:
     assert triggered.exit_code == 0, triggered.output
     key = f"{schedule_id}@{first.astimezone(berlin):%Y-%m-%dT%H:%M}"
     await assert_eventually(lambda: started(cli_stack.client, key))
-    assert (await cli_stack.client.outcome(key)).status is SagaStatus.COMPLETED
+    assert (await cli_stack.client.saga("transfer", key).outcome()).status is SagaStatus.COMPLETED
 
     paused = await fundsaga(cli_stack, "schedules", "pause", schedule_id, "--note", "moved out")
     assert paused.exit_code == 0, paused.output

@@ -59,7 +59,7 @@ async def transfer_running(
     }
     async with build_worker(env.client, queue, ledger, store, parse_faults(faults)):
         client = FundsagaClient(env.client, queue, ledger)
-        await client.start_transfer(request)
+        await client.start("transfer", request)
         yield client, key
     store.close_connections()
 
@@ -79,7 +79,7 @@ async def test_between_credit_and_release_the_money_is_in_the_balance_but_not_sp
         await assert_eventually(lambda: credited_not_released(ledger))
         with pytest.raises(InsufficientFundsError):
             ledger.transfer("bob-pays", "bob", "shop", eur("20.01"), saga_id="bob-pays")
-        outcome: SagaOutcome = await client.outcome(key)
+        outcome: SagaOutcome = await client.saga("transfer", key).outcome()
 
     assert outcome.status is SagaStatus.COMPLETED
     bob = ledger.account("bob")
@@ -101,7 +101,7 @@ async def test_a_transfer_whose_payee_spent_all_it_could_compensates_without_par
         with pytest.raises(InsufficientFundsError):
             ledger.transfer("bob-pays-all", "bob", "shop", eur("265.05"), saga_id="bob-pays")
         ledger.transfer("bob-pays", "bob", "shop", ledger.account("bob").available, saga_id="bob")
-        outcome = await client.outcome(key)
+        outcome = await client.saga("transfer", key).outcome()
 
     assert outcome.status is SagaStatus.COMPENSATED
     assert outcome.failure is not None

@@ -325,11 +325,11 @@ async def test_operator_resolve_ends_resolved_and_updates_refused_when_not_parke
     assert steps.audit[2].payload["operator_action"] == {
         "operator": "ana",
         "note": "",
-        "decision": "resolve",
+        "decision": "approve",
         "proposal_id": "p1",
     }
     assert steps.types()[-1] == "transfer.reserve.undo"
-    assert [c.result for c in outcome.compensations][-2:] == ["resolved_by_operator", "compensated"]
+    assert [c.result for c in outcome.compensations][-2:] == ["resolved", "compensated"]
     cause = refused.value.cause
     assert isinstance(cause, ApplicationError)
     assert cause.type == "NotParkedError"

@@ -120,7 +120,7 @@ async def test_a_step_reaches_its_ledger_effect_through_five_files_at_most(
     pivot = TRANSFER_SAGA.step(step).pivot
     async with worker:
         client = FundsagaClient(time_skipping_env.client, queue, ledger)
-        await client.start_transfer(request)
+        await client.start("transfer", request)
         saga = client.saga("transfer", request["idempotency_key"])
         if pivot:  # the refused pivot parks on its step; resolving closes the saga
             await assert_eventually(lambda: parked(saga), timeout=timedelta(seconds=60))

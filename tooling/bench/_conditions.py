@@ -61,7 +61,7 @@ def conditions(config: BenchConfig, *, peak_resettable: bool) -> Conditions:
         "latency_samples": config.latency_samples,
         "open_loop_samples": config.open_loop_samples,
         "data_converter": describe_converter(config.knobs),
-        "engine_start": "FundsagaClient.start_transfer (one start; describe only if the id exists)",
+        "engine_start": "FundsagaClient.start (one start; describe only if the id exists)",
         "worker_peak_reset_per_block": peak_resettable,
         **knobs,
     }

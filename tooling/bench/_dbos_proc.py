@@ -19,14 +19,18 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from sagas.transfer import ACTION_RETRY, COMPENSATION_RETRY
+from sagas.transfer import ACTION_RETRY, COMPENSATION_RETRY, TRANSFER_SAGA
 from tooling.baselines.activities import NaiveActivities, NaiveCall
 from tooling.bench._metrics import latency, median
 from tooling.bench._results import ScenarioResult
 from tooling.bench._setup import bench_ledger, prepare_ledger, requests
 
-STEPS = ("reserve", "capture", "credit", "settle", "release")
-COMPENSATION = {step: f"compensate_{step}" for step in STEPS if step != "release"}
+STEPS = tuple(step.name for step in TRANSFER_SAGA.steps)
+COMPENSATION = {
+    step.name: f"compensate_{step.name}"
+    for step in TRANSFER_SAGA.steps
+    if step.compensation is not None
+}
 
 
 def _register(dbos: Any, activities: NaiveActivities) -> Callable[[str, str], str]:

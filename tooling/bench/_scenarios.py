@@ -10,7 +10,7 @@ from typing import Any
 
 from temporalio.client import Client
 
-from sagas.client import TRANSFER_WORKFLOW_BY_STEP_MODE, FundsagaClient
+from sagas.client import FundsagaClient
 from sagas.engine import SagaStatus
 from sagas.transfer import TransferRequest
 from tooling.baselines.workflows import BareLocalWorkflow, BareWorkflow, NaiveTransferWorkflow
@@ -71,8 +71,7 @@ def runner(scenario: Scenario, temporal: Client, queues: Queues) -> RunOne:
     if scenario is Scenario.ENGINE:
         return _saga(FundsagaClient(temporal, queues.engine), SagaStatus.COMPLETED, "engine")
     if scenario is Scenario.ENGINE_LOCAL:
-        local = TRANSFER_WORKFLOW_BY_STEP_MODE["local"]
-        client = FundsagaClient(temporal, queues.engine, workflow_type=local)
+        client = FundsagaClient(temporal, queues.engine, step_mode="local")
         return _saga(client, SagaStatus.COMPLETED, "local")
     if scenario in VARIANTS:
         client = FundsagaClient(temporal, queues.of_variant(scenario))
@@ -87,8 +86,8 @@ def _saga(client: FundsagaClient, expected: SagaStatus, prefix: str) -> RunOne:
 
     async def run_one() -> Done:
         request = next(source)
-        handle = await client.start_transfer(request)
-        outcome = await client.outcome(request.idempotency_key)
+        handle = await client.start("transfer", request)
+        outcome = await client.saga("transfer", request.idempotency_key).outcome()
         return Done(workflow_id=handle.id, ok=outcome.status is expected)
 
     return run_one

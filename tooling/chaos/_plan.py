@@ -22,7 +22,7 @@ TRANSFER = TRANSFER_SAGA.saga_type
 CURRENCIES = ("EUR", "USD")
 ACCOUNTS_PER_CURRENCY = 8
 OPENING_MINOR = 100_000
-STEPS = ("reserve", "capture", "credit", "settle", "release")
+STEPS = tuple(step.name for step in TRANSFER_SAGA.steps)
 CATALOG_FAULT_STEPS = {
     FEE_COLLECTION: ("reserve", "charge"),
     FX_TRANSFER: ("reserve", "convert"),
