@@ -1,5 +1,5 @@
-"""The saga types a process knows: the built-in ones, those registered by entry point, and the
-retry specs configured for them."""
+"""The saga types a process knows: the built-in ones and those of FUNDSAGA_SAGA_MODULES or the
+`fundsaga.saga_types` entry point, with their workflow and activity names."""
 
 from sagas.registry._registry import (
     ENTRY_POINT_GROUP,
