@@ -32,8 +32,12 @@ lint: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
+# On every core (pytest-xdist): each worker process starts its own Temporal servers on free
+# ports and makes its own databases and directories. A test file runs whole on one worker, so a
+# module's shared stack is built once.
+TEST_WORKERS ?= 4
 test: lint
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 # FULL=1 adds the 10,000-transfer soaks and the process-scaling run (well over 20 minutes).
 FULL ?=

@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from sagas.audit import witness_findings
-from sagas.cli._audit import app, witnessed_or_none
+from sagas.cli._audit import witnessed_or_none
 from sagas.cli._errors import FAILURE
 from sagas.cli._invocation import Invocation
 from sagas.cli._output import OutputFormat, Shown, emit, said, write_out
@@ -39,7 +39,6 @@ def _timestamp(text: str) -> datetime:
     return parsed
 
 
-@app.command()
 def compensations(
     ctx: typer.Context,
     since: Annotated[

@@ -40,7 +40,7 @@ async def test_short_lived_clients_never_end_by_a_signal(
             process = await asyncio.create_subprocess_exec(
                 FUNDSAGA,
                 "transfer",
-                "status",
+                "view",
                 f"unknown-{uuid.uuid4().hex[:8]}",
                 env=cli_environment,
                 cwd=tmp_path,

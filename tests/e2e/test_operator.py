@@ -145,7 +145,7 @@ async def test_a_proposal_approved_by_another_operator_resolves(
     assert (by_proposer, unknown, refused) == (1, 1, 1)
     assert f"SameOperatorError: bo proposed {proposal}" in own
     assert "ProposalStaleError: proposal 'p9' is not the saga's open proposal" in stale
-    assert f"transfer-{key}: COMPENSATING after resolve by cy" in approved
+    assert f"transfer-{key}: COMPENSATING after approve by cy" in approved
     assert f"NotParkedError: saga transfer-{key} is closed" in closed
     assert outcome.status is SagaStatus.RESOLVED
     assert [(c.step_name, c.result) for c in outcome.compensations] == [
