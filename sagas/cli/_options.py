@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from sagas.engine import SagaStatus
-from sagas.foundations import FundsagaError, InvalidRequestError, load_settings
+from sagas.foundations import FundsagaError, InvalidRequestError, load_settings, loads_one_reading
 from sagas.registry import load_registry
 
 
@@ -59,9 +59,11 @@ def request_fields(text: str) -> dict[str, Any]:
                 "request", f"cannot read {text[1:]}: {err.strerror}"
             ) from None
     try:
-        fields = json.loads(source)
+        fields = loads_one_reading(source)
     except json.JSONDecodeError as err:
         raise InvalidRequestError("request", f"is not JSON: {err.msg} (char {err.pos})") from None
+    except InvalidRequestError as err:
+        raise InvalidRequestError(f"request.{err.field}", err.problem) from None
     if not isinstance(fields, dict):
         raise InvalidRequestError("request", "must be a JSON object of the request's fields")
     return fields

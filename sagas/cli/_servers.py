@@ -18,6 +18,7 @@ from sagas.servers import (
     Collection,
     CollectorGauges,
     VisibilityCollector,
+    WebhookSecrets,
     run_collector,
     serve_codec,
     serve_webhooks,
@@ -30,14 +31,18 @@ def webhooks(
     port: Annotated[int, typer.Option(help="The port to listen on.")] = 8480,
     host: Annotated[str, typer.Option(help="The address to listen on.")] = "127.0.0.1",
 ) -> None:
-    """Receive callbacks at POST /events/<saga type>/<key>/<event name> and signal the saga."""
+    """Receive provider callbacks at POST /events/<saga type>/<key>/<event name>, signed with
+    the saga type's secret in FUNDSAGA_WEBHOOK_SECRETS, and signal the saga."""
     invocation = Invocation.of(ctx)
     invocation.run(run_webhooks(invocation, host, port))
 
 
 async def run_webhooks(invocation: Invocation, host: str, port: int) -> None:
+    settings = invocation.settings
+    secrets = WebhookSecrets.configured(settings)
     client = await invocation.client()
-    async with serve_webhooks(client, port, host) as server:
+    max_body = settings.webhook_max_body
+    async with serve_webhooks(client, secrets, port, host, max_body=max_body) as server:
         print(f"webhook receiver on {server.url}/events/<saga type>/<key>/<event name>")
         await until_stopped()
 

@@ -8,17 +8,23 @@ import dataclasses
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.converter import DataConverter, DefaultFailureConverterWithEncodedAttributes
 
+from sagas.codec._one_reading import OneReadingPayloadConverter
 from sagas.codec._payload_codec import EncryptingCodec, PayloadKeys
 from sagas.foundations import Settings
+
+ONE_READING = dataclasses.replace(
+    pydantic_data_converter, payload_converter_class=OneReadingPayloadConverter
+)
+"""Pydantic models as JSON; a JSON object that names a key twice is refused."""
 
 
 def converter_for(keys: PayloadKeys | None) -> DataConverter:
     """Plain without keys; with them, payloads sealed by the codec, and a failure's message
     and stack trace moved into an encoded attribute so that they are sealed too."""
     if keys is None:
-        return pydantic_data_converter
+        return ONE_READING
     return dataclasses.replace(
-        pydantic_data_converter,
+        ONE_READING,
         payload_codec=EncryptingCodec(keys),
         failure_converter_class=DefaultFailureConverterWithEncodedAttributes,
     )

@@ -18,8 +18,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from sagas.client import FundsagaClient
-from sagas.foundations import Settings
-from sagas.servers import serve_webhooks
+from sagas.foundations import InvalidRequestError, Settings
+from sagas.servers import WebhookSecrets, serve_webhooks
 
 PROBE_TIMEOUT_SECONDS = 2.0
 LATE_BY_SECONDS = 2.0
@@ -62,8 +62,18 @@ async def open_demo_provider(
             "webhook receiver the provider calls back"
         )
     try:
+        secrets = WebhookSecrets.configured(settings)
+    except InvalidRequestError as err:
+        raise DemoProviderError(f"{err.field}: {err.problem}; `make run` makes one") from None
+    try:
         await stack.enter_async_context(
-            serve_webhooks(client, webhooks.port, webhooks.hostname or "127.0.0.1")
+            serve_webhooks(
+                client,
+                secrets,
+                webhooks.port,
+                webhooks.hostname or "127.0.0.1",
+                max_body=settings.webhook_max_body,
+            )
         )
     except OSError as err:
         raise DemoProviderError(

@@ -11,6 +11,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
+from sagas.foundations import canonical_json
+
 EVENT_SIGNAL = "saga_event"
 
 
@@ -41,15 +43,29 @@ class EventRecord(BaseModel):
     """Copies of the event that arrived after the first, up to the end of the wait."""
 
 
+MAX_EVENT_NAMES = 32
+"""Distinct event names a saga keeps; a saga type's steps await a handful."""
+MAX_EVENT_PAYLOAD = 65_536
+"""Bytes of an event's payload (canonical JSON) a saga keeps, as the webhook receiver's cap."""
+
+
 class EventInbox:
-    """The events a saga has received: the first per name, and how many duplicates."""
+    """The events a saga has received: the first per name, and how many duplicates. Whoever may
+    signal the workflow cannot make it keep more than MAX_EVENT_NAMES events of at most
+    MAX_EVENT_PAYLOAD bytes each: the rest is only counted in `ignored`."""
 
     def __init__(self) -> None:
         self.first: dict[str, SagaEvent] = {}
         self.duplicates: dict[str, int] = {}
+        self.ignored = 0
 
     def receive(self, event: SagaEvent) -> None:
         if event.name in self.first:
             self.duplicates[event.name] = self.duplicates.get(event.name, 0) + 1
+        elif (
+            len(self.first) >= MAX_EVENT_NAMES
+            or len(canonical_json(event.payload).encode()) > MAX_EVENT_PAYLOAD
+        ):
+            self.ignored += 1
         else:
             self.first[event.name] = event

@@ -20,7 +20,6 @@ configuration, decides: a history without it ran on its code's specs."""
 
 from __future__ import annotations
 
-import json
 import logging
 import tomllib
 from collections.abc import Mapping
@@ -45,7 +44,7 @@ from sagas.engine._duration import parse_duration
 from sagas.engine._retry import DEFAULT_INSTANT, Jitter, RetrySpec
 from sagas.engine._retry_plan import spec_advice
 from sagas.engine._status import Phase
-from sagas.foundations import InvalidRequestError, RetryClass
+from sagas.foundations import InvalidRequestError, RetryClass, loads_one_reading
 
 if TYPE_CHECKING:
     from sagas.engine._definition import SagaDefinition
@@ -133,7 +132,11 @@ def read_retry_specs(path: str) -> Mapping[str, Any]:
         return {}
     try:
         text = Path(path).read_text(encoding="utf-8")
-        loaded: object = tomllib.loads(text) if path.endswith(".toml") else json.loads(text)
+        loaded: object = tomllib.loads(text) if path.endswith(".toml") else loads_one_reading(text)
+    except InvalidRequestError as err:
+        raise InvalidRequestError(
+            "FUNDSAGA_RETRY_SPECS", f"{path}: {err.field} {err.problem}"
+        ) from None
     except (OSError, ValueError) as err:
         raise InvalidRequestError("FUNDSAGA_RETRY_SPECS", f"cannot read {path}: {err}") from None
     return _mapping(loaded, ROOT)

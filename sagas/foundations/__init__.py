@@ -40,7 +40,9 @@ from sagas.foundations._errors import (
     retry_class_of,
 )
 from sagas.foundations._money import MAX_MINOR_UNITS, Money, parse_money
+from sagas.foundations._one_reading import loads_one_reading, refuse_duplicate_keys
 from sagas.foundations._retry_class import RetryClass
+from sagas.foundations._secrets import MIN_SECRET_LENGTH, checked_secret
 from sagas.foundations._settings import DEFAULT_HOME, Settings, load_settings, os_user
 from sagas.foundations._validation import check_account_id, check_text, invalid_request_from
 
@@ -51,6 +53,7 @@ __all__ = [
     "DEFAULT_HOME",
     "KEY_LENGTH",
     "MAX_MINOR_UNITS",
+    "MIN_SECRET_LENGTH",
     "NAMING_CONVENTION",
     "TRANSIENT_ERRORS",
     "AccountClosedError",
@@ -86,16 +89,19 @@ __all__ = [
     "canonical_json",
     "check_account_id",
     "check_text",
+    "checked_secret",
     "currency",
     "error_class_by_name",
     "invalid_request_from",
     "is_business_error_type",
     "is_non_retryable",
     "load_settings",
+    "loads_one_reading",
     "make_engine",
     "non_retryable_error_types",
     "os_user",
     "parse_money",
+    "refuse_duplicate_keys",
     "retry_class_of",
     "sha256_hex",
     "translate_db_errors",

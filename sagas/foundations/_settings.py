@@ -59,6 +59,11 @@ class Settings(BaseSettings):
     """Seconds a payout step waits for the provider's answer."""
     webhook_url: str = Field("", alias="FUNDSAGA_WEBHOOK_URL")
     """Base URL at which the provider reaches `fundsaga webhooks`; empty: no callbacks."""
+    webhook_secrets: SecretStr = Field(SecretStr(""), alias="FUNDSAGA_WEBHOOK_SECRETS")
+    """`SAGA_TYPE=SECRET`, comma-separated: the secret that the provider calling back sagas of
+    that type signs its callbacks with (HMAC-SHA256); a type without one gets no callback."""
+    webhook_max_body: int = Field(65_536, alias="FUNDSAGA_WEBHOOK_MAX_BODY", gt=0, le=1_048_576)
+    """The largest callback body the webhook receiver reads, in bytes."""
     metrics_address: str = Field("", alias="FUNDSAGA_METRICS_ADDRESS", pattern=r"^(|\S+:\d{1,5})$")
     """host:port where a worker serves Prometheus metrics at /metrics; empty: no metrics."""
     payload_keys: SecretStr = Field(SecretStr(""), alias="FUNDSAGA_PAYLOAD_KEYS")

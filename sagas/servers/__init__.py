@@ -11,10 +11,12 @@ from sagas.servers._devserver import (
     start_dev_server,
     temporal_cli_path,
 )
+from sagas.servers._webhook_auth import SIGNATURE_HEADER, WebhookSecrets, signature_header
 from sagas.servers._webhooks import WebhookServer, serve_webhooks
 
 __all__ = [
     "DEV_SERVER_DYNAMIC_CONFIG",
+    "SIGNATURE_HEADER",
     "AccessTokenCheck",
     "CodecAuthorisation",
     "CodecServer",
@@ -23,11 +25,13 @@ __all__ = [
     "PollerKind",
     "SagaTypeBacklog",
     "VisibilityCollector",
+    "WebhookSecrets",
     "WebhookServer",
     "dev_server_args",
     "run_collector",
     "serve_codec",
     "serve_webhooks",
+    "signature_header",
     "start_dev_server",
     "temporal_cli_path",
 ]

@@ -27,11 +27,12 @@ from google.protobuf import json_format
 from temporalio.api.common.v1 import Payloads
 
 from sagas.codec import PayloadCipher, PayloadDecryptionError, PayloadKeys
-from sagas.foundations import InvalidRequestError
+from sagas.foundations import InvalidRequestError, checked_secret
 from sagas.servers._codec_auth import CodecAuthorisation
 
 MAX_BODY_BYTES = 16 * 1024 * 1024
 ALLOWED_HEADERS = "Authorization, Content-Type, X-Namespace"
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 
 
 class CodecServer(ThreadingHTTPServer):
@@ -54,9 +55,14 @@ class CodecServer(ThreadingHTTPServer):
                 f"required to listen on {host} (or FUNDSAGA_CODEC_SERVER_JWKS_URL): it would "
                 "decrypt payloads for anyone",
             )
+        if self.auth.token:
+            checked_secret(self.auth.token, "FUNDSAGA_CODEC_SERVER_TOKEN")
         super().__init__((host, port), _Handler)
         self.cipher = PayloadCipher(keys)
         self.origins = frozenset(origins)
+        self.loopback_only = _is_loopback(host)
+        """On the loopback interface, a request must name a loopback host: a web page whose own
+        name resolves to 127.0.0.1 (DNS rebinding) is refused."""
 
     @property
     def url(self) -> str:
@@ -95,9 +101,13 @@ class _Handler(BaseHTTPRequestHandler):
         """Quiet: the UI asks for every payload it shows."""
 
     def do_OPTIONS(self) -> None:
+        if self._foreign_host():
+            return
         self._answer(HTTPStatus.NO_CONTENT, None)
 
     def do_POST(self) -> None:
+        if self._foreign_host():
+            return
         operation = self.path.split("?")[0].rstrip("/").rsplit("/", 1)[-1]
         if operation not in ("encode", "decode"):
             self._answer(HTTPStatus.NOT_FOUND, {"error": "expected .../encode or .../decode"})
@@ -118,6 +128,17 @@ class _Handler(BaseHTTPRequestHandler):
             self._answer(HTTPStatus.BAD_REQUEST, {"error": str(err)})
             return
         self._answer(HTTPStatus.OK, json_format.MessageToDict(Payloads(payloads=done)))
+
+    def _foreign_host(self) -> bool:
+        """Answered 421 when a loopback server is reached under a name that is not loopback."""
+        if not self.server.loopback_only:
+            return False
+        host = self.headers.get("Host", "")
+        name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+        if name.strip("[]") in LOOPBACK_NAMES:
+            return False
+        self._answer(HTTPStatus.MISDIRECTED_REQUEST, {"error": "this server answers loopback only"})
+        return True
 
     def _authorised(self) -> bool:
         return self.server.auth.allows(self.headers.get("Authorization", ""))

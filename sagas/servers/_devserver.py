@@ -8,11 +8,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from temporalio.client import Interceptor
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.converter import DataConverter
 from temporalio.runtime import Runtime
 from temporalio.testing import WorkflowEnvironment
 
+from sagas.codec import converter_for
 from sagas.engine import SEARCH_ATTRIBUTE_KEYS
 
 QUEUE_POLL_RPS = 1000
@@ -56,7 +56,7 @@ async def start_dev_server(
     database_file: Path | None = None,
     runtime: Runtime | None = None,
     interceptors: Sequence[Interceptor] = (),
-    data_converter: DataConverter = pydantic_data_converter,
+    data_converter: DataConverter | None = None,
     ui_codec_endpoint: str | None = None,
     extra_args: Sequence[str] = (),
 ) -> WorkflowEnvironment:
@@ -71,7 +71,7 @@ async def start_dev_server(
         database_file.parent.mkdir(parents=True, exist_ok=True)
     codec_args = ["--ui-codec-endpoint", ui_codec_endpoint] if ui_codec_endpoint else []
     return await WorkflowEnvironment.start_local(
-        data_converter=data_converter,
+        data_converter=data_converter or converter_for(None),
         dev_server_existing_path=temporal_cli_path(),
         search_attributes=SEARCH_ATTRIBUTE_KEYS,
         ui=ui_port is not None,

@@ -11,11 +11,11 @@ from pathlib import Path
 
 from temporalio.api.enums.v1 import IndexedValueType
 from temporalio.api.operatorservice.v1 import AddSearchAttributesRequest
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
 from sagas.audit import AuditKeys, AuditStore, SigningKey, open_audit_store
+from sagas.codec import converter_for
 from sagas.engine import SEARCH_ATTRIBUTE_KEYS, FaultPlan
 from sagas.foundations import upgrade_database
 from sagas.ledger import Ledger
@@ -49,7 +49,7 @@ async def time_skipping_environment() -> AsyncIterator[WorkflowEnvironment]:
     retry spec completes in seconds.
     """
     env = await WorkflowEnvironment.start_time_skipping(
-        data_converter=pydantic_data_converter,
+        data_converter=converter_for(None),
         test_server_existing_path=time_skipping_server_path(),
     )
     async with env:

@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from temporalio.client import WorkflowHandle, WorkflowHistory
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Replayer
 
 from sagas.audit import AuditStore
 from sagas.client import FundsagaClient, SagaHandle
+from sagas.codec import converter_for
 from sagas.engine import SagaOutcome, SagaStatus, parse_faults
 from sagas.ledger import Ledger
 from sagas.registry import SagaRegistry, workflow_type_name
@@ -94,7 +94,7 @@ class ReplayGuard:
         workflows = list(self.workflow_types.values())
         replayer = Replayer(
             workflows=workflows,
-            data_converter=pydantic_data_converter,
+            data_converter=converter_for(None),
             workflow_runner=saga_workflow_runner(*sorted({cls.__module__ for cls in workflows})),
         )
         await replayer.replay_workflow(load_history(path))

@@ -5,6 +5,7 @@ its audience, issuer and expiry; the static token still works for the CLI."""
 from __future__ import annotations
 
 import json
+import secrets
 import threading
 import time
 import urllib.error
@@ -22,6 +23,7 @@ from sagas.servers import AccessTokenCheck, CodecAuthorisation, serve_codec
 from tests.observability.scraping import free_port
 
 KEYS = PayloadKeys.parse(PayloadKeys.generate("k1"))
+CLI_TOKEN = secrets.token_urlsafe(32)
 AUDIENCE, ISSUER, KID = "temporal-ui", "https://idp.example/realms/payments", "signing-1"
 PROVIDER_KEY = rsa.generate_private_key(public_exponent=65537, key_size=2048)
 STRANGER_KEY = rsa.generate_private_key(public_exponent=65537, key_size=2048)
@@ -76,7 +78,7 @@ def decode_status(url: str, authorization: str) -> int:
 @pytest.fixture
 def codec_url(jwks_url: str) -> Iterator[str]:
     assert KEYS is not None
-    auth = CodecAuthorisation("cli-token", AccessTokenCheck(jwks_url, AUDIENCE, ISSUER))
+    auth = CodecAuthorisation(CLI_TOKEN, AccessTokenCheck(jwks_url, AUDIENCE, ISSUER))
     with serve_codec(KEYS, auth, [], "0.0.0.0", free_port()) as server:
         yield f"http://127.0.0.1:{server.server_address[1]}"
 
@@ -86,7 +88,7 @@ def test_a_signed_in_operator_s_access_token_decodes(codec_url: str) -> None:
 
 
 def test_the_static_token_still_decodes(codec_url: str) -> None:
-    assert decode_status(codec_url, "Bearer cli-token") == 200
+    assert decode_status(codec_url, f"Bearer {CLI_TOKEN}") == 200
 
 
 @pytest.mark.parametrize(

@@ -5,9 +5,12 @@ server shows it decoded to the `temporal` CLI that brings the bearer token."""
 from __future__ import annotations
 
 import base64
+import http.client
 import json
+import secrets
 import subprocess
 import urllib.error
+import urllib.parse
 import urllib.request
 import uuid
 from collections.abc import AsyncIterator
@@ -36,7 +39,7 @@ from sagas.worker import build_worker
 from tests.observability.scraping import free_port
 
 KEYS = PayloadKeys.parse(PayloadKeys.generate("test-2026-11"))
-TOKEN = "a-codec-token-for-tests"
+TOKEN = secrets.token_urlsafe(32)
 AMOUNT = "4321.87"
 
 
@@ -235,7 +238,9 @@ def test_cors_allows_the_ui_s_origin_only() -> None:
     assert "Access-Control-Allow-Origin" not in other
 
 
-@pytest.mark.parametrize("authorization", [None, "Bearer wrong", TOKEN])
+@pytest.mark.parametrize(
+    "authorization", [None, "Bearer wrong", TOKEN], ids=["none", "wrong", "token-unbearered"]
+)
 def test_a_decode_without_the_token_is_refused(authorization: str | None) -> None:
     assert KEYS is not None
     headers = {"Authorization": authorization} if authorization else {}
@@ -257,3 +262,43 @@ def test_no_token_is_refused_off_the_loopback_interface() -> None:
         serve_codec(KEYS, "", [], "0.0.0.0", free_port()),
     ):
         pass
+
+
+@pytest.mark.parametrize(
+    "token", ["a", "change-me", "x" * 40, "a-codec-token-for-tests"], ids=str.__len__
+)
+def test_a_weak_or_placeholder_token_is_refused_at_start(token: str) -> None:
+    assert KEYS is not None
+    with (
+        pytest.raises(InvalidRequestError, match="FUNDSAGA_CODEC_SERVER_TOKEN"),
+        serve_codec(KEYS, token, [], "0.0.0.0", free_port()),
+    ):
+        pass
+
+
+def _decode_as(url: str, host: str) -> int:
+    parts = urllib.parse.urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=5)
+    try:
+        body = b'{"payloads": []}'
+        connection.putrequest("POST", "/decode", skip_host=True)
+        connection.putheader("Host", host)
+        connection.putheader("Content-Length", str(len(body)))
+        connection.endheaders(body)
+        answer = connection.getresponse()
+        answer.read()
+        return answer.status
+    finally:
+        connection.close()
+
+
+def test_the_development_codec_server_answers_loopback_names_only() -> None:
+    """Without a token it trusts the machine; a page whose name resolves to 127.0.0.1 (DNS
+    rebinding) must not reach it through a browser."""
+    assert KEYS is not None
+    with serve_codec(KEYS, "", [], "127.0.0.1", free_port()) as server:
+        port = server.server_address[1]
+        rebound = _decode_as(server.url, f"attacker.example:{port}")
+        local = _decode_as(server.url, f"localhost:{port}")
+
+    assert (rebound, local) == (421, 200)

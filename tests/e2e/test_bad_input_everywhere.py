@@ -311,6 +311,43 @@ async def test_a_rejected_key_reused_with_a_corrected_request_completes(
 
 
 @SQLITE_ONLY
+async def test_a_request_that_names_a_key_twice_is_rejected_at_once_naming_the_key(
+    temporal: TemporalCli, client: FundsagaClient, accounts: Ledger
+) -> None:
+    """A reviewer reading the first `source_account` would see another payer than a parser
+    that keeps the last one."""
+    request = transfer()
+    key = request["idempotency_key"]
+    before = LedgerState.of(accounts)
+    document = hand_written(request).replace(
+        '"source_account": ', '"source_account": "acc-b", "source_account": ', 1
+    )
+
+    started = await start_json(temporal, client, key, document)
+
+    assert started.returncode == 0, started.stderr
+    await assert_rejected_at_once(temporal, client, key, "source_account")
+    assert_untouched(accounts, before, key)
+
+
+@SQLITE_ONLY
+async def test_the_cli_refuses_a_request_that_names_a_key_twice(
+    fundsaga: FundsagaCli, client: FundsagaClient, accounts: Ledger
+) -> None:
+    request = transfer()
+    key = request["idempotency_key"]
+    before = LedgerState.of(accounts)
+    document = hand_written(request).replace('"amount": ', '"amount": "1.00", "amount": ', 1)
+
+    result = await fundsaga("sagas", "start", "--type", "transfer", "--request", document)
+
+    assert result.code == 2
+    assert "request.amount: appears twice" in result.err
+    assert await no_workflow(client, key)
+    assert_untouched(accounts, before, key)
+
+
+@SQLITE_ONLY
 @pytest.mark.parametrize("number", JSON_NUMBERS)
 async def test_the_python_client_refuses_an_amount_given_as_a_number(
     client: FundsagaClient, accounts: Ledger, number: str

@@ -3,6 +3,7 @@ against the provider simulator (as `make run` starts it), or skipped when none a
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -33,6 +34,8 @@ BUILT_IN_TYPES = {
     "eod-sweep",
 }
 PAYOUT_TYPES = {"payout", "payout-batch"}
+WEBHOOK_SECRET = secrets.token_urlsafe(32)
+"""The simulator's callbacks are signed with it, and the demo's receiver accepts them."""
 RunCatalog = Callable[[str], Coroutine[Any, Any, dict[str, DemoRun]]]
 
 
@@ -44,6 +47,7 @@ async def catalog(
     with the demo's faults, the webhook receiver, the catalog; its runs by plan name."""
     monkeypatch.setenv("FUNDSAGA_PROVIDER_TIMEOUT", "1")
     monkeypatch.setenv("FUNDSAGA_WEBHOOK_URL", f"http://127.0.0.1:{free_port()}")
+    monkeypatch.setenv("FUNDSAGA_WEBHOOK_SECRETS", f"payout={WEBHOOK_SECRET}")
     ledger = sqlite_ledger(tmp_path)
     store = directory_audit_store(tmp_path / "audit")
     queue = new_task_queue()
@@ -90,7 +94,7 @@ async def test_the_catalog_shows_every_saga_type_and_each_outcome(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     client, run_catalog_now = catalog
-    with ProviderProcess() as provider:
+    with ProviderProcess(WEBHOOK_SECRET) as provider:
         runs = await run_catalog_now(provider.url)
 
     assert [run.plan.name for run in runs.values()] == [plan.name for plan in DEMO_PLANS]

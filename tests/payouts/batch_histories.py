@@ -13,7 +13,7 @@ from temporalio.worker import Replayer
 
 from sagas.client import FundsagaClient
 from sagas.registry import SagaRegistry
-from sagas.servers import serve_webhooks
+from sagas.servers import WebhookSecrets, serve_webhooks
 from sagas.testing import (
     directory_audit_store,
     load_history,
@@ -47,7 +47,9 @@ def batch_histories(directory: Path) -> list[Path]:
     return sorted(directory.glob("*batch-replay-run*.json"))
 
 
-async def record_batches(env: WorkflowEnvironment, directory: Path, scratch: Path) -> list[Path]:
+async def record_batches(
+    env: WorkflowEnvironment, directory: Path, scratch: Path, webhook_secret: str
+) -> list[Path]:
     """Run each recording and write every run's history (the provider's scenarios set up
     first; the settlement callbacks come through a webhook receiver of its own)."""
     ledger = sqlite_ledger(scratch)
@@ -57,7 +59,8 @@ async def record_batches(env: WorkflowEnvironment, directory: Path, scratch: Pat
     saga_types = [PAYOUT_TYPE, *BATCH_TYPES]
     client = FundsagaClient(env.client, queue, ledger, registry=SagaRegistry(saga_types))
     written: list[Path] = []
-    async with serve_webhooks(client) as receiver:
+    secrets = WebhookSecrets({"payout": webhook_secret})
+    async with serve_webhooks(client, secrets) as receiver:
         os.environ["FUNDSAGA_WEBHOOK_URL"] = receiver.url
         async with saga_worker(env, saga_types, ledger, store, task_queue=queue):
             for batch_type, items in RECORDINGS.items():

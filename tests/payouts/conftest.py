@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import secrets
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
@@ -13,7 +14,7 @@ from sagas.audit import AuditStore
 from sagas.client import FundsagaClient, SagaHandle
 from sagas.ledger import Ledger
 from sagas.registry import SagaRegistry
-from sagas.servers import serve_webhooks
+from sagas.servers import WebhookSecrets, serve_webhooks
 from sagas.testing import directory_audit_store, new_task_queue, saga_worker, sqlite_ledger
 from tests.payouts.scenario import BATCH_TYPE, PAYOUT_TYPE, fund, payout_request
 from tests.payouts.small_batch import SMALL_BATCH_TYPE
@@ -21,12 +22,15 @@ from tests.provider.http import call
 from tooling.provider import ProviderProcess
 
 CLIENT_TIMEOUT_SECONDS = "1"
+WEBHOOK_SECRET = secrets.token_urlsafe(32)
+"""The simulator signs its callbacks with it; the rig's receiver accepts them for payouts."""
+WEBHOOK_SECRETS = WebhookSecrets({"payout": WEBHOOK_SECRET})
 
 
 @pytest.fixture(scope="module")
 def provider() -> Iterator[str]:
     """The simulator as its own process; the workers this module builds submit to it."""
-    with ProviderProcess() as process, pytest.MonkeyPatch.context() as env:
+    with ProviderProcess(WEBHOOK_SECRET) as process, pytest.MonkeyPatch.context() as env:
         env.setenv("FUNDSAGA_PROVIDER_URL", process.url)
         env.setenv("FUNDSAGA_PROVIDER_TIMEOUT", CLIENT_TIMEOUT_SECONDS)
         yield process.url
@@ -81,7 +85,7 @@ async def rig(
     saga_types = [PAYOUT_TYPE, BATCH_TYPE, SMALL_BATCH_TYPE]
     registry = SagaRegistry(saga_types)
     client = FundsagaClient(time_skipping_env.client, queue, ledger, registry=registry)
-    async with serve_webhooks(client) as receiver:
+    async with serve_webhooks(client, WEBHOOK_SECRETS) as receiver:
         monkeypatch.setenv("FUNDSAGA_WEBHOOK_URL", receiver.url)
         async with saga_worker(time_skipping_env, saga_types, ledger, store, task_queue=queue):
             yield Rig(time_skipping_env, provider, ledger, store, client)

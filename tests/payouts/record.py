@@ -27,13 +27,13 @@ SETTLES_AT_ONCE = {
 }
 
 
-async def record() -> list[Path]:
+async def record(webhook_secret: str) -> list[Path]:
     async with time_skipping_environment() as env:
         written = await ReplayGuard(PAYOUT_SCENARIO, HISTORIES).record(env)
     # A server of their own, shared with no saga recorded above.
     async with time_skipping_environment() as env:
         with tempfile.TemporaryDirectory() as scratch:
-            return written + await record_batches(env, HISTORIES, Path(scratch))
+            return written + await record_batches(env, HISTORIES, Path(scratch), webhook_secret)
 
 
 def main() -> None:
@@ -42,7 +42,7 @@ def main() -> None:
         os.environ["FUNDSAGA_PROVIDER_URL"] = provider.url
         for scenario in (SETTLES_AT_ONCE, SETTLES, DECLINES):
             call(f"{provider.url}/scenarios", "POST", scenario)
-        for path in asyncio.run(record()):
+        for path in asyncio.run(record(provider.webhook_secret)):
             print(f"recorded {path}")
 
 

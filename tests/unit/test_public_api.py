@@ -172,6 +172,9 @@ PUBLIC = {
         "saga_workflow_runner",
     ],
     "sagas.servers": [
+        "SIGNATURE_HEADER",
+        "WebhookSecrets",
+        "signature_header",
         "AccessTokenCheck",
         "CodecAuthorisation",
         "CodecServer",
@@ -340,6 +343,10 @@ PUBLIC = {
         "total_backoff",
     ],
     "sagas.foundations": [
+        "MIN_SECRET_LENGTH",
+        "checked_secret",
+        "loads_one_reading",
+        "refuse_duplicate_keys",
         "AccountClosedError",
         "AccountFrozenError",
         "BUSINESS_ERRORS",

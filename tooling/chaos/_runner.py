@@ -34,6 +34,7 @@ from tooling.chaos._processes import (
 )
 from tooling.chaos._rail import RailPayout, rail_payout, start_rail
 from tooling.chaos._spending import parked_by_spent_funds, spend_until
+from tooling.provider import ProviderProcess
 
 T = TypeVar("T")
 TASK_QUEUE = "chaos"
@@ -108,9 +109,10 @@ class ChaosRun:
         self.restarts = 0
         self.worker_deaths = 0
 
-    def _worker_env(self, provider_url: str) -> dict[str, str]:
+    def _worker_env(self, provider: ProviderProcess) -> dict[str, str]:
         return {
-            "FUNDSAGA_PROVIDER_URL": provider_url,
+            "FUNDSAGA_PROVIDER_URL": provider.url,
+            "FUNDSAGA_WEBHOOK_SECRETS": provider.webhook_secrets(),
             "FUNDSAGA_PROVIDER_TIMEOUT": str(PROVIDER_TIMEOUT_SECONDS),
             "FUNDSAGA_WEBHOOK_URL": f"http://127.0.0.1:{self.webhook_port}",
             "TEMPORAL_ADDRESS": self.server.address,
@@ -130,7 +132,7 @@ class ChaosRun:
         funded = fund_accounts(ledger, self.plan)
         provider = start_rail()
         try:
-            spends = await self._run_sagas(ledger, provider.url)
+            spends = await self._run_sagas(ledger, provider)
             at_rail = await asyncio.to_thread(self._ask_rail, provider.url)
         finally:
             provider.stop()
@@ -165,11 +167,11 @@ class ChaosRun:
             wall_seconds=time.monotonic() - started,
         )
 
-    async def _run_sagas(self, ledger: Ledger, provider_url: str) -> int:
+    async def _run_sagas(self, ledger: Ledger, provider: ProviderProcess) -> int:
         """Launch every planned saga and follow it to its end, with the dev server, the workers
         and the webhook receiver up meanwhile; the number of payee spends."""
         self.server.start()
-        env = self._worker_env(provider_url)
+        env = self._worker_env(provider)
         receiver = WorkerProcess(
             env, self.workdir / "webhooks.log", webhook_receiver_args(self.webhook_port)
         )

@@ -33,6 +33,7 @@ def main(args: list[str]) -> int:
         env = os.environ | {
             "FUNDSAGA_PROVIDER_URL": provider.url,
             "FUNDSAGA_WEBHOOK_URL": f"http://127.0.0.1:{free_port()}",
+            "FUNDSAGA_WEBHOOK_SECRETS": provider.webhook_secrets(),
         }
         dev = subprocess.Popen(dev_command(args), env=env)
         # Ctrl-C reaches the whole process group, dev included; a SIGTERM is for us alone.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 import subprocess
 import sys
 import time
@@ -13,18 +14,27 @@ from types import TracebackType
 
 ROOT = Path(__file__).resolve().parents[2]
 READY_TIMEOUT_SECONDS = 15.0
+WEBHOOK_SECRET_ENV = "PROVIDER_WEBHOOK_SECRET"
+"""The secret the simulator signs its callbacks with (the provider's side of
+FUNDSAGA_WEBHOOK_SECRETS)."""
 
 
 class ProviderProcess:
     """`with ProviderProcess() as provider:` starts the service, waits until it answers, and
-    stops it at the end; `provider.url` is its base URL."""
+    stops it at the end; `provider.url` is its base URL, `provider.webhook_secret` the secret
+    it signs its callbacks with (a new one for each simulator), and
+    `provider.webhook_secrets(saga_type)` the FUNDSAGA_WEBHOOK_SECRETS that accepts them."""
 
-    def __init__(self) -> None:
+    def __init__(self, webhook_secret: str | None = None) -> None:
         self._process: subprocess.Popen[str] | None = None
         self.url = ""
+        self.webhook_secret = webhook_secret or secrets.token_urlsafe(32)
+
+    def webhook_secrets(self, saga_type: str = "payout") -> str:
+        return f"{saga_type}={self.webhook_secret}"
 
     def start(self) -> str:
-        env = os.environ | {"PYTHONPATH": str(ROOT)}
+        env = os.environ | {"PYTHONPATH": str(ROOT), WEBHOOK_SECRET_ENV: self.webhook_secret}
         self._process = subprocess.Popen(
             [sys.executable, "-m", "tooling.provider", "--port", "0"],
             cwd=ROOT,

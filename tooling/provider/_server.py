@@ -26,9 +26,11 @@ from tooling.provider._settlement import schedule_settlement
 class ProviderServer(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, port: int) -> None:
+    def __init__(self, port: int, webhook_secret: str = "") -> None:
         super().__init__(("127.0.0.1", port), _Handler)
         self.book = Book()
+        self.webhook_secret = webhook_secret
+        """What the simulator signs its callbacks with, as a real provider does."""
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -106,7 +108,13 @@ class _Handler(BaseHTTPRequestHandler):
             return
         callbacks = scenario.settlement_callbacks
         if new and payout.status is PayoutStatus.ACCEPTED and callbacks is not None:
-            schedule_settlement(book, request.key, callbacks, scenario.settle_after_seconds)
+            schedule_settlement(
+                book,
+                request.key,
+                callbacks,
+                scenario.settle_after_seconds,
+                self.server.webhook_secret,
+            )
         if book.delayed(request.key, scenario):
             time.sleep(scenario.delay_seconds)
         if payout.status is PayoutStatus.DECLINED:

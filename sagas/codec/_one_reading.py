@@ -1,0 +1,44 @@
+"""Payloads read one way only: a JSON payload whose object names a key twice is refused.
+
+A workflow input written by hand (`temporal workflow start --input`), an update or a signal
+can carry such an object; the SDK's pydantic converter would keep the last value.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from temporalio.api.common.v1 import Payload
+from temporalio.common import RawValue
+from temporalio.contrib.pydantic import PydanticJSONPlainPayloadConverter, PydanticPayloadConverter
+from temporalio.converter import CompositePayloadConverter
+
+from sagas.foundations import InvalidRequestError, loads_one_reading
+
+
+class OneReadingJSONConverter(PydanticJSONPlainPayloadConverter):
+    """The pydantic JSON converter, refusing duplicate keys (InvalidRequestError naming it)."""
+
+    def from_payload(self, payload: Payload, type_hint: type | None = None) -> Any:
+        try:
+            loads_one_reading(payload.data)
+        except InvalidRequestError:
+            if type_hint is None:
+                # An untyped argument (a saga's `*inputs`) stays raw, so that the typed decode
+                # of the request refuses it and the saga ends REJECTED naming the key.
+                return RawValue(payload)
+            raise
+        return super().from_payload(payload, type_hint)
+
+
+class OneReadingPayloadConverter(CompositePayloadConverter):
+    """The pydantic payload converter with `OneReadingJSONConverter` for JSON."""
+
+    def __init__(self) -> None:
+        json_converter = OneReadingJSONConverter()
+        super().__init__(
+            *(
+                json_converter if isinstance(c, PydanticJSONPlainPayloadConverter) else c
+                for c in PydanticPayloadConverter().converters.values()
+            )
+        )
