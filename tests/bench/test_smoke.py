@@ -15,6 +15,8 @@ import pytest
 from tooling.bench import BenchConfig, Report, Scenario, run_bench, table, write_outputs
 from tooling.bench._metrics import paired_ratio
 
+pytestmark = pytest.mark.long
+
 TEMPORAL = [
     Scenario.BARE,
     Scenario.BARE_LOCAL,

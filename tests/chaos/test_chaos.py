@@ -12,6 +12,8 @@ import pytest
 
 from tooling.chaos import ChaosConfig, ChaosRun, make_plan, render
 
+pytestmark = pytest.mark.long
+
 
 @pytest.mark.timeout(900)
 async def test_money_is_conserved_and_moved_once_under_chaos(

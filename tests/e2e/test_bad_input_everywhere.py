@@ -44,6 +44,8 @@ from sagas.ledger import HoldStatus, Ledger
 from sagas.transfer import TransferRequest
 from tests.e2e.conftest import TemporalCli
 
+pytestmark = pytest.mark.long
+
 OVERSIZED = 3 * 1024 * 1024
 """A reference of 3 MB: over Temporal's 2 MB payload limit and any sane request."""
 

@@ -19,6 +19,8 @@ from typer.testing import Result
 
 from tests.fixtures_cli import Stack, fundsaga, unique
 
+pytestmark = pytest.mark.long
+
 TABLE, JSON = "table", "json"
 SAGA_GROUPS = {"sagas", "transfer", "attention"}
 LISTING, RECORD, NOTHING = list, dict, None

@@ -23,6 +23,8 @@ from tests.e2e._fast import FastTransferWorkflow
 from tests.e2e.conftest import TemporalCli, eur, fundsaga
 from tests.fixtures_audit import TEST_KEYS, TEST_SIGNER
 
+pytestmark = pytest.mark.long
+
 FAST = {"transfer": "FastTransferWorkflow"}
 
 

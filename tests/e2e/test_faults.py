@@ -21,6 +21,8 @@ from sagas.ledger import Ledger
 from tests.e2e.conftest import eur
 from tests.fixtures_audit import TEST_SIGNER
 
+pytestmark = pytest.mark.long
+
 FUNDSAGA = str(Path(sys.executable).parent / "fundsaga")
 REPO = Path(__file__).resolve().parents[2]
 ESCROW_RULE = "escrow/hold=business(EscrowDisputedError)"

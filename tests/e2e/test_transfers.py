@@ -19,6 +19,8 @@ from sagas.client import FundsagaClient
 from sagas.ledger import Ledger
 from tests.e2e.conftest import eur
 
+pytestmark = pytest.mark.long
+
 
 def transfer(**overrides: Any) -> dict[str, Any]:
     fields: dict[str, Any] = {

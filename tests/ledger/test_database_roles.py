@@ -28,7 +28,7 @@ from tests.fixtures_audit import TEST_KEYS
 from tests.fixtures_db import NewPostgresDatabase, postgres_role_url
 from tests.ledger._money import eur
 
-pytestmark = pytest.mark.postgres
+pytestmark = [pytest.mark.postgres, pytest.mark.long]
 
 TABLES = ("account", "journal_entry", "posting", "hold", "audit_record")
 TRIGGERS = {

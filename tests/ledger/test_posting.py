@@ -19,6 +19,8 @@ from sagas import (
 from sagas.ledger import HoldStatus, Ledger, Leg, PostingView, system_account_id
 from tests.ledger._money import eur, usd
 
+pytestmark = pytest.mark.long
+
 FEE_INCOME = system_account_id("fee-income", "EUR")
 TAX = system_account_id("tax-payable", "EUR")
 FEE = [Leg("alice", eur(-1200)), Leg(FEE_INCOME, eur(1000)), Leg(TAX, eur(200))]

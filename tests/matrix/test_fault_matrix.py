@@ -11,6 +11,8 @@ from sagas.ledger import Ledger
 from sagas.testing import FaultMatrix, MatrixCase
 from tests.scenarios import TRANSFER_SCENARIO
 
+pytestmark = pytest.mark.long
+
 MATRIX = FaultMatrix(TRANSFER_SCENARIO)
 
 

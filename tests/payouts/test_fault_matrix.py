@@ -14,6 +14,8 @@ from sagas.testing import FaultMatrix, MatrixCase
 from tests.payouts.scenario import PAYOUT_SCENARIO
 from tests.provider.http import call
 
+pytestmark = pytest.mark.long
+
 MATRIX = FaultMatrix(PAYOUT_SCENARIO)
 
 
