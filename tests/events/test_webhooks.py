@@ -5,12 +5,9 @@ reaches its saga, once; everything else is refused before the saga's history is 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import http.client
 import json
 import secrets
 import time
-import urllib.parse
 import uuid
 from collections.abc import AsyncIterator
 
@@ -21,6 +18,7 @@ from sagas import EventWait, SagaStatus
 from sagas.client import FundsagaClient, SagaHandle
 from sagas.servers import SIGNATURE_HEADER, WebhookSecrets, serve_webhooks, signature_header
 from tests.events.saga import ACTIONS_RUN
+from tests.provider.http import post_bytes
 
 SECRET = secrets.token_urlsafe(32)
 MAX_BODY = 65_536
@@ -31,24 +29,6 @@ async def receiver(client: FundsagaClient) -> AsyncIterator[str]:
     secrets_by_type = WebhookSecrets({"test-settle": SECRET})
     async with serve_webhooks(client, secrets_by_type, max_body=MAX_BODY) as server:
         yield server.url
-
-
-def _post(url: str, body: bytes, headers: dict[str, str]) -> int:
-    parts = urllib.parse.urlsplit(url)
-    connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=15)
-    try:
-        connection.putrequest("POST", parts.path)
-        for name, value in headers.items():
-            connection.putheader(name, value)
-        connection.endheaders()
-        # Refused before the body was read, the answer is already waiting on the socket.
-        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-            connection.send(body)
-        answer = connection.getresponse()
-        answer.read()
-        return answer.status
-    finally:
-        connection.close()
 
 
 async def post(
@@ -65,7 +45,7 @@ async def post(
     if secret is not None:
         sent[SIGNATURE_HEADER] = signature_header(secret, data, timestamp)
     sent |= headers or {}
-    return await asyncio.to_thread(_post, url, data, sent)
+    return await asyncio.to_thread(post_bytes, url, data, sent)
 
 
 async def signals(saga: SagaHandle) -> int:

@@ -3,6 +3,9 @@ callbacks through the webhook receiver (time-skipping server, skipped only where
 
 from __future__ import annotations
 
+import asyncio
+import json
+import os
 from datetime import timedelta
 
 from temporalio.api.enums.v1 import EventType
@@ -13,7 +16,7 @@ from sagas.ledger import funding_account_id
 from sagas.payouts import SETTLE_WAIT
 from sagas.testing import assert_eventually, resolve_by_two
 from tests.payouts.conftest import Rig
-from tests.provider.http import call
+from tests.provider.http import call, post_bytes
 
 PAID = "-40.00 EUR"
 
@@ -121,6 +124,30 @@ async def test_a_duplicated_callback_has_one_effect(rig: Rig) -> None:
     assert await _events(saga) == [("settled", EventWait.RECEIVED)]
     entries = rig.ledger.entries(saga_id=saga.saga_id)
     assert sorted(e.kind for e in entries) == ["payout", "payout"]  # capture and settle, once
+    _paid_out(rig)
+
+
+async def test_a_flood_of_large_callbacks_leaves_the_payout_completing_normally(
+    rig: Rig,
+) -> None:
+    """35 unsigned bodies of 1.5 MB once pushed a payout past Temporal's history limit, past its
+    pivot, into a terminated limbo; now each is refused unread and nothing reaches the saga."""
+    beneficiary = rig.behave(behaviour="settle-callback", callbacks=1)
+    saga = await rig.start(beneficiary)
+    url = f"{os.environ['FUNDSAGA_WEBHOOK_URL']}/events/payout/{saga.idempotency_key}/settled"
+    flood = json.dumps({"event_id": "flood", "filler": "x" * 1_500_000}).encode()
+
+    answers = await asyncio.gather(
+        *(
+            asyncio.to_thread(post_bytes, url, flood, {"Content-Length": str(len(flood))})
+            for _ in range(35)
+        )
+    )
+    outcome = await saga.outcome()
+
+    assert set(answers) == {413}
+    assert outcome.status is SagaStatus.COMPLETED
+    assert await _events(saga) == [("settled", EventWait.RECEIVED)]
     _paid_out(rig)
 
 

@@ -2,13 +2,36 @@
 
 from __future__ import annotations
 
+import contextlib
+import http.client
 import json
 import threading
 import urllib.error
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+
+def post_bytes(url: str, body: bytes, headers: dict[str, str]) -> int:
+    """POST `body` as given with exactly `headers`; the status, also when the server answers
+    before it has read the body."""
+    parts = urllib.parse.urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=15)
+    try:
+        connection.putrequest("POST", parts.path)
+        for name, value in headers.items():
+            connection.putheader(name, value)
+        connection.endheaders()
+        # Refused before the body was read, the answer is already waiting on the socket.
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            connection.send(body)
+        answer = connection.getresponse()
+        answer.read()
+        return answer.status
+    finally:
+        connection.close()
 
 
 @dataclass(frozen=True)
