@@ -102,3 +102,7 @@ class SeenEvents:
                 return False
             self._seen[event_id] = now
             return True
+
+    def forget(self, event_id: str) -> None:
+        with self._lock:
+            self._seen.pop(event_id, None)

@@ -99,9 +99,14 @@ class _Handler(BaseHTTPRequestHandler):
         if problem is not None:
             raise RefusedError(HTTPStatus.UNAUTHORIZED, problem)
         payload = _payload(body)
-        if not self.server.seen.first_time(f"{saga_type}/{payload['event_id']}", now):
+        event = f"{saga_type}/{payload['event_id']}"
+        if not self.server.seen.first_time(event, now):
             return HTTPStatus.OK, f"event {payload['event_id']} was delivered already"
-        return self._deliver(saga_type, key, name, payload)
+        try:
+            return self._deliver(saga_type, key, name, payload)
+        except RefusedError:
+            self.server.seen.forget(event)  # not delivered: the provider's retry must get through
+            raise
 
     def _body(self) -> bytes:
         length_header = self.headers.get("Content-Length")
