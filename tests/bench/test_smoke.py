@@ -94,8 +94,15 @@ def test_temporal_scenarios_have_every_figure(
     assert isinstance(result["state_transitions"], float)
     assert result["state_transitions"] > 0
     assert result["worker_cpu_ms_per_saga"] > 0
-    assert result["server_cpu_ms_per_saga"] > 0
+    # The server's CPU is read in clock ticks (10 ms): a smoke block of a few cheap sagas on a
+    # loaded machine can take none of them; summed over the scenarios it cannot.
+    assert result["server_cpu_ms_per_saga"] >= 0
     assert result["worker_peak_rss_mb"] > 0
+
+
+def test_the_server_cpu_is_measured(smoke: tuple[Report, dict[str, Any], Path]) -> None:
+    _, data, _ = smoke
+    assert sum(scenario(data, name)["server_cpu_ms_per_saga"] for name in TEMPORAL) > 0
 
 
 @pytest.mark.parametrize("name", VARIANTS)
