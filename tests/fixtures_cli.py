@@ -26,6 +26,7 @@ from sagas.client import FundsagaClient
 from sagas.foundations import upgrade_database
 from sagas.ledger import Ledger
 from sagas.registry import load_registry
+from sagas.testing import dev_identity, kit_operator
 from sagas.worker import build_worker
 from tests.fixtures_audit import TEST_KEYS, TEST_SIGNER
 from tests.fixtures_temporal import new_task_queue
@@ -81,7 +82,7 @@ class Stack:
 
     async def propose(self, key: str) -> str:
         """Propose to resolve the parked escrow, as an operator other than the CLI's."""
-        saga = replace(self.client.saga("escrow", key), operator=MAKER)
+        saga = replace(self.client.saga("escrow", key), operator=kit_operator(MAKER))
         self.proposals[key] = await saga.propose("voided by hand")
         return self.proposals[key]
 
@@ -118,7 +119,15 @@ async def cli_stack(
         "FUNDSAGA_OPERATOR": CLI_OPERATOR,
     }
     faults = parse_faults(FAULTS)
-    async with build_worker(dev_env.client, queue, ledger, store, faults, registry=registry):
+    async with build_worker(
+        dev_env.client,
+        queue,
+        ledger,
+        store,
+        faults,
+        registry=registry,
+        operators=dev_identity().check(),
+    ):
         client = FundsagaClient(dev_env.client, queue, ledger, registry=registry)
         stack = Stack(home, env, client, ledger, "", "", "")
         completed = await stack.start_transfer("alice", "bob")

@@ -4,6 +4,7 @@ from workflows.audit import AuditAnchorWorkflow
 from workflows.batches import PayoutBatchWorkflow
 from workflows.fees import FeeCollectionWorkflow
 from workflows.fx import FxTransferWorkflow
+from workflows.operator_actions import FundingWorkflow, OperatorActionWorkflow
 from workflows.payouts import ExternalPayoutWorkflow
 from workflows.schedules import ScheduleAuditWorkflow, ScheduledSagaWorkflow
 from workflows.sweep import EodSweepWorkflow
@@ -26,7 +27,9 @@ __all__ = [
     "EodSweepWorkflow",
     "ExternalPayoutWorkflow",
     "FeeCollectionWorkflow",
+    "FundingWorkflow",
     "FxTransferWorkflow",
+    "OperatorActionWorkflow",
     "PayoutBatchWorkflow",
     "ScheduleAuditWorkflow",
     "ScheduledSagaWorkflow",

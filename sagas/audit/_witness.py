@@ -13,10 +13,19 @@ from dataclasses import dataclass
 from temporalio.client import Client
 
 from sagas.audit import AuditRecord
-from sagas.engine import AUDIT_ACTIVITY, SAGA_TYPE, AuditReceipt
+from sagas.engine import (
+    AUDIT_ACTIVITY,
+    FUNDING_WORKFLOW,
+    OPERATOR_ACTION_WORKFLOW,
+    SAGA_TYPE,
+    AuditReceipt,
+)
 
 SCHEDULE_ACTION_WORKFLOW = "ScheduleOperatorAction"
-"""Writes the audit record of an operator's action on a schedule (workflows/schedules.py)."""
+"""Wrote the audit record of an operator's action on a schedule, before operator proofs."""
+OPERATOR_ACTION_WORKFLOWS = (SCHEDULE_ACTION_WORKFLOW, OPERATOR_ACTION_WORKFLOW, FUNDING_WORKFLOW)
+"""The workflows that write audit records of operator actions outside a saga
+(workflows/schedules.py, workflows/operator_actions.py)."""
 
 
 @dataclass(frozen=True)
@@ -34,7 +43,7 @@ async def witnessed_records(temporal: Client, task_queue: str) -> list[Witnessed
     on its schedules. Receipts are decoded as every payload is: encrypted ones too."""
     found: list[Witnessed] = []
     query = (
-        f"({SAGA_TYPE.name} IS NOT NULL OR WorkflowType = '{SCHEDULE_ACTION_WORKFLOW}') "
+        f"({SAGA_TYPE.name} IS NOT NULL OR WorkflowType IN ({_quoted(OPERATOR_ACTION_WORKFLOWS)})) "
         f"AND TaskQueue = '{task_queue}'"
     )
     async for execution in temporal.list_workflows(query):
@@ -74,3 +83,7 @@ def witness_findings(records: Iterable[AuditRecord], witnessed: Iterable[Witness
                 "written: the audit store was rewritten"
             )
     return findings
+
+
+def _quoted(names: Iterable[str]) -> str:
+    return ", ".join(f"'{name}'" for name in names)

@@ -7,6 +7,7 @@ import logging
 import signal
 from contextlib import AsyncExitStack
 from datetime import timedelta
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -15,10 +16,15 @@ from temporalio.client import Client
 from activities.audit import anchor_journal
 from sagas.cli._db import databases_to_migrate
 from sagas.cli._invocation import Invocation
-from sagas.client import FundsagaClient, ensure_anchor_schedule
+from sagas.client import (
+    DevIdentityProvider,
+    FundsagaClient,
+    configured_operator_check,
+    ensure_anchor_schedule,
+)
 from sagas.codec import PayloadKeys, converter_for
 from sagas.demo import DEMO_FAULTS, DemoProviderError, DemoRun, open_demo_provider, run_demo
-from sagas.engine import FaultPlan, parse_faults
+from sagas.engine import FaultPlan, OperatorTokenCheck, parse_faults
 from sagas.foundations import DEFAULT_HOME, InvalidRequestError, Settings, upgrade_database
 from sagas.registry import SagaRegistry, load_registry
 from sagas.servers import serve_codec, start_dev_server
@@ -112,6 +118,7 @@ async def run_dev(
                     faults,
                     registry=registry,
                     retry_specs=settings.retry_specs,
+                    operators=dev_operator_check(settings),
                 )
             )
             print(
@@ -162,6 +169,7 @@ async def run_worker(invocation: Invocation) -> None:
         faults,
         registry=registry,
         retry_specs=settings.retry_specs,
+        operators=worker_operator_check(settings),
     )
     async with worker:
         print(
@@ -181,6 +189,32 @@ def registry_and_faults(
     registry = load_registry(settings.saga_module_names)
     spec = ";".join(s for s in (settings.faults, extra_faults) if s)
     return registry, parse_faults(spec)
+
+
+def worker_operator_check(settings: Settings) -> OperatorTokenCheck | None:
+    """The identity provider a worker trusts for operator actions (FUNDSAGA_OPERATOR_JWKS)."""
+    check = configured_operator_check(settings)
+    if check is None:
+        logging.getLogger("fundsaga.worker").warning(
+            "no identity provider configured (FUNDSAGA_OPERATOR_JWKS): this worker refuses "
+            "every operator action"
+        )
+    return check
+
+
+def dev_operator_check(settings: Settings) -> OperatorTokenCheck:
+    """The identity provider the dev worker trusts: the configured one, else the development
+    one, made at FUNDSAGA_DEV_IDENTITY on first use; operators then act as FUNDSAGA_OPERATOR
+    (or the OS user), signed in to it."""
+    configured = configured_operator_check(settings)
+    if configured is not None:
+        return configured
+    provider = DevIdentityProvider(Path(settings.dev_identity))
+    print(
+        f"operators sign in to the development identity provider at {provider.directory}: "
+        "FUNDSAGA_OPERATOR names who acts"
+    )
+    return provider.check()
 
 
 def print_metrics_address(settings: Settings) -> None:

@@ -7,6 +7,16 @@ from sagas.client._client import (
     TemporalUnreachableError,
     connect_temporal,
 )
+from sagas.client._operator_credentials import (
+    DEV_AUDIENCE,
+    DEV_ISSUER,
+    AccessToken,
+    DevIdentityProvider,
+    DevOperator,
+    OperatorCredential,
+    configured_operator,
+    configured_operator_check,
+)
 from sagas.client._process_exit import end_process
 from sagas.client._saga_handle import SagaHandle
 from sagas.client._schedule_dst import DST_HORIZON_YEARS, matching_times
@@ -24,8 +34,14 @@ from sagas.engine import saga_id
 __all__ = [
     "COMPANION_SUFFIX",
     "DEFAULT_CATCHUP_WINDOW",
+    "DEV_AUDIENCE",
+    "DEV_ISSUER",
     "DST_HORIZON_YEARS",
+    "AccessToken",
+    "DevIdentityProvider",
+    "DevOperator",
     "FundsagaClient",
+    "OperatorCredential",
     "Overlap",
     "SagaHandle",
     "SagaSchedules",
@@ -34,6 +50,8 @@ __all__ = [
     "ScheduledRunView",
     "TemporalUnreachableError",
     "anchor_schedule_id",
+    "configured_operator",
+    "configured_operator_check",
     "connect_temporal",
     "end_process",
     "ensure_anchor_schedule",

@@ -21,6 +21,8 @@ from temporalio.common import (
 from temporalio.common import WorkflowIDReusePolicy as ReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
 
+from sagas.client._operator_actions import OperatorActions
+from sagas.client._operator_credentials import OperatorCredential, configured_operator
 from sagas.client._saga_handle import SagaHandle
 from sagas.client._schedules import SagaSchedules
 from sagas.codec import data_converter
@@ -41,7 +43,6 @@ from sagas.foundations import (
     IdempotencyConflictError,
     InvalidRequestError,
     Settings,
-    os_user,
 )
 from sagas.ledger import Ledger
 from sagas.registry import SagaRegistry, built_in_registry, load_registry
@@ -103,11 +104,11 @@ class FundsagaClient:
         audit_completed: bool = False,
         step_mode: str = "activity",
         workflow_types: Mapping[str, str] | None = None,
-        operator: str | None = None,
+        operator: OperatorCredential | None = None,
     ) -> None:
         """`workflow_types` replaces the workflow type a saga type starts as, by saga type
-        (tests, benchmarks); `operator` is who this client's operator actions are by (None: the
-        OS user)."""
+        (tests, benchmarks); `operator` is who this client's operator actions are by, with the
+        proof of it (None: its operator actions are refused)."""
         self.operator = operator
         self.temporal = temporal
         self.task_queue = task_queue
@@ -135,7 +136,7 @@ class FundsagaClient:
             registry=load_registry(settings.saga_module_names),
             audit_completed=settings.audit_completed,
             step_mode=settings.step_mode,
-            operator=settings.operator.strip() or None,
+            operator=configured_operator(settings),
         )
 
     def schedules(self) -> SagaSchedules:
@@ -144,10 +145,14 @@ class FundsagaClient:
             self.temporal,
             self.task_queue,
             self.registry,
-            self.operator or os_user(),
+            self.operator,
             audit_completed=self.audit_completed,
             check_request=self._check_accounts if self.ledger is not None else None,
         )
+
+    def operator_actions(self) -> OperatorActions:
+        """Verified operator actions outside a saga: on accounts, and funding by two."""
+        return OperatorActions(self.temporal, self.task_queue, self.operator)
 
     async def start(
         self, saga_type: str, request: SagaRequest | Mapping[str, Any]

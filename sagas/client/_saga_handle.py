@@ -16,6 +16,7 @@ from temporalio.client import (
 from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError, RPCStatusCode
 
+from sagas.client._operator_credentials import OperatorCredential
 from sagas.engine import (
     APPROVE_UPDATE,
     EVENT_SIGNAL,
@@ -35,14 +36,15 @@ from sagas.engine import (
 from sagas.foundations import (
     FundsagaError,
     NotParkedError,
+    OperatorRefusedError,
     ProposalStaleError,
     SagaNotFoundError,
     SameOperatorError,
-    os_user,
 )
 
 _REFUSALS: dict[str, type[FundsagaError]] = {
-    error.__name__: error for error in (NotParkedError, ProposalStaleError, SameOperatorError)
+    error.__name__: error
+    for error in (NotParkedError, OperatorRefusedError, ProposalStaleError, SameOperatorError)
 }
 
 
@@ -53,8 +55,9 @@ class SagaHandle:
     temporal: Client
     saga_type: str
     idempotency_key: str
-    operator: str | None = None
-    """Who the operator actions are by; None: the operating-system user."""
+    operator: OperatorCredential | None = None
+    """Who the operator actions are by, with the proof of it; None: this handle has no operator
+    and its operator actions are refused."""
 
     @property
     def saga_id(self) -> str:
@@ -158,11 +161,20 @@ class SagaHandle:
 
     @property
     def acting_as(self) -> str:
-        """The operator this handle's actions are by: its own, else the OS user."""
-        return self.operator or os_user()
+        """The operator this handle's actions are by, as its credential names it."""
+        return self._credential().name
+
+    def _credential(self) -> OperatorCredential:
+        if self.operator is None:
+            raise OperatorRefusedError(
+                "no operator identity: set FUNDSAGA_OPERATOR_TOKEN to your access token "
+                "(or, on `fundsaga dev`, FUNDSAGA_OPERATOR to your name)"
+            )
+        return self.operator
 
     def _action(self, note: str) -> OperatorAction:
-        return OperatorAction(operator=self.acting_as, note=note)
+        credential = self._credential()
+        return OperatorAction(operator=credential.name, note=note, proof=credential.token())
 
     async def _operator_update(self, update: str, action: OperatorAction, result: type) -> Any:
         try:

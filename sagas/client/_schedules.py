@@ -3,8 +3,8 @@ backfill, delete; every operator action an audit record written through the work
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
@@ -26,7 +26,8 @@ from temporalio.client import (
 )
 from temporalio.service import RPCError, RPCStatusCode
 
-from sagas.audit import SCHEDULE_ACTION_WORKFLOW
+from sagas.client._operator_actions import OperatorActions
+from sagas.client._operator_credentials import OperatorCredential
 from sagas.client._schedule_dst import calendar_at, dst_corrections, matching_times
 from sagas.engine import (
     SAGA_STATUS,
@@ -99,6 +100,10 @@ class ScheduleSummary:
     next_time: datetime | None
 
 
+SCHEDULE_SAGA_TYPE = "schedule"
+"""The `saga_type` of a schedule's audit records: they are about a schedule, not a saga."""
+
+
 class SagaSchedules:
     """Schedules that start sagas of any registered type on this client's task queue."""
 
@@ -107,7 +112,7 @@ class SagaSchedules:
         temporal: Client,
         task_queue: str,
         registry: SagaRegistry,
-        operator: str,
+        operator: OperatorCredential | None,
         *,
         audit_completed: bool = False,
         check_request: Callable[[SagaRequest], None] | None = None,
@@ -118,7 +123,7 @@ class SagaSchedules:
         self.temporal = temporal
         self.task_queue = task_queue
         self.registry = registry
-        self.operator = operator
+        self.actions = OperatorActions(temporal, task_queue, operator)
         self.audit_completed = audit_completed
 
     async def create(
@@ -162,6 +167,26 @@ class SagaSchedules:
         }
         policy = SchedulePolicy(overlap=overlap.policy, catchup_window=catchup_window)
         main = self._schedule(launch, ScheduleSpec(cron_expressions=[cron], time_zone_name=tz))
+        facts: dict[str, JsonValue] = {
+            "saga_type": saga.name,
+            "cron": cron,
+            "zone": tz,
+            "request": dumped,
+        }
+        async with self._action(AuditKind.SCHEDULE_CREATED, schedule_id, note, facts):
+            await self._create(schedule_id, main, launch, policy, note, memo, corrections)
+        return await self.view(schedule_id)
+
+    async def _create(
+        self,
+        schedule_id: str,
+        main: Schedule,
+        launch: ScheduledLaunch,
+        policy: SchedulePolicy,
+        note: str,
+        memo: dict[str, Any],
+        corrections: list[datetime],
+    ) -> None:
         try:
             await self.temporal.create_schedule(schedule_id, _with(main, policy, note), memo=memo)
         except ScheduleAlreadyRunningError:
@@ -178,13 +203,6 @@ class SagaSchedules:
             except BaseException:  # no schedule without its daylight-saving corrections
                 await self.temporal.get_schedule_handle(schedule_id).delete()
                 raise
-        await self._audit(
-            AuditKind.SCHEDULE_CREATED,
-            schedule_id,
-            note,
-            {"saga_type": saga.name, "cron": cron, "zone": tz, "request": dumped},
-        )
-        return await self.view(schedule_id)
 
     async def all(self) -> list[ScheduleSummary]:
         found = []
@@ -235,22 +253,24 @@ class SagaSchedules:
         )
 
     async def pause(self, schedule_id: str, note: str) -> None:
-        await self._each(schedule_id, lambda h: h.pause(note=note))
-        await self._audit(AuditKind.SCHEDULE_PAUSED, schedule_id, note, {})
+        await self._describe(schedule_id)
+        async with self._action(AuditKind.SCHEDULE_PAUSED, schedule_id, note, {}):
+            await self._each(schedule_id, lambda h: h.pause(note=note))
 
     async def resume(self, schedule_id: str, note: str) -> None:
-        await self._each(schedule_id, lambda h: h.unpause(note=note))
-        await self._audit(AuditKind.SCHEDULE_RESUMED, schedule_id, note, {})
+        await self._describe(schedule_id)
+        async with self._action(AuditKind.SCHEDULE_RESUMED, schedule_id, note, {}):
+            await self._each(schedule_id, lambda h: h.unpause(note=note))
 
     async def trigger(self, schedule_id: str, at: datetime | None = None, note: str = "") -> None:
         """Without `at`: an extra run at the current time. With `at`: the run of that time,
         which must be one of the schedule's; a time that ran already moves nothing."""
         await self._describe(schedule_id)
         if at is None:
-            await self.temporal.get_schedule_handle(schedule_id).trigger(
-                overlap=ScheduleOverlapPolicy.ALLOW_ALL
-            )
-            await self._audit(AuditKind.SCHEDULE_TRIGGERED, schedule_id, note, {"at": "now"})
+            async with self._action(AuditKind.SCHEDULE_TRIGGERED, schedule_id, note, {"at": "now"}):
+                await self.temporal.get_schedule_handle(schedule_id).trigger(
+                    overlap=ScheduleOverlapPolicy.ALLOW_ALL
+                )
             return
         at = _utc(at, "at")
         handles = [
@@ -260,14 +280,12 @@ class SagaSchedules:
             raise InvalidRequestError(
                 "at", f"{at.isoformat()} is not a time of schedule {schedule_id!r}"
             )
-        await handles[0].backfill(
-            ScheduleBackfill(
-                start_at=at,
-                end_at=at + timedelta(seconds=1),
-                overlap=ScheduleOverlapPolicy.ALLOW_ALL,
-            )
+        fill = ScheduleBackfill(
+            start_at=at, end_at=at + timedelta(seconds=1), overlap=ScheduleOverlapPolicy.ALLOW_ALL
         )
-        await self._audit(AuditKind.SCHEDULE_TRIGGERED, schedule_id, note, {"at": at.isoformat()})
+        facts: dict[str, JsonValue] = {"at": at.isoformat()}
+        async with self._action(AuditKind.SCHEDULE_TRIGGERED, schedule_id, note, facts):
+            await handles[0].backfill(fill)
 
     async def backfill(
         self, schedule_id: str, start: datetime, end: datetime, note: str = ""
@@ -277,17 +295,15 @@ class SagaSchedules:
         if end < start:
             raise InvalidRequestError("to", "must not be before --from")
         fill = ScheduleBackfill(start_at=start, end_at=end, overlap=ScheduleOverlapPolicy.ALLOW_ALL)
-        await self._each(schedule_id, lambda h: h.backfill(fill))
-        await self._audit(
-            AuditKind.SCHEDULE_BACKFILLED,
-            schedule_id,
-            note,
-            {"from": start.isoformat(), "to": end.isoformat()},
-        )
+        await self._describe(schedule_id)
+        facts: dict[str, JsonValue] = {"from": start.isoformat(), "to": end.isoformat()}
+        async with self._action(AuditKind.SCHEDULE_BACKFILLED, schedule_id, note, facts):
+            await self._each(schedule_id, lambda h: h.backfill(fill))
 
     async def delete(self, schedule_id: str, note: str = "") -> None:
-        await self._each(schedule_id, lambda h: h.delete())
-        await self._audit(AuditKind.SCHEDULE_DELETED, schedule_id, note, {})
+        await self._describe(schedule_id)
+        async with self._action(AuditKind.SCHEDULE_DELETED, schedule_id, note, {}):
+            await self._each(schedule_id, lambda h: h.delete())
 
     # ---- helpers
     def _schedule(self, launch: ScheduledLaunch, spec: ScheduleSpec, suffix: str = "") -> Schedule:
@@ -340,17 +356,14 @@ class SagaSchedules:
             status = "NOT STARTED"
         return ScheduledRunView(scheduled_at, local, child, status)
 
-    async def _audit(
-        self, kind: AuditKind, schedule_id: str, note: str, details: dict[str, JsonValue]
-    ) -> None:
-        payload: dict[str, JsonValue] = {"operator": self.operator, "note": note, **details}
-        await self.temporal.execute_workflow(
-            SCHEDULE_ACTION_WORKFLOW,
-            args=[kind, schedule_id, payload],
-            id=f"schedule-audit-{schedule_id}-{uuid.uuid4().hex[:12]}",
-            task_queue=self.task_queue,
-            static_summary=f"{kind} {schedule_id}",
-        )
+    @asynccontextmanager
+    async def _action(
+        self, kind: AuditKind, schedule_id: str, note: str, facts: dict[str, JsonValue]
+    ) -> AsyncIterator[None]:
+        """The operator is verified before the schedule changes; the record is written after."""
+        async with self.actions.taken(kind, SCHEDULE_SAGA_TYPE, schedule_id, note) as details:
+            yield
+            details.update(facts)
 
 
 def _with(schedule: Schedule, policy: SchedulePolicy, note: str) -> Schedule:

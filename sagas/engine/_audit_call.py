@@ -39,6 +39,12 @@ class AuditKind(StrEnum):
     SCHEDULE_TRIGGERED = "schedule_triggered"  # an operator ran it now, or for one of its times
     SCHEDULE_BACKFILLED = "schedule_backfilled"  # an operator ran its times over a past range
     SCHEDULE_DELETED = "schedule_deleted"  # an operator deleted it
+    ACCOUNT_FROZEN = "account_frozen"  # an operator froze an account: no new movements
+    ACCOUNT_UNFROZEN = "account_unfrozen"  # an operator made it active again
+    ACCOUNT_CLOSED = "account_closed"  # an operator closed it for good
+    FUNDING_PROPOSED = "funding_proposed"  # an operator proposed to create money in an account
+    FUNDING_APPROVED = "funding_approved"  # another operator approved it: the entry is posted
+    FUNDING_EXPIRED = "funding_expired"  # nobody approved it in time: no money was created
 
 
 class AuditReceipt(BaseModel):

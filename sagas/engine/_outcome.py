@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from sagas.engine._events import EventRecord
 from sagas.engine._inquiry import InquiryRecord
+from sagas.engine._operator_identity import MAX_PROOF_LENGTH, VerifiedOperator
 from sagas.engine._snapshot import CompensationEntry, Snapshot
 from sagas.engine._status import SagaStatus
 from sagas.foundations import FundsagaError
@@ -65,14 +66,29 @@ class CompensationOutcome(BaseModel):
 
 
 class OperatorAction(BaseModel):
-    """An operator's decision on a parked saga."""
+    """An operator's decision on a parked saga.
 
-    operator: str = Field(min_length=1, max_length=200)
+    The caller sends `proof` (its access token); the saga verifies it, then records the
+    verified `identity` and its name as `operator`, and drops the proof.
+    """
+
+    operator: str = Field(default="", max_length=200)
+    """Who the action is by: as the caller names itself until the saga verified it."""
     note: str = Field(default="", max_length=4000)
     decision: OperatorDecision | None = None
     """Filled in by the saga."""
     proposal_id: str | None = Field(default=None, max_length=40)
     """The proposal an approval names; the saga fills it in on a proposal."""
+    proof: str = Field(default="", max_length=MAX_PROOF_LENGTH, repr=False)
+    """The operator's access token; never recorded."""
+    identity: VerifiedOperator | None = None
+    """Filled in by the saga once the proof is verified (None in histories from before)."""
+
+    def verified_as(self, identity: VerifiedOperator) -> OperatorAction:
+        """This action as the saga records it: by `identity`, without its proof."""
+        return self.model_copy(
+            update={"operator": identity.name, "identity": identity, "proof": ""}
+        )
 
 
 class SagaView(BaseModel):

@@ -8,8 +8,14 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from sagas.engine._operator_identity import VerifiedOperator
 from sagas.engine._outcome import OperatorAction
-from sagas.foundations import ProposalStaleError, ResolutionRefusedError, SameOperatorError
+from sagas.foundations import (
+    ProposalStaleError,
+    ResolutionRefusedError,
+    SameOperatorError,
+    principal_key,
+)
 
 
 class ParkedAt(BaseModel):
@@ -30,6 +36,13 @@ class ResolutionProposal(BaseModel):
     operator: str
     note: str
     at: ParkedAt
+    identity: VerifiedOperator | None = None
+    """The proposer as verified (None in histories from before operator proofs)."""
+
+    def same_operator(self, approval: OperatorAction) -> bool:
+        if self.identity is not None and approval.identity is not None:
+            return self.identity.same_principal(approval.identity)
+        return principal_key(self.operator) == principal_key(approval.operator)
 
 
 class Proposals:
@@ -42,7 +55,11 @@ class Proposals:
     def draft(self, action: OperatorAction, at: ParkedAt) -> ResolutionProposal:
         self.made += 1
         return ResolutionProposal(
-            proposal_id=f"p{self.made}", operator=action.operator, note=action.note, at=at
+            proposal_id=f"p{self.made}",
+            operator=action.operator,
+            note=action.note,
+            at=at,
+            identity=action.identity,
         )
 
     def recorded(self, proposal: ResolutionProposal) -> None:
@@ -50,7 +67,9 @@ class Proposals:
         if proposal.proposal_id == f"p{self.made}":
             self.open = proposal
 
-    def refusal(self, approval: OperatorAction, now: ParkedAt) -> ResolutionRefusedError | None:
+    def refusal(
+        self, approval: OperatorAction, now: ParkedAt, *, by_operator: bool = True
+    ) -> ResolutionRefusedError | None:
         """Why `approval` cannot resolve the saga as it stands `now`; None if it can."""
         proposal = self.open
         if proposal is None or approval.proposal_id != proposal.proposal_id:
@@ -62,7 +81,7 @@ class Proposals:
             return ProposalStaleError(
                 f"the saga changed since proposal {proposal.proposal_id}: propose again"
             )
-        if approval.operator == proposal.operator:
+        if by_operator and proposal.same_operator(approval):
             return SameOperatorError(
                 f"{approval.operator} proposed {proposal.proposal_id}: another operator approves"
             )

@@ -164,7 +164,9 @@ class SagaRuntime(Generic[RequestT, StateT]):
         )
         self.operator_actions.append(proposed)
         payload = self._outcome_payload() | {
-            "operator_action": proposed.model_dump(mode="json", exclude_none=True),
+            "operator_action": proposed.model_dump(
+                mode="json", exclude_none=True, exclude={"proof"}
+            ),
             "proposal": proposal.model_dump(mode="json"),
         }
         await self._audit(
@@ -173,8 +175,12 @@ class SagaRuntime(Generic[RequestT, StateT]):
         self.proposals.recorded(proposal)
         return proposal.proposal_id
 
-    def approval_refusal(self, action: OperatorAction) -> ResolutionRefusedError | None:
-        return self.proposals.refusal(action, self.parked_at())
+    def approval_refusal(
+        self, action: OperatorAction, *, by_operator: bool = True
+    ) -> ResolutionRefusedError | None:
+        """Why `action` cannot approve; `by_operator=False` leaves out who it is by (not yet
+        verified)."""
+        return self.proposals.refusal(action, self.parked_at(), by_operator=by_operator)
 
     async def run(self) -> SagaOutcome:
         """Run the saga to its end; every business end completes the workflow with its outcome."""
@@ -587,7 +593,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
             else AuditKind.RESOLUTION_APPROVED
         )
         payload = self._outcome_payload() | {
-            "operator_action": action.model_dump(mode="json", exclude_none=True)
+            "operator_action": action.model_dump(mode="json", exclude_none=True, exclude={"proof"})
         }
         await self._audit(kind, f"operator:{len(self.operator_actions)}", payload)
         self._decision = None

@@ -12,6 +12,7 @@ from temporalio.exceptions import ApplicationError
 
 from sagas.engine._definition import SagaDefinition
 from sagas.engine._events import EVENT_SIGNAL, EventInbox, SagaEvent
+from sagas.engine._operator_identity import OperatorRole, operator_refused, verified_operator
 from sagas.engine._outcome import (
     FailureReason,
     OperatorAction,
@@ -127,31 +128,60 @@ class SagaWorkflow:
     @workflow.update(name=RETRY_UPDATE)
     async def retry(self, action: OperatorAction) -> SagaStatus:
         """Retry the compensation the saga is parked on; returns the status after the attempt."""
-        return await self._apply(OperatorDecision.RETRY, action)
+        verified = await self._verified(action, OperatorRole.OPERATOR)
+        return await self._apply(OperatorDecision.RETRY, verified)
 
     @retry.validator
     def _validate_retry(self, action: OperatorAction) -> None:
-        self._require_parked()
+        self._validate_action(action)
 
     @workflow.update(name=PROPOSE_UPDATE)
     async def propose(self, action: OperatorAction) -> str:
         """Propose that the parked compensation (or step) was done by hand; returns the
         proposal's id, which another operator's approval names."""
-        return await self._require_runtime().propose(action)
+        verified = await self._verified(action, OperatorRole.OPERATOR)
+        return await self._require_runtime().propose(verified)
 
     @propose.validator
     def _validate_propose(self, action: OperatorAction) -> None:
-        self._require_parked()
+        self._validate_action(action)
 
     @workflow.update(name=APPROVE_UPDATE)
     async def approve(self, action: OperatorAction) -> SagaStatus:
         """Approve the open proposal: the saga records the resolution and continues."""
-        return await self._apply(OperatorDecision.APPROVE, action)
+        verified = await self._verified(action, OperatorRole.APPROVER)
+        self._refuse_approval(verified)
+        return await self._apply(OperatorDecision.APPROVE, verified)
 
     @approve.validator
     def _validate_approve(self, action: OperatorAction) -> None:
+        self._validate_action(action)
+        self._refuse_approval(action, by_operator=False)
+
+    def _validate_action(self, action: OperatorAction) -> None:
+        """Before the update is accepted: the saga waits for an operator, and the action
+        carries a proof to verify (the saga alone fills in who it is by)."""
         self._require_parked()
-        refusal = self._require_runtime().approval_refusal(action)
+        if not action.proof:
+            raise operator_refused(
+                "an operator action needs a proof of identity: an access token from the "
+                "identity provider the worker trusts (FUNDSAGA_OPERATOR_TOKEN)"
+            )
+        if action.identity is not None:
+            raise operator_refused("identity: filled in by the saga once it verified the proof")
+
+    async def _verified(self, action: OperatorAction, role: OperatorRole) -> OperatorAction:
+        """The action as the saga records it. Only a history from before operator proofs holds
+        an accepted action without one (the validator refuses those now); it replays as it
+        ran."""
+        if not action.proof:
+            return action
+        identity = await verified_operator(action.proof, role)
+        self._require_parked()  # another operator's decision may have landed meanwhile
+        return action.verified_as(identity)
+
+    def _refuse_approval(self, action: OperatorAction, *, by_operator: bool = True) -> None:
+        refusal = self._require_runtime().approval_refusal(action, by_operator=by_operator)
         if refusal is not None:
             raise ApplicationError(str(refusal), type=type(refusal).__name__, non_retryable=True)
 

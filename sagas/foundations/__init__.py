@@ -1,5 +1,10 @@
 """Foundations every layer stands on: errors, money, currencies, settings, the database."""
 
+from sagas.foundations._access_tokens import (
+    AccessTokenCheck,
+    AccessTokenRefusedError,
+    JwksUnavailableError,
+)
 from sagas.foundations._canonical import canonical_json, sha256_hex
 from sagas.foundations._currency import Currency, currency
 from sagas.foundations._db import alembic_config, make_engine, upgrade_database
@@ -23,6 +28,7 @@ from sagas.foundations._errors import (
     InvalidRequestError,
     LimitExceededError,
     NotParkedError,
+    OperatorRefusedError,
     ProposalStaleError,
     RegistrationError,
     ResolutionRefusedError,
@@ -41,6 +47,7 @@ from sagas.foundations._errors import (
 )
 from sagas.foundations._money import MAX_MINOR_UNITS, Money, parse_money
 from sagas.foundations._one_reading import loads_one_reading, refuse_duplicate_keys
+from sagas.foundations._principals import principal_key
 from sagas.foundations._retry_class import RetryClass
 from sagas.foundations._secrets import MIN_SECRET_LENGTH, checked_secret
 from sagas.foundations._settings import DEFAULT_HOME, Settings, load_settings, os_user
@@ -56,6 +63,8 @@ __all__ = [
     "MIN_SECRET_LENGTH",
     "NAMING_CONVENTION",
     "TRANSIENT_ERRORS",
+    "AccessTokenCheck",
+    "AccessTokenRefusedError",
     "AccountClosedError",
     "AccountFrozenError",
     "BusinessError",
@@ -69,9 +78,11 @@ __all__ = [
     "IdempotencyConflictError",
     "InsufficientFundsError",
     "InvalidRequestError",
+    "JwksUnavailableError",
     "LimitExceededError",
     "Money",
     "NotParkedError",
+    "OperatorRefusedError",
     "ProposalStaleError",
     "RegistrationError",
     "ResolutionRefusedError",
@@ -101,6 +112,7 @@ __all__ = [
     "non_retryable_error_types",
     "os_user",
     "parse_money",
+    "principal_key",
     "refuse_duplicate_keys",
     "retry_class_of",
     "sha256_hex",

@@ -5,6 +5,7 @@
     ├── IdempotencyConflictError   same idempotency key, different request
     ├── SagaNotFoundError          no saga for that key
     ├── NotParkedError             an operator action on a saga that is not waiting for one
+    ├── OperatorRefusedError       an operator action without a valid proof of identity or role
     ├── ResolutionRefusedError     an approval the saga refuses (maker-checker)
     │   ├── ProposalStaleError         it names no open proposal, or the saga changed since
     │   └── SameOperatorError          the approver is the operator who proposed
@@ -96,6 +97,11 @@ class SagaNotFoundError(FundsagaError):
 
 class NotParkedError(FundsagaError):
     """An operator action was sent to a saga that is not in NEEDS_ATTENTION."""
+
+
+class OperatorRefusedError(FundsagaError):
+    """An operator action without a valid proof of who sends it (an access token from the
+    identity provider the worker trusts), or by an operator without the role; nothing changed."""
 
 
 class ResolutionRefusedError(FundsagaError):

@@ -52,7 +52,23 @@ class Settings(BaseSettings):
     saga_modules: str = Field("", alias="FUNDSAGA_SAGA_MODULES")
     """Comma-separated modules whose `SAGA_TYPES` workers and clients register."""
     operator: str = Field("", alias="FUNDSAGA_OPERATOR", max_length=200)
-    """Who this client's operator actions are by; empty: the operating-system user."""
+    """With the development identity provider only: whom its tokens name; empty: the
+    operating-system user."""
+    operator_token: SecretStr = Field(SecretStr(""), alias="FUNDSAGA_OPERATOR_TOKEN")
+    """The operator's access token from the organisation's identity provider: the proof of who
+    this client's operator actions are by."""
+    operator_jwks: str = Field("", alias="FUNDSAGA_OPERATOR_JWKS")
+    """Workers: the signing keys (JWKS URL, or a file) of the identity provider whose access
+    tokens prove who an operator action is by; empty: every operator action is refused."""
+    operator_audience: str = Field("", alias="FUNDSAGA_OPERATOR_AUDIENCE")
+    """The audience (`aud`) operator access tokens must name."""
+    operator_issuer: str = Field("", alias="FUNDSAGA_OPERATOR_ISSUER")
+    """The issuer (`iss`) operator access tokens must name."""
+    operator_roles_claim: str = Field("fundsaga_roles", alias="FUNDSAGA_OPERATOR_ROLES_CLAIM")
+    """The claim of an operator access token that lists its roles (operator, approver)."""
+    dev_identity: str = Field(str(DEFAULT_HOME / "dev-identity"), alias="FUNDSAGA_DEV_IDENTITY")
+    """The development identity provider's directory (`fundsaga dev` makes it): its signing
+    key mints tokens for FUNDSAGA_OPERATOR when no FUNDSAGA_OPERATOR_TOKEN is set."""
     provider_url: str = Field("http://127.0.0.1:8470", alias="FUNDSAGA_PROVIDER_URL")
     """Base URL of the payment provider the external payout submits to."""
     provider_timeout: float = Field(5.0, alias="FUNDSAGA_PROVIDER_TIMEOUT", gt=0)

@@ -1,7 +1,8 @@
 """The servers fundsaga runs beside Temporal: the embedded dev server, the codec server for the
 UI, the provider webhook receiver and the visibility collector."""
 
-from sagas.servers._codec_auth import AccessTokenCheck, CodecAuthorisation
+from sagas.foundations import AccessTokenCheck
+from sagas.servers._codec_auth import CodecAuthorisation
 from sagas.servers._codec_server import CodecServer, serve_codec
 from sagas.servers._collector import Collection, PollerKind, SagaTypeBacklog, VisibilityCollector
 from sagas.servers._collector_metrics import CollectorGauges, run_collector

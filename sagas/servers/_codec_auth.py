@@ -8,35 +8,7 @@ from __future__ import annotations
 import hmac
 from dataclasses import dataclass
 
-import jwt
-
-ALGORITHMS = ["RS256", "RS384", "RS512", "ES256", "ES384", "PS256"]
-"""Asymmetric only: a token signed with a shared secret could be minted by anyone who has it."""
-
-
-class AccessTokenCheck:
-    """An identity provider's access token: signed by a key of `jwks_url`, for `audience`,
-    from `issuer`, not expired. The keys are fetched when first needed, then cached."""
-
-    def __init__(self, jwks_url: str, audience: str, issuer: str) -> None:
-        self.audience = audience
-        self.issuer = issuer
-        self._keys = jwt.PyJWKClient(jwks_url, cache_keys=True)
-
-    def accepts(self, token: str) -> bool:
-        try:
-            key = self._keys.get_signing_key_from_jwt(token)
-            jwt.decode(
-                token,
-                key.key,
-                algorithms=ALGORITHMS,
-                audience=self.audience,
-                issuer=self.issuer,
-                options={"require": ["exp", "aud", "iss"]},
-            )
-        except jwt.PyJWTError:
-            return False
-        return True
+from sagas.foundations import AccessTokenCheck
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from sagas.testing._environments import (
 from sagas.testing._eventually import assert_eventually
 from sagas.testing._fault_matrix import FaultMatrix
 from sagas.testing._histories import Outcome
+from sagas.testing._identity import dev_identity, kit_operator
 from sagas.testing._ledger_checks import (
     conservation_findings,
     customer_money,
@@ -56,10 +57,12 @@ __all__ = [
     "assert_eventually",
     "conservation_findings",
     "customer_money",
+    "dev_identity",
     "dev_server_environment",
     "directory_audit_store",
     "hold_findings",
     "key_findings",
+    "kit_operator",
     "load_history",
     "money_on",
     "new_task_queue",

@@ -21,6 +21,7 @@ from sagas.foundations import upgrade_database
 from sagas.ledger import Ledger
 from sagas.registry import SagaRegistry, SagaType
 from sagas.servers import start_dev_server
+from sagas.testing._identity import dev_identity
 from sagas.worker import build_worker
 
 TEST_SERVER = "temporal-test-server"
@@ -87,7 +88,8 @@ def saga_worker(
     faults: FaultPlan | None = None,
     workflows: Iterable[type] | None = None,
 ) -> Worker:
-    """A worker running `saga_types` with their real activities, as production builds it.
+    """A worker running `saga_types` with their real activities, as production builds it; it
+    trusts the kit's identity provider (`kit_operator`).
 
     `workflows` limits it to some of their workflow classes (one step mode, say).
     """
@@ -99,6 +101,7 @@ def saga_worker(
         faults,
         registry=SagaRegistry(saga_types),
         workflows=list(workflows) if workflows is not None else None,
+        operators=dev_identity().check(),
     )
 
 

@@ -27,6 +27,7 @@ from sagas.engine import (
 from sagas.ledger import Ledger
 from sagas.registry import activity_name
 from sagas.testing._environments import new_task_queue, saga_worker
+from sagas.testing._identity import kit_operator
 from sagas.testing._matrix import Decision, MatrixCase
 from sagas.testing._operators import MAKER, resolve_by_two
 from sagas.testing._scenario import SagaScenario
@@ -104,7 +105,7 @@ async def run_case(
 
 async def _act(env: WorkflowEnvironment, case: MatrixCase, request: SagaRequest) -> SagaStatus:
     """The case's decision: a retry by one operator, or a resolution by two."""
-    saga = SagaHandle(env.client, case.saga_type, request.idempotency_key, MAKER)
+    saga = SagaHandle(env.client, case.saga_type, request.idempotency_key, kit_operator(MAKER))
     if case.decision is Decision.RETRY:
         return await saga.retry(NOTE)
     return await resolve_by_two(saga, NOTE)

@@ -37,6 +37,7 @@ from sagas.testing._histories import (
     outcome_faults,
     outcomes,
 )
+from sagas.testing._identity import kit_operator
 from sagas.testing._matrix_run import ClearableFaults
 from sagas.testing._operators import MAKER, resolve_by_two
 from sagas.testing._scenario import SagaScenario
@@ -135,7 +136,7 @@ async def _record_one(
                 ledger,
                 registry=SagaRegistry([saga_type]),
                 step_mode=step_mode,
-                operator=MAKER,
+                operator=kit_operator(MAKER),
             )
             handle = await client.start(saga_type.name, scenario.request(key))
             saga = client.saga(saga_type.name, key)

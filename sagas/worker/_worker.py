@@ -11,12 +11,15 @@ from temporalio.client import Client
 from temporalio.worker import Worker, WorkflowRunner
 from temporalio.worker.workflow_sandbox import SandboxRestrictions
 
+from activities.accounts import AccountActivities
 from activities.audit import AuditActivities
+from activities.operator_identity import OperatorIdentityActivity
 from activities.retry_specs import RetrySpecsActivity
 from sagas.audit import AnchoredAuditStore, AuditStore
 from sagas.engine import (
     FAULTS_ENV_VAR,
     FaultPlan,
+    OperatorTokenCheck,
     RetrySpecsSource,
     configured_specs,
     read_retry_specs,
@@ -24,7 +27,13 @@ from sagas.engine import (
 from sagas.ledger import Ledger
 from sagas.registry import SagaRegistry, WorkerContext, built_in_registry
 from sagas.worker._sandbox import CompiledSandboxRunner
-from workflows import AuditAnchorWorkflow, ScheduleAuditWorkflow, ScheduledSagaWorkflow
+from workflows import (
+    AuditAnchorWorkflow,
+    FundingWorkflow,
+    OperatorActionWorkflow,
+    ScheduleAuditWorkflow,
+    ScheduledSagaWorkflow,
+)
 
 log = logging.getLogger("fundsaga.worker")
 
@@ -62,6 +71,7 @@ def build_worker(
     max_cached_workflows: int = 1000,
     workflow_runner: WorkflowRunner | None = None,
     retry_specs: str = "",
+    operators: OperatorTokenCheck | None = None,
 ) -> Worker:
     """A worker for every registered saga type (the built-in ones by default): its workflows,
     the activities of its steps, and the audit activity.
@@ -74,7 +84,8 @@ def build_worker(
     the runner is `saga_workflow_runner()` with the registry's workflow modules passed through.
     `retry_specs` is the configuration file of retry specs (FUNDSAGA_RETRY_SPECS), checked now
     (InvalidRequestError naming the bad field) and read once: a changed file applies to the sagas
-    of workers built after the change.
+    of workers built after the change. `operators` is the identity provider whose access tokens
+    prove who an operator action is by; None refuses every operator action.
     """
     registry = registry or built_in_registry()
     slots = max_concurrent_activities or activity_slots_for(ledger)
@@ -104,11 +115,20 @@ def build_worker(
         audit.record,
         audit.anchor,
         RetrySpecsActivity(configured).resolve,
+        OperatorIdentityActivity(operators).verify,
+        *_account_activities(ledger),
     ]
     return Worker(
         client,
         task_queue=task_queue,
-        workflows=[*chosen, AuditAnchorWorkflow, ScheduledSagaWorkflow, ScheduleAuditWorkflow],
+        workflows=[
+            *chosen,
+            AuditAnchorWorkflow,
+            ScheduledSagaWorkflow,
+            ScheduleAuditWorkflow,
+            OperatorActionWorkflow,
+            FundingWorkflow,
+        ],
         activities=activities,
         activity_executor=ThreadPoolExecutor(max_workers=slots),
         interceptors=[RetrySpecsSource(configured=bool(retry_specs))],
@@ -117,6 +137,11 @@ def build_worker(
         max_cached_workflows=max_cached_workflows,
         workflow_runner=workflow_runner or saga_workflow_runner(*modules),
     )
+
+
+def _account_activities(ledger: Ledger) -> list[Callable[..., Any]]:
+    accounts = AccountActivities(ledger)
+    return [accounts.set_status, accounts.fund]
 
 
 def activity_slots_for(ledger: Ledger) -> int:

@@ -33,7 +33,7 @@ from sagas.client import FundsagaClient, SagaHandle
 from sagas.engine import AuditKind
 from sagas.ledger import Ledger
 from sagas.registry import SagaRegistry, load_registry
-from sagas.testing import resolve_by_two
+from sagas.testing import dev_identity, resolve_by_two
 from sagas.worker import build_worker
 from tests.e2e.conftest import TemporalCli, eur
 from tests.escrow import ESCROW
@@ -56,7 +56,13 @@ async def escrow_client(
     registry = load_registry(["tests.escrow"])
     queue = new_task_queue()
     async with build_worker(
-        dev_env.client, queue, ledger, store, parse_faults(faults), registry=registry
+        dev_env.client,
+        queue,
+        ledger,
+        store,
+        parse_faults(faults),
+        registry=registry,
+        operators=dev_identity().check(),
     ):
         yield FundsagaClient(dev_env.client, queue, ledger, registry=registry)
 

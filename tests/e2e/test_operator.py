@@ -8,6 +8,7 @@ import json
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 import pytest
 from temporalio.testing import WorkflowEnvironment
@@ -17,6 +18,7 @@ from sagas import ProposalStaleError, SagaStatus, SameOperatorError, parse_fault
 from sagas.audit import AuditStore
 from sagas.client import FundsagaClient
 from sagas.ledger import Ledger
+from sagas.testing import dev_identity, kit_operator
 from sagas.worker import build_worker
 from tests.e2e._fast import FastTransferWorkflow
 from tests.e2e.conftest import fundsaga
@@ -29,7 +31,13 @@ async def worker(
     env: WorkflowEnvironment, queue: str, ledger: Ledger, store: AuditStore, faults: str
 ) -> AsyncIterator[Worker]:
     async with build_worker(
-        env.client, queue, ledger, store, parse_faults(faults), workflows=[FastTransferWorkflow]
+        env.client,
+        queue,
+        ledger,
+        store,
+        parse_faults(faults),
+        workflows=[FastTransferWorkflow],
+        operators=dev_identity().check(),
     ) as running:
         yield running
 
@@ -45,8 +53,17 @@ def fast_client(
         queue,
         ledger,
         workflow_types=FAST,
-        operator=operator,
+        operator=kit_operator(operator) if operator else None,
     )
+
+
+def verified(recorded: Any) -> dict[str, Any]:
+    """An action as its audit record holds it, once its verified identity is checked to be the
+    operator it names, signed in to the kit's identity provider."""
+    action = dict(recorded)
+    identity = action.pop("identity")
+    assert (identity["issuer"], identity["subject"]) == ("fundsaga-dev", action["operator"])
+    return action
 
 
 async def park_one(client: FundsagaClient) -> str:
@@ -104,7 +121,7 @@ async def test_operator_retry_after_the_fix_completes_the_compensation(
         "operator_retry",
         "terminal",
     ]
-    assert records[3].payload["operator_action"] == {
+    assert verified(records[3].payload["operator_action"]) == {
         "operator": "ana",
         "note": "fixed",
         "decision": "retry",
@@ -162,13 +179,13 @@ async def test_a_proposal_approved_by_another_operator_resolves(
         "resolution_approved",
         "terminal",
     ]
-    assert records[1].payload["proposal"] == {
+    assert verified(records[1].payload["proposal"]) == {
         "proposal_id": proposal,
         "operator": "bo",
         "note": "reversed at the bank",
         "at": {"parking": 1, "parked_on": "credit", "stack": ["credit", "capture", "reserve"]},
     }
-    assert records[2].payload["operator_action"] == {
+    assert verified(records[2].payload["operator_action"]) == {
         "operator": "cy",
         "note": "checked",
         "decision": "approve",

@@ -20,6 +20,7 @@ from sagas.testing import (
     ClearableFaults,
     assert_eventually,
     directory_audit_store,
+    kit_operator,
     new_task_queue,
     saga_worker,
     sqlite_ledger,
@@ -69,7 +70,11 @@ async def rig_fixture(
         time_skipping_env, [PAYOUT], ledger, store, task_queue=queue, faults=faults
     ):
         client = FundsagaClient(
-            time_skipping_env.client, queue, ledger, registry=SagaRegistry([PAYOUT])
+            time_skipping_env.client,
+            queue,
+            ledger,
+            registry=SagaRegistry([PAYOUT]),
+            operator=kit_operator("ops"),
         )
         yield Rig(time_skipping_env, ledger, store, faults, client)
     store.close_connections()

@@ -16,11 +16,25 @@ from temporalio.testing import WorkflowEnvironment
 
 from sagas import SagaStatus, parse_money
 from sagas.audit import AuditStore, witness_findings, witnessed_records
-from sagas.client import COMPANION_SUFFIX, FundsagaClient, SagaSchedules, matching_times
+from sagas.client import (
+    COMPANION_SUFFIX,
+    AccessToken,
+    DevIdentityProvider,
+    FundsagaClient,
+    SagaSchedules,
+    matching_times,
+)
 from sagas.engine import local_nominal_time
-from sagas.foundations import InvalidRequestError, SagaNotFoundError
+from sagas.foundations import InvalidRequestError, OperatorRefusedError, SagaNotFoundError
 from sagas.ledger import Ledger
-from sagas.testing import assert_eventually, directory_audit_store, new_task_queue, sqlite_ledger
+from sagas.testing import (
+    assert_eventually,
+    dev_identity,
+    directory_audit_store,
+    kit_operator,
+    new_task_queue,
+    sqlite_ledger,
+)
 from sagas.worker import build_worker
 
 BERLIN = "Europe/Berlin"
@@ -71,8 +85,8 @@ async def stack(dev_env: WorkflowEnvironment, tmp_path: Path) -> AsyncIterator[S
     ledger.open_account("landlord", "EUR")
     audit = directory_audit_store(tmp_path / "audit")
     queue = new_task_queue()
-    client = FundsagaClient(dev_env.client, queue, ledger, operator=OPERATOR)
-    async with build_worker(dev_env.client, queue, ledger, audit):
+    client = FundsagaClient(dev_env.client, queue, ledger, operator=kit_operator(OPERATOR))
+    async with build_worker(dev_env.client, queue, ledger, audit, operators=dev_identity().check()):
         yield Stack(client, client.schedules(), ledger, audit)
 
 
@@ -179,11 +193,14 @@ async def test_pause_and_resume_are_audited_and_stop_and_restart_runs(stack: Sta
     records = {r.kind: r for r in stack.audit.records(saga_id=schedule_id)}
     assert records["schedule_paused"].payload["note"] == "tenant moved out"
     assert records["schedule_paused"].payload["operator"] == OPERATOR
+    identity = records["schedule_paused"].payload["identity"]
+    assert isinstance(identity, dict)
+    assert (identity["issuer"], identity["subject"]) == ("fundsaga-dev", OPERATOR)
     assert records["schedule_resumed"].payload["note"] == "new tenant"
     assert {"schedule_created", "schedule_deleted"} <= set(records)
     # Temporal witnesses them as it witnesses sagas' records (`fundsaga audit verify`).
     witnessed = await witnessed_records(stack.client.temporal, stack.client.task_queue)
-    ours = {w.receipt.sequence for w in witnessed if w.saga_id.startswith("schedule-audit-")}
+    ours = {w.receipt.sequence for w in witnessed if w.saga_id.startswith("schedule-action-")}
     assert {r.sequence for r in records.values()} <= ours
     assert witness_findings(stack.audit.records(), witnessed) == []
 
@@ -293,3 +310,32 @@ async def test_an_end_of_day_sweep_runs_on_a_schedule(stack: Stack) -> None:
     assert stack.ledger.account("shop-ops").balance.minor == 20000
     assert stack.ledger.account("treasury").balance.minor == 55000
     await stack.schedules.delete(schedule_id)
+
+
+async def test_an_operator_without_a_valid_proof_changes_no_schedule(
+    stack: Stack, tmp_path: Path
+) -> None:
+    schedule_id = new_id("guarded")
+    await stack.schedules.create(schedule_id, "transfer", "0 9 1 * *", BERLIN, RENT)
+    forger = DevIdentityProvider(tmp_path / "forger")
+    strangers = [
+        SagaSchedules(stack.client.temporal, stack.client.task_queue, stack.client.registry, who)
+        for who in (None, forger.operator(OPERATOR), AccessToken("not-a-token"))
+    ]
+
+    refusals = []
+    for stranger in strangers:
+        with pytest.raises(OperatorRefusedError) as refused:
+            await stranger.pause(schedule_id, "not mine to pause")
+        refusals.append(str(refused.value))
+    with pytest.raises(OperatorRefusedError):
+        await strangers[1].delete(schedule_id, "not mine to delete")
+    view = await stack.schedules.view(schedule_id)
+    kinds = [r.kind for r in stack.audit.records(saga_id=schedule_id)]
+    await stack.schedules.delete(schedule_id, "test over")
+
+    assert "no operator identity" in refusals[0]
+    assert "access token refused" in refusals[1]
+    assert "access token refused" in refusals[2]
+    assert not view.paused
+    assert kinds == ["schedule_created"]

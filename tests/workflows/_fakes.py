@@ -11,8 +11,10 @@ from typing import Any
 
 from temporalio import activity
 
+from activities.operator_identity import OperatorIdentityActivity
 from sagas import AccountFrozenError, FundsagaError, TransientError
 from sagas.engine import AUDIT_ACTIVITY, AuditCall, to_application_error
+from sagas.testing import dev_identity
 from sagas.transfer import TRANSFER_SAGA, TransferCall, TransferState
 
 ATTEMPT_SLACK_S = 3.0
@@ -60,7 +62,8 @@ class FakeSteps:
     def all(self) -> list[Callable[..., Any]]:
         names = [s.action for s in TRANSFER_SAGA.steps]
         names += [s.compensation for s in TRANSFER_SAGA.steps if s.compensation]
-        return [*(self._activity(name) for name in names), self._audit()]
+        identity = OperatorIdentityActivity(dev_identity().check())  # the real check
+        return [*(self._activity(name) for name in names), self._audit(), identity.verify]
 
     def _audit(self) -> Callable[..., Any]:
         @activity.defn(name=AUDIT_ACTIVITY)

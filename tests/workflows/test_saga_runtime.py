@@ -25,6 +25,7 @@ from sagas import (
     SagaView,
 )
 from sagas.engine import SAGA_STATUS
+from sagas.testing import dev_identity
 from sagas.transfer import TransferRequest
 from tests.fixtures_temporal import new_task_queue, worker_for, workflow_name
 from tests.workflows._fakes import FakeSteps
@@ -75,6 +76,17 @@ class Saga:
             id=f"transfer-{req.idempotency_key}",
             task_queue=self.task_queue,
         )
+
+
+def by(name: str, **fields: Any) -> OperatorAction:
+    """An action by `name`, signed in to the kit's identity provider, which the worker trusts."""
+    return OperatorAction(proof=dev_identity().mint(name), **fields)
+
+
+def verified_subject(recorded: Any) -> tuple[str, str]:
+    """Who the saga verified an action was by, as its audit record holds it."""
+    identity = recorded["identity"]
+    return identity["issuer"], identity["subject"]
 
 
 async def outcome_of(handle: WorkflowHandle[Any, Any]) -> SagaOutcome:
@@ -273,7 +285,8 @@ async def test_exhausted_compensation_parks_and_operator_retry_completes_it(
 
         broken[0] = False
         status = await handle.execute_update(
-            "retry_compensation", OperatorAction(operator="ana", note="bank fixed")
+            "retry_compensation",
+            OperatorAction(note="bank fixed", proof=dev_identity().mint("ana")),
         )
         outcome = await outcome_of(handle)
 
@@ -283,11 +296,15 @@ async def test_exhausted_compensation_parks_and_operator_retry_completes_it(
     assert outcome.status is SagaStatus.COMPENSATED
     assert [a.operator for a in outcome.operator_actions] == ["ana"]
     assert [r.kind for r in steps.audit] == ["needs_attention", "operator_retry", "terminal"]
-    assert steps.audit[1].payload["operator_action"] == {
-        "operator": "ana",
-        "note": "bank fixed",
-        "decision": "retry",
-    }
+    action = steps.audit[1].payload["operator_action"]
+    assert isinstance(action, dict)
+    assert (action["operator"], action["note"], action["decision"]) == (
+        "ana",
+        "bank fixed",
+        "retry",
+    )
+    assert verified_subject(action) == ("fundsaga-dev", "ana")
+    assert "proof" not in action
 
 
 async def test_operator_resolve_ends_resolved_and_updates_refused_when_not_parked(
@@ -298,14 +315,12 @@ async def test_operator_resolve_ends_resolved_and_updates_refused_when_not_parke
         handle = await saga.start(request())
         await wait_for_attempt(steps, "transfer.capture.undo")
         with pytest.raises(WorkflowUpdateFailedError) as refused:
-            await handle.execute_update("retry_compensation", OperatorAction(operator="bo"))
+            await handle.execute_update("retry_compensation", by("bo"))
         await wait_parked(time_skipping_env, handle)
         proposal = await handle.execute_update(
-            "propose_resolution", OperatorAction(operator="bo", note="refunded by hand")
+            "propose_resolution", by("bo", note="refunded by hand")
         )
-        await handle.execute_update(
-            "approve_resolution", OperatorAction(operator="ana", proposal_id=proposal)
-        )
+        await handle.execute_update("approve_resolution", by("ana", proposal_id=proposal))
         outcome = await outcome_of(handle)
 
     assert proposal == "p1"
@@ -316,18 +331,23 @@ async def test_operator_resolve_ends_resolved_and_updates_refused_when_not_parke
         "resolution_approved",
         "terminal",
     ]
-    assert steps.audit[1].payload["proposal"] == {
-        "proposal_id": "p1",
-        "operator": "bo",
-        "note": "refunded by hand",
-        "at": {"parking": 1, "parked_on": "capture", "stack": ["capture", "reserve"]},
-    }
-    assert steps.audit[2].payload["operator_action"] == {
-        "operator": "ana",
-        "note": "",
-        "decision": "approve",
-        "proposal_id": "p1",
-    }
+    proposed = steps.audit[1].payload["proposal"]
+    assert isinstance(proposed, dict)
+    assert (proposed["proposal_id"], proposed["operator"], proposed["note"]) == (
+        "p1",
+        "bo",
+        "refunded by hand",
+    )
+    assert proposed["at"] == {"parking": 1, "parked_on": "capture", "stack": ["capture", "reserve"]}
+    assert verified_subject(proposed) == ("fundsaga-dev", "bo")
+    approval = steps.audit[2].payload["operator_action"]
+    assert isinstance(approval, dict)
+    assert (approval["operator"], approval["decision"], approval["proposal_id"]) == (
+        "ana",
+        "approve",
+        "p1",
+    )
+    assert verified_subject(approval) == ("fundsaga-dev", "ana")
     assert steps.types()[-1] == "transfer.reserve.undo"
     assert [c.result for c in outcome.compensations][-2:] == ["resolved", "compensated"]
     cause = refused.value.cause

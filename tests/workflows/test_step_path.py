@@ -24,7 +24,7 @@ from sagas.audit import open_audit_store
 from sagas.client import FundsagaClient, SagaHandle
 from sagas.foundations import upgrade_database
 from sagas.ledger import Ledger
-from sagas.testing import assert_eventually, resolve_by_two
+from sagas.testing import assert_eventually, dev_identity, resolve_by_two
 from sagas.transfer import TRANSFER_SAGA
 from sagas.worker import build_worker
 from tests.fixtures_audit import TEST_KEYS
@@ -109,6 +109,7 @@ async def test_a_step_reaches_its_ledger_effect_through_five_files_at_most(
         ledger,
         store,
         workflow_runner=UnsandboxedWorkflowRunner(),
+        operators=dev_identity().check(),
     )
     request = {
         "idempotency_key": f"path-{step}",

@@ -1,0 +1,55 @@
+"""The ledger side of operator actions on accounts: a status change once the operator is
+verified, and funding once a second operator approved it."""
+
+from __future__ import annotations
+
+from pydantic import JsonValue
+from temporalio import activity
+
+from sagas.engine import (
+    ACCOUNT_STATUS_ACTIVITY,
+    FUNDING_ACTIVITY,
+    AccountStatusCall,
+    FundingCall,
+    to_application_error,
+)
+from sagas.foundations import FundsagaError, parse_money
+from sagas.ledger import AccountStatus, AccountView, Ledger
+
+
+class AccountActivities:
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
+
+    @activity.defn(name=ACCOUNT_STATUS_ACTIVITY)
+    def set_status(self, call: AccountStatusCall) -> dict[str, JsonValue]:
+        """The account's new status (setting it twice changes nothing)."""
+        change = {
+            AccountStatus.ACTIVE: self.ledger.unfreeze,
+            AccountStatus.FROZEN: self.ledger.freeze,
+            AccountStatus.CLOSED: self.ledger.close_account,
+        }[AccountStatus(call.status)]
+        try:
+            view = change(call.account_id)
+        except FundsagaError as err:
+            raise to_application_error(err, activity.info().attempt) from err
+        return _facts(view)
+
+    @activity.defn(name=FUNDING_ACTIVITY)
+    def fund(self, call: FundingCall) -> str:
+        """The funding entry's id; posted once, whatever the attempts (keyed by the funding)."""
+        amount = parse_money(call.amount, call.currency, field="amount")
+        try:
+            entry = self.ledger.fund(f"funding:{call.funding_key}", call.account_id, amount)
+        except FundsagaError as err:
+            raise to_application_error(err, activity.info().attempt) from err
+        return str(entry.entry_id)
+
+
+def _facts(view: AccountView) -> dict[str, JsonValue]:
+    return {
+        "account_id": view.account_id,
+        "status": view.status.value,
+        "balance": view.balance.amount_text(),
+        "currency": view.currency,
+    }

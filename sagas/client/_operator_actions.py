@@ -1,0 +1,205 @@
+"""Operator actions on accounts: freeze, unfreeze and close as one verified operator, and
+funding by two (one proposes, another approves). Each runs through the worker, which checks the
+operator's proof before anything changes and writes the audit record naming them."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from pydantic import JsonValue
+from temporalio.client import (
+    Client,
+    WorkflowFailureError,
+    WorkflowHandle,
+    WorkflowUpdateFailedError,
+)
+from temporalio.exceptions import ApplicationError, FailureError
+from temporalio.service import RPCError, RPCStatusCode
+
+from sagas.client._operator_credentials import OperatorCredential
+from sagas.engine import (
+    ACTION_ABANDONED_SIGNAL,
+    ACTION_TAKEN_SIGNAL,
+    APPROVE_FUNDING_UPDATE,
+    FUNDING_VIEW_QUERY,
+    FUNDING_WORKFLOW,
+    OPERATOR_ACTION_WORKFLOW,
+    OPERATOR_VERIFIED_UPDATE,
+    AccountStatusCall,
+    AuditKind,
+    FundingApproval,
+    FundingRequest,
+    FundingView,
+    OperatorActionRequest,
+    funding_id,
+)
+from sagas.foundations import (
+    FundsagaError,
+    InvalidRequestError,
+    Money,
+    OperatorRefusedError,
+    SagaNotFoundError,
+    error_class_by_name,
+)
+
+_STATUS_OF = {
+    AuditKind.ACCOUNT_FROZEN: "frozen",
+    AuditKind.ACCOUNT_UNFROZEN: "active",
+    AuditKind.ACCOUNT_CLOSED: "closed",
+}
+
+
+class OperatorActions:
+    """Verified operator actions outside a saga, on this client's task queue."""
+
+    def __init__(
+        self, temporal: Client, task_queue: str, operator: OperatorCredential | None
+    ) -> None:
+        self.temporal = temporal
+        self.task_queue = task_queue
+        self.operator = operator
+
+    def _proof(self) -> str:
+        if self.operator is None:
+            raise OperatorRefusedError(
+                "no operator identity: set FUNDSAGA_OPERATOR_TOKEN to your access token "
+                "(or, on `fundsaga dev`, FUNDSAGA_OPERATOR to your name)"
+            )
+        return self.operator.token()
+
+    async def set_account_status(
+        self, kind: AuditKind, account_id: str, note: str = ""
+    ) -> dict[str, JsonValue]:
+        """Freeze (ACCOUNT_FROZEN), unfreeze or close the account once the operator is
+        verified; returns the account's facts as recorded."""
+        request = OperatorActionRequest(
+            kind=kind,
+            subject_type="account",
+            subject_id=account_id,
+            note=note,
+            proof=self._proof(),
+            account_status=AccountStatusCall(account_id=account_id, status=_STATUS_OF[kind]),
+        )
+        handle = await self._start_action(request)
+        result: dict[str, JsonValue] = await _result(handle)
+        return result
+
+    @asynccontextmanager
+    async def taken(
+        self, kind: AuditKind, subject_type: str, subject_id: str, note: str = ""
+    ) -> AsyncIterator[dict[str, JsonValue]]:
+        """Verify the operator, let the caller act, then record the action with the details
+        the caller put in the yielded dict. Nothing is recorded if the caller's action fails."""
+        request = OperatorActionRequest(
+            kind=kind,
+            subject_type=subject_type,
+            subject_id=subject_id,
+            note=note,
+            proof=self._proof(),
+        )
+        handle = await self._start_action(request)
+        details: dict[str, JsonValue] = {}
+        try:
+            yield details
+        except BaseException:
+            await handle.signal(ACTION_ABANDONED_SIGNAL)
+            raise
+        await handle.signal(ACTION_TAKEN_SIGNAL, details)
+        await _result(handle)
+
+    async def propose_funding(
+        self, account_id: str, amount: Money, note: str, funding_key: str | None = None
+    ) -> str:
+        """Propose to bring `amount` into the account from @funding; returns the funding's id,
+        which another operator's `approve_funding` names. Nothing is posted until then."""
+        key = funding_key or f"{account_id}-{uuid.uuid4().hex[:12]}"
+        request = FundingRequest(
+            funding_key=key,
+            account_id=account_id,
+            amount=amount.amount_text(),
+            currency=amount.currency.code,
+            note=note,
+            proof=self._proof(),
+        )
+        handle = await self.temporal.start_workflow(
+            FUNDING_WORKFLOW,
+            request,
+            id=funding_id(key),
+            task_queue=self.task_queue,
+            static_summary=f"funding {amount.amount_text()} {amount.currency.code} {account_id}",
+        )
+        await _verified(handle)
+        return handle.id
+
+    async def approve_funding(self, funding: str, note: str = "") -> FundingView:
+        """Approve another operator's funding proposal; returns it once the entry is posted."""
+        approval = FundingApproval(note=note, proof=self._proof())
+        handle = self.temporal.get_workflow_handle(funding)
+        try:
+            view: FundingView = await handle.execute_update(
+                APPROVE_FUNDING_UPDATE, approval, result_type=FundingView
+            )
+        except WorkflowUpdateFailedError as err:
+            raise _refusal(err.cause) from err
+        except RPCError as err:
+            if err.status is RPCStatusCode.NOT_FOUND:
+                raise SagaNotFoundError(f"no funding {funding!r} awaiting approval") from err
+            raise
+        return view
+
+    async def funding(self, funding: str) -> FundingView:
+        """The funding proposal as it stands."""
+        try:
+            view: FundingView = await self.temporal.get_workflow_handle(funding).query(
+                FUNDING_VIEW_QUERY, result_type=FundingView
+            )
+        except RPCError as err:
+            if err.status is RPCStatusCode.NOT_FOUND:
+                raise SagaNotFoundError(f"no funding {funding!r}") from err
+            raise
+        return view
+
+    async def _start_action(self, request: OperatorActionRequest) -> WorkflowHandle[Any, Any]:
+        handle = await self.temporal.start_workflow(
+            OPERATOR_ACTION_WORKFLOW,
+            request,
+            id=f"{request.subject_type}-action-{request.subject_id}-{uuid.uuid4().hex[:12]}",
+            task_queue=self.task_queue,
+            static_summary=f"{request.kind} {request.subject_id}",
+        )
+        await _verified(handle)
+        return handle
+
+
+async def _verified(handle: WorkflowHandle[Any, Any]) -> str:
+    """The operator's name once the worker verified their proof; OperatorRefusedError if not."""
+    try:
+        name: str = await handle.execute_update(OPERATOR_VERIFIED_UPDATE, result_type=str)
+    except WorkflowUpdateFailedError as err:
+        raise _refusal(err.cause) from err
+    return name
+
+
+async def _result(handle: WorkflowHandle[Any, Any]) -> Any:
+    try:
+        return await handle.result()
+    except WorkflowFailureError as err:
+        raise _refusal(err.cause) from err
+
+
+def _refusal(cause: BaseException | None) -> FundsagaError:
+    """The FundsagaError a workflow's or an update's failure stands for."""
+    while isinstance(cause, FailureError) and not isinstance(cause, ApplicationError):
+        cause = cause.cause
+    if not isinstance(cause, ApplicationError):
+        return FundsagaError(str(cause))
+    error = error_class_by_name(cause.type or "")
+    if error is InvalidRequestError:
+        field, _, problem = cause.message.partition(": ")
+        return InvalidRequestError(field, problem)
+    if error is None:
+        return FundsagaError(f"{cause.type}: {cause.message}")
+    return error(cause.message)

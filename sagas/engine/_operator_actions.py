@@ -1,0 +1,103 @@
+"""Operator actions outside a saga (on accounts, on schedules) and funding, which needs two.
+
+An action outside a saga runs as a short workflow: it verifies the operator's proof first, the
+client acts only once it is verified, and the workflow then writes the audit record with the
+verified operator. Funding creates money, so one operator proposes it and another approves it;
+the worker posts the entry only then.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from enum import StrEnum
+
+from pydantic import BaseModel, Field
+
+from sagas.engine._audit_call import AuditKind
+from sagas.engine._operator_identity import MAX_PROOF_LENGTH, VerifiedOperator
+
+OPERATOR_ACTION_WORKFLOW = "OperatorAction"
+FUNDING_WORKFLOW = "Funding"
+OPERATOR_VERIFIED_UPDATE = "operator_verified"
+"""Returns the verified operator's name once the proof is checked; refused otherwise."""
+ACTION_TAKEN_SIGNAL = "action_taken"
+ACTION_ABANDONED_SIGNAL = "action_abandoned"
+APPROVE_FUNDING_UPDATE = "approve_funding"
+FUNDING_VIEW_QUERY = "funding_view"
+FUNDING_ACTIVITY = "ledger.fund"
+ACCOUNT_STATUS_ACTIVITY = "ledger.account_status"
+ACTION_WAIT = timedelta(minutes=10)
+"""How long a verified action waits for the client to report it taken; no record after."""
+FUNDING_WAIT = timedelta(days=1)
+"""How long a funding proposal waits for its approval before it expires."""
+
+
+class AccountStatusCall(BaseModel):
+    """What the worker applies once an account action is verified."""
+
+    account_id: str = Field(min_length=1, max_length=64)
+    status: str = Field(pattern="^(active|frozen|closed)$")
+
+
+class OperatorActionRequest(BaseModel):
+    """An action outside a saga, to verify and then record."""
+
+    kind: AuditKind
+    subject_type: str = Field(min_length=1, max_length=32)
+    """What the action is on: "account", "schedule"; the audit record's saga_type."""
+    subject_id: str = Field(min_length=1, max_length=200)
+    note: str = Field(default="", max_length=4000)
+    proof: str = Field(default="", max_length=MAX_PROOF_LENGTH, repr=False)
+    account_status: AccountStatusCall | None = None
+    """An account action: the worker sets this status once the operator is verified. None:
+    the client acts, then reports the action taken (schedules)."""
+
+
+class FundingStatus(StrEnum):
+    """Where a funding proposal stands."""
+
+    AWAITING_APPROVAL = "AWAITING_APPROVAL"  # proposed; another operator approves it
+    FUNDED = "FUNDED"  # approved and posted
+    EXPIRED = "EXPIRED"  # nobody approved it in time: no money was created
+    REFUSED = "REFUSED"  # the proposer's proof was refused: nothing was proposed
+
+
+class FundingRequest(BaseModel):
+    """A proposal to bring money into a customer account from @funding."""
+
+    funding_key: str = Field(min_length=1, max_length=120)
+    account_id: str = Field(min_length=1, max_length=64)
+    amount: str = Field(min_length=1, max_length=40)
+    """Decimal text in the account's currency."""
+    currency: str = Field(min_length=3, max_length=3)
+    note: str = Field(default="", max_length=4000)
+    proof: str = Field(default="", max_length=MAX_PROOF_LENGTH, repr=False)
+
+
+class FundingApproval(BaseModel):
+    note: str = Field(default="", max_length=4000)
+    proof: str = Field(default="", max_length=MAX_PROOF_LENGTH, repr=False)
+
+
+class FundingCall(BaseModel):
+    """What the worker posts once a funding is approved: idempotent by `funding_key`."""
+
+    funding_key: str
+    account_id: str
+    amount: str
+    currency: str
+
+
+class FundingView(BaseModel):
+    funding_id: str
+    account_id: str
+    amount: str
+    currency: str
+    status: FundingStatus
+    proposed_by: VerifiedOperator | None = None
+    approved_by: VerifiedOperator | None = None
+    entry_id: str | None = None
+
+
+def funding_id(funding_key: str) -> str:
+    return f"funding-{funding_key}"

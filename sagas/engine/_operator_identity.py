@@ -1,0 +1,165 @@
+"""Who an operator action is by: an access token from the identity provider the worker trusts,
+checked by an activity on the worker before the saga acts, and recorded with the action.
+
+The saga never takes the name the caller typed: it records the verified principal, its roles
+and a digest of the token (never the token). Maker and checker must be distinct principals, as
+compared after Unicode normalisation (`principal_key`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, datetime, timedelta
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, Field
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+from temporalio.exceptions import ActivityError, ApplicationError
+
+from sagas.foundations import (
+    AccessTokenCheck,
+    AccessTokenRefusedError,
+    JwksUnavailableError,
+    OperatorRefusedError,
+    principal_key,
+)
+
+OPERATOR_IDENTITY_ACTIVITY = "operator.verify"
+DEFAULT_ROLES_CLAIM = "fundsaga_roles"
+MAX_PROOF_LENGTH = 8192
+"""Characters of an access token; identity providers issue far shorter ones."""
+IDENTITY_RETRY = RetryPolicy(
+    initial_interval=timedelta(milliseconds=200),
+    maximum_interval=timedelta(seconds=5),
+    non_retryable_error_types=[OperatorRefusedError.__name__],
+)
+IDENTITY_TIMEOUT = timedelta(seconds=10)
+IDENTITY_DEADLINE = timedelta(minutes=1)
+"""How long an action waits for an unreachable identity provider before it is refused."""
+
+
+class OperatorRole(StrEnum):
+    """What an operator may do, as the identity provider's roles claim grants it."""
+
+    OPERATOR = "operator"  # retry, propose, account and schedule actions
+    APPROVER = "approver"  # approve another operator's proposal (the checker)
+
+
+class VerifiedOperator(BaseModel):
+    """The operator an action is by, as the worker verified it."""
+
+    issuer: str
+    subject: str
+    """The identity provider's id of the operator (`sub`)."""
+    name: str
+    """How the identity provider names them (`preferred_username`, else `sub`)."""
+    roles: list[OperatorRole]
+    token_id: str = ""
+    """The token's `jti`, when it has one."""
+    token_sha256: str
+    expires_at: datetime
+
+    def same_principal(self, other: VerifiedOperator) -> bool:
+        return self.issuer == other.issuer and principal_key(self.subject) == principal_key(
+            other.subject
+        )
+
+
+class ProofCheck(BaseModel):
+    """What the identity activity is asked: is `proof` a token of an operator with `role`?"""
+
+    proof: str = Field(max_length=MAX_PROOF_LENGTH)
+    role: OperatorRole
+
+
+class OperatorTokenCheck:
+    """The identity provider a worker trusts: its keys, audience, issuer and roles claim."""
+
+    def __init__(self, tokens: AccessTokenCheck, roles_claim: str = DEFAULT_ROLES_CLAIM) -> None:
+        self.tokens = tokens
+        self.roles_claim = roles_claim
+
+    def verify(self, check: ProofCheck) -> VerifiedOperator:
+        """The verified operator; OperatorRefusedError says why not, JwksUnavailableError that
+        the identity provider's keys could not be fetched (retried)."""
+        try:
+            claims = self.tokens.claims(check.proof)
+        except AccessTokenRefusedError as err:
+            raise OperatorRefusedError(str(err)) from err
+        operator = self._operator(claims, check.proof)
+        if check.role not in operator.roles:
+            raise OperatorRefusedError(
+                f"{operator.name} lacks the {check.role.value!r} role "
+                f"(the token's {self.roles_claim!r} claim)"
+            )
+        return operator
+
+    def _operator(self, claims: dict[str, Any], token: str) -> VerifiedOperator:
+        subject = claims.get("sub")
+        if not isinstance(subject, str) or not principal_key(subject):
+            raise OperatorRefusedError("access token refused: it names no subject (sub)")
+        granted = claims.get(self.roles_claim, [])
+        granted = granted.split() if isinstance(granted, str) else granted
+        roles = [OperatorRole(r) for r in OperatorRole if r.value in set(map(str, granted))]
+        name = claims.get("preferred_username")
+        return VerifiedOperator(
+            issuer=str(claims["iss"]),
+            subject=subject,
+            name=name if isinstance(name, str) and principal_key(name) else subject,
+            roles=roles,
+            token_id=str(claims.get("jti", "")),
+            token_sha256=hashlib.sha256(token.encode()).hexdigest(),
+            expires_at=datetime.fromtimestamp(int(claims["exp"]), UTC),
+        )
+
+
+def verify_on_worker(check: OperatorTokenCheck | None, request: ProofCheck) -> VerifiedOperator:
+    """The identity activity's body: an ApplicationError the saga reads as a refusal, or a
+    retryable one while the identity provider's keys are unreachable."""
+    if check is None:
+        raise ApplicationError(
+            "this worker trusts no identity provider (FUNDSAGA_OPERATOR_JWKS): "
+            "operator actions are refused",
+            type=OperatorRefusedError.__name__,
+            non_retryable=True,
+        )
+    try:
+        return check.verify(request)
+    except OperatorRefusedError as err:
+        raise ApplicationError(
+            str(err), type=OperatorRefusedError.__name__, non_retryable=True
+        ) from err
+    except JwksUnavailableError as err:
+        raise ApplicationError(str(err), type=JwksUnavailableError.__name__) from err
+
+
+def operator_refused(
+    message: str, error_type: str = OperatorRefusedError.__name__
+) -> ApplicationError:
+    """An operator action refused on the workflow's side: nothing changed."""
+    return ApplicationError(message, type=error_type, non_retryable=True)
+
+
+async def verified_operator(proof: str, role: OperatorRole) -> VerifiedOperator:
+    """Workflow side: ask the worker's identity activity; raises the refusal for the update."""
+    if not proof:
+        raise operator_refused(
+            "an operator action needs a proof of identity: an access token from the identity "
+            "provider the worker trusts (FUNDSAGA_OPERATOR_TOKEN)"
+        )
+    try:
+        operator: VerifiedOperator = await workflow.execute_activity(
+            OPERATOR_IDENTITY_ACTIVITY,
+            ProofCheck(proof=proof, role=role),
+            result_type=VerifiedOperator,
+            start_to_close_timeout=IDENTITY_TIMEOUT,
+            schedule_to_close_timeout=IDENTITY_DEADLINE,
+            retry_policy=IDENTITY_RETRY,
+        )
+    except ActivityError as err:
+        cause = err.cause
+        message = cause.message if isinstance(cause, ApplicationError) else str(err)
+        raise operator_refused(message) from err
+    return operator

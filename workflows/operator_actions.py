@@ -1,0 +1,223 @@
+"""Operator actions outside a saga: verified before anything is done, recorded after.
+
+`OperatorAction` verifies the operator's proof; an account action is then applied by the worker,
+a schedule action by the client, which reports it taken; the audit record names the verified
+operator. `Funding` creates money only when a second verified operator approves the first's
+proposal.
+"""
+
+from collections.abc import Callable
+from datetime import timedelta
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+
+with workflow.unsafe.imports_passed_through():
+    from pydantic import JsonValue
+
+    from sagas.engine import (
+        ACCOUNT_STATUS_ACTIVITY,
+        ACTION_ABANDONED_SIGNAL,
+        ACTION_TAKEN_SIGNAL,
+        ACTION_WAIT,
+        APPROVE_FUNDING_UPDATE,
+        FUNDING_ACTIVITY,
+        FUNDING_VIEW_QUERY,
+        FUNDING_WAIT,
+        FUNDING_WORKFLOW,
+        OPERATOR_ACTION_WORKFLOW,
+        OPERATOR_VERIFIED_UPDATE,
+        AuditKind,
+        FundingApproval,
+        FundingCall,
+        FundingRequest,
+        FundingStatus,
+        FundingView,
+        OperatorActionRequest,
+        OperatorRole,
+        VerifiedOperator,
+        operator_refused,
+        verified_operator,
+        write_audit_record,
+    )
+
+TOLD_WAIT = timedelta(minutes=1)
+"""How long a refused action waits for its caller to ask how the check went."""
+LEDGER_TIMEOUT = timedelta(seconds=30)
+LEDGER_RETRY = RetryPolicy(maximum_interval=timedelta(minutes=1))
+"""Unlimited attempts, capped interval: a ledger outage delays the action, a business refusal
+(non-retryable) ends it."""
+
+
+class VerifiedFirst:
+    """The proof of the operator who starts the workflow is checked before anything else; the
+    caller learns the outcome through the `operator_verified` update."""
+
+    def __init__(self) -> None:
+        self._identity: VerifiedOperator | None = None
+        self._refusal: str | None = None
+        self._told = False
+
+    async def _verify(self, proof: str, role: OperatorRole) -> VerifiedOperator | None:
+        try:
+            self._identity = await verified_operator(proof, role)
+        except Exception as err:  # the refusal, an ApplicationError, for the caller's update
+            self._refusal = str(err) or type(err).__name__
+            await _until(lambda: self._told, TOLD_WAIT)
+            return None
+        return self._identity
+
+    @workflow.update(name=OPERATOR_VERIFIED_UPDATE)
+    async def operator_verified(self) -> str:
+        """The verified operator's name; refused (OperatorRefusedError) with the reason."""
+        await workflow.wait_condition(
+            lambda: self._identity is not None or self._refusal is not None
+        )
+        self._told = True
+        if self._identity is None:
+            raise operator_refused(self._refusal or "refused")
+        return self._identity.name
+
+
+@workflow.defn(name=OPERATOR_ACTION_WORKFLOW)
+class OperatorActionWorkflow(VerifiedFirst):
+    """One verified operator action on an account or a schedule, and its audit record."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._taken: dict[str, JsonValue] | None = None
+        self._abandoned = False
+
+    @workflow.run
+    async def run(self, request: OperatorActionRequest) -> dict[str, JsonValue]:
+        identity = await self._verify(request.proof, OperatorRole.OPERATOR)
+        if identity is None:
+            return {}
+        if request.account_status is not None:
+            self._taken = await workflow.execute_activity(
+                ACCOUNT_STATUS_ACTIVITY,
+                request.account_status,
+                result_type=dict,
+                start_to_close_timeout=LEDGER_TIMEOUT,
+                retry_policy=LEDGER_RETRY,
+            )
+        elif not await _until(lambda: self._taken is not None or self._abandoned, ACTION_WAIT):
+            return {}
+        if self._taken is None:
+            return {}
+        payload: dict[str, JsonValue] = {
+            "operator": identity.name,
+            "identity": identity.model_dump(mode="json"),
+            "note": request.note,
+            **self._taken,
+        }
+        await write_audit_record(
+            request.kind,
+            request.subject_id,
+            request.subject_type,
+            workflow.info().workflow_id,
+            payload,
+        )
+        return self._taken
+
+    @workflow.signal(name=ACTION_TAKEN_SIGNAL)
+    def action_taken(self, details: dict[str, JsonValue]) -> None:
+        self._taken = details
+
+    @workflow.signal(name=ACTION_ABANDONED_SIGNAL)
+    def action_abandoned(self) -> None:
+        self._abandoned = True
+
+
+@workflow.defn(name=FUNDING_WORKFLOW)
+class FundingWorkflow(VerifiedFirst):
+    """Money into a customer account from @funding: one operator proposes, another approves,
+    then the worker posts the entry. Unapproved after a day, it expires having created none."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._view: FundingView | None = None
+        self._approved_by: VerifiedOperator | None = None
+
+    @workflow.run
+    async def run(self, request: FundingRequest) -> FundingView:
+        self._view = FundingView(
+            funding_id=workflow.info().workflow_id,
+            account_id=request.account_id,
+            amount=request.amount,
+            currency=request.currency,
+            status=FundingStatus.AWAITING_APPROVAL,
+        )
+        maker = await self._verify(request.proof, OperatorRole.OPERATOR)
+        if maker is None:
+            self._view.status = FundingStatus.REFUSED
+            return self._view
+        self._view.proposed_by = maker
+        facts = self._view.model_dump(mode="json", exclude={"status", "proposed_by"})
+        await self._record(AuditKind.FUNDING_PROPOSED, facts | {"note": request.note}, maker)
+        if not await _until(lambda: self._approved_by is not None, FUNDING_WAIT):
+            self._view.status = FundingStatus.EXPIRED
+            await self._record(AuditKind.FUNDING_EXPIRED, facts, None)
+            return self._view
+        call = FundingCall(
+            funding_key=request.funding_key,
+            account_id=request.account_id,
+            amount=request.amount,
+            currency=request.currency,
+        )
+        self._view.entry_id = await workflow.execute_activity(
+            FUNDING_ACTIVITY,
+            call,
+            result_type=str,
+            start_to_close_timeout=LEDGER_TIMEOUT,
+            retry_policy=LEDGER_RETRY,
+        )
+        self._view.status = FundingStatus.FUNDED
+        funded = facts | {"entry_id": self._view.entry_id}
+        await self._record(AuditKind.FUNDING_APPROVED, funded, self._approved_by)
+        return self._view
+
+    @workflow.query(name=FUNDING_VIEW_QUERY)
+    def view(self) -> FundingView | None:
+        return self._view
+
+    @workflow.update(name=APPROVE_FUNDING_UPDATE)
+    async def approve(self, approval: FundingApproval) -> FundingView:
+        """Approve the proposal, as an operator with the approver role other than its maker;
+        returns the view once the entry is posted."""
+        checker = await verified_operator(approval.proof, OperatorRole.APPROVER)
+        view = self._view
+        if view is None or view.status is not FundingStatus.AWAITING_APPROVAL:
+            raise operator_refused("the funding is not awaiting approval")
+        if view.proposed_by is None or self._approved_by is not None:
+            raise operator_refused("the funding is not awaiting approval")
+        if view.proposed_by.same_principal(checker):
+            raise operator_refused(
+                f"{checker.name} proposed this funding: another operator approves",
+                "SameOperatorError",
+            )
+        self._approved_by = checker.model_copy()
+        view.approved_by = checker
+        await workflow.wait_condition(lambda: view.status is not FundingStatus.AWAITING_APPROVAL)
+        return view
+
+    async def _record(
+        self, kind: AuditKind, facts: dict[str, JsonValue], by: VerifiedOperator | None
+    ) -> None:
+        who: dict[str, JsonValue] = (
+            {"operator": by.name, "identity": by.model_dump(mode="json")} if by else {}
+        )
+        view = self._view
+        assert view is not None
+        await write_audit_record(
+            kind, view.funding_id, "funding", f"{view.funding_id}:{kind}", facts | who
+        )
+
+
+async def _until(condition: Callable[[], bool], timeout: timedelta) -> bool:
+    """Whether `condition` came true within `timeout`."""
+    try:
+        await workflow.wait_condition(condition, timeout=timeout)
+    except TimeoutError:
+        return False
+    return True
