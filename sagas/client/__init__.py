@@ -7,6 +7,7 @@ from sagas.client._client import (
     TemporalUnreachableError,
     connect_temporal,
 )
+from sagas.client._operator_actions import OperatorActions
 from sagas.client._operator_credentials import (
     DEV_AUDIENCE,
     DEV_ISSUER,
@@ -41,6 +42,7 @@ __all__ = [
     "DevIdentityProvider",
     "DevOperator",
     "FundsagaClient",
+    "OperatorActions",
     "OperatorCredential",
     "Overlap",
     "SagaHandle",

@@ -7,10 +7,10 @@ import asyncio
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from sagas.client import FundsagaClient
+from sagas.client import DevOperator, FundsagaClient, OperatorActions
 from sagas.demo._catalog import DEMO_ACCOUNTS, DEMO_FAULTS, DEMO_PLANS, FROZEN_ACCOUNTS, DemoPlan
 from sagas.demo._provider import DemoProvider
-from sagas.engine import SagaOutcome
+from sagas.engine import AuditKind, SagaOutcome
 from sagas.foundations import parse_money
 from sagas.ledger import AccountStatus, Ledger
 
@@ -24,18 +24,41 @@ class DemoRun:
     outcome: SagaOutcome
 
 
-def prepare_accounts(ledger: Ledger, stamp: str) -> None:
-    """Open the demo's accounts, or top them up to their opening balance for this run."""
+async def prepare_accounts(client: FundsagaClient, stamp: str) -> None:
+    """Open the demo's accounts and bring each to its opening balance for this run, funded as
+    operations fund: the client's operator proposes, a second operator of the development
+    identity provider approves."""
+    ledger = _ledger_of(client)
+    actions = client.operator_actions()
+    checker = OperatorActions(client.temporal, client.task_queue, _checker(client))
     for account_id, (code, opening) in DEMO_ACCOUNTS.items():
         target = parse_money(opening, code, allow_zero=True)
-        found = ledger.find_account(account_id)
-        if found is None:
-            ledger.open_account(account_id, code, opening_balance=target if target.minor else None)
-        elif found.balance.minor < target.minor:
-            ledger.fund(f"demo-{stamp}-top-up-{account_id}", account_id, target - found.balance)
+        found = ledger.find_account(account_id) or ledger.open_account(account_id, code)
+        if found.balance.minor < target.minor:
+            proposal = await actions.propose_funding(
+                account_id, target - found.balance, f"demo {stamp}: opening balance"
+            )
+            await checker.approve_funding(proposal, "demo: checked")
     for account_id in FROZEN_ACCOUNTS:
         if ledger.account(account_id).status is AccountStatus.ACTIVE:
-            ledger.freeze(account_id)
+            await actions.set_account_status(AuditKind.ACCOUNT_FROZEN, account_id, "demo")
+
+
+def _checker(client: FundsagaClient) -> DevOperator:
+    """The second operator: the demo runs on the development identity provider only."""
+    maker = client.operator
+    if not isinstance(maker, DevOperator):
+        raise ValueError(
+            "the demo funds its accounts through two operators of the development identity "
+            "provider (`fundsaga dev` makes it)"
+        )
+    return maker.provider.operator(f"{maker.name}-checker")
+
+
+def _ledger_of(client: FundsagaClient) -> Ledger:
+    if client.ledger is None:
+        raise ValueError("the demo needs a client with a ledger")
+    return client.ledger
 
 
 async def run_demo(
@@ -43,10 +66,8 @@ async def run_demo(
 ) -> list[DemoRun]:
     """Start every plan of the catalog (the payouts only with a `provider`), wait for them all
     and print one line per saga."""
-    if client.ledger is None:
-        raise ValueError("the demo needs a client with a ledger")
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-    prepare_accounts(client.ledger, stamp)
+    await prepare_accounts(client, stamp)
     plans = [p for p in DEMO_PLANS if provider is not None or p.provider_rule is None]
     keys = [f"demo-{stamp}-{plan.name}" for plan in plans]
     for plan, key in zip(plans, keys, strict=True):

@@ -32,9 +32,17 @@ class Dev:
         self.port, ui_port, self.codec_port = ports
         self.ui_origin = f"http://localhost:{ui_port}"
 
-    def fundsaga(self, *argv: str) -> subprocess.CompletedProcess[str]:
+    def fundsaga(
+        self, *argv: str, env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        """The CLI as the operator who ran `make run`, or with `env` on top."""
         return subprocess.run(
-            [*CLI, *argv], env=self.env, cwd=self.home, capture_output=True, text=True, timeout=60
+            [*CLI, *argv],
+            env=self.env | (env or {}),
+            cwd=self.home,
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
 
 
@@ -63,12 +71,24 @@ def dev(tmp_path: Path) -> Iterator[Dev]:
         log.close()
 
 
+def _funding_id(table: str) -> list[str]:
+    """The funding id in `accounts create --opening-balance`'s table."""
+    return [word for word in table.split() if word.startswith("funding-")][:1]
+
+
 async def test_make_run_with_keys_encrypts_and_its_codec_server_decodes(dev: Dev) -> None:
     account = f"rent-payer-{uuid.uuid4().hex[:6]}"
     opened = dev.fundsaga(
         "accounts", "create", account, "--currency", "EUR", "--opening-balance", "90.00"
     )
     assert opened.returncode == 0, opened.stderr
+    funding = json.loads(
+        dev.fundsaga("accounts", "funding", *_funding_id(opened.stdout), "--output", "json").stdout
+    )
+    approved = dev.fundsaga(
+        "accounts", "approve-funding", funding["funding_id"], env={"FUNDSAGA_OPERATOR": "checker"}
+    )
+    assert approved.returncode == 0, approved.stderr
     assert dev.fundsaga("accounts", "create", "landlord-x", "--currency", "EUR").returncode == 0
     request = {
         "source_account": account,

@@ -16,6 +16,7 @@ from sagas.audit import AuditStore, open_audit_store
 from sagas.cli import run_cli
 from sagas.client import FundsagaClient
 from sagas.ledger import Ledger
+from sagas.testing import dev_identity, kit_operator
 from sagas.worker import build_worker
 from tests.fixtures_audit import TEST_KEYS, TEST_SIGNER, write_public_key
 from tests.fixtures_temporal import new_task_queue
@@ -46,8 +47,9 @@ async def client(
     dev_env: WorkflowEnvironment, funded: Ledger, audit_store: AuditStore
 ) -> AsyncIterator[FundsagaClient]:
     task_queue = new_task_queue()
-    async with build_worker(dev_env.client, task_queue, funded, audit_store):
-        yield FundsagaClient(dev_env.client, task_queue, funded)
+    operators = dev_identity().check()
+    async with build_worker(dev_env.client, task_queue, funded, audit_store, operators=operators):
+        yield FundsagaClient(dev_env.client, task_queue, funded, operator=kit_operator("ops"))
 
 
 @pytest.fixture
@@ -60,8 +62,11 @@ async def faulty_client(
     """A client whose worker runs with the FUNDSAGA_FAULTS spec given as the test's param."""
     task_queue = new_task_queue()
     faults = parse_faults(request.param)
-    async with build_worker(dev_env.client, task_queue, funded, audit_store, faults):
-        yield FundsagaClient(dev_env.client, task_queue, funded)
+    operators = dev_identity().check()
+    async with build_worker(
+        dev_env.client, task_queue, funded, audit_store, faults, operators=operators
+    ):
+        yield FundsagaClient(dev_env.client, task_queue, funded, operator=kit_operator("ops"))
 
 
 @pytest.fixture

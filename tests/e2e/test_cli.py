@@ -10,10 +10,12 @@ from pathlib import Path
 import pytest
 from temporalio.testing import WorkflowEnvironment
 
+from sagas.audit import AuditStore
 from sagas.cli import run_cli
 from sagas.client import FundsagaClient
 from sagas.ledger import Ledger
 from sagas.transfer import TRANSFER_SAGA
+from tests.e2e.test_cli_commands import closed_port
 from tests.fixtures_audit import TEST_SIGNER
 
 
@@ -34,21 +36,20 @@ def cli_env(
     monkeypatch.setenv("FUNDSAGA_AUDIT_SIGNING_KEY", str(signing_key))
 
 
-async def test_an_opening_balance_without_the_signing_key_writes_nothing(
+async def test_an_opening_balance_without_temporal_writes_nothing(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
     database_url: str,
-    tmp_path: Path,
 ) -> None:
     monkeypatch.setenv("FUNDSAGA_DATABASE_URL", database_url)
-    monkeypatch.setenv("FUNDSAGA_AUDIT_SIGNING_KEY", str(tmp_path / "absent.key"))
+    monkeypatch.setenv("TEMPORAL_ADDRESS", f"127.0.0.1:{closed_port()}")
 
     code = await fundsaga(
         "accounts", "create", "erin", "--currency", "EUR", "--opening-balance", "5"
     )
 
-    assert code == 2
-    assert capsys.readouterr().err.startswith("error: FUNDSAGA_AUDIT_SIGNING_KEY: no key at")
+    assert code == 1
+    assert capsys.readouterr().err.startswith("error: TemporalUnreachableError")
     ledger = Ledger.from_url(database_url)
     try:
         assert ledger.find_account("erin") is None
@@ -96,30 +97,42 @@ async def test_step_mode_local_runs_the_transfer_steps_inside_the_workflow_task(
 @pytest.mark.usefixtures("cli_env")
 async def test_accounts_round_trip_as_json_with_decimal_strings(
     capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    audit_store: AuditStore,
 ) -> None:
-    assert (
-        await fundsaga(
-            "accounts",
-            "create",
-            "dave",
-            "--currency",
-            "BHD",
-            "--opening-balance",
-            "1.234",
-            "--overdraft",
-            "0.5",
-        )
-        == 0
-    )
-    capsys.readouterr()
+    monkeypatch.setenv("FUNDSAGA_OPERATOR", "ana")
+    opening = ("--opening-balance", "1.234", "--overdraft", "0.5", "--output", "json")
+    assert await fundsaga("accounts", "create", "dave", "--currency", "BHD", *opening) == 0
+    proposed = json.loads(capsys.readouterr().out)
+    assert await fundsaga("accounts", "show", "dave", "--output", "json") == 0
+    before = json.loads(capsys.readouterr().out)
+    by_maker = await fundsaga("accounts", "approve-funding", proposed["funding_id"])
+    own = capsys.readouterr().err
+    monkeypatch.setenv("FUNDSAGA_OPERATOR", "bo")
+    approve = ("accounts", "approve-funding", proposed["funding_id"], "--output", "json")
+    assert await fundsaga(*approve) == 0
+    funded = json.loads(capsys.readouterr().out)
     assert await fundsaga("accounts", "show", "dave", "--output", "json") == 0
     shown = json.loads(capsys.readouterr().out)
 
+    assert (proposed["status"], proposed["proposed_by"]) == ("AWAITING_APPROVAL", "ana")
+    assert before["balance"] == "0.000"
+    assert by_maker == 1
+    assert "SameOperatorError: ana proposed this funding" in own
+    assert (funded["status"], funded["approved_by"]) == ("FUNDED", "bo")
     assert shown["balance"] == "1.234"
     assert shown["overdraft"] == "0.500"
     assert shown["available"] == "1.734"
-    assert await fundsaga("accounts", "freeze", "dave") == 0
+    assert await fundsaga("accounts", "freeze", "dave", "--note", "fraud check") == 0
     assert await fundsaga("accounts", "close", "dave") == 2
+    frozen = audit_store.records(saga_id="dave")
+    assert [r.kind for r in frozen] == ["account_frozen"]
+    identity = frozen[0].payload["identity"]
+    assert isinstance(identity, dict)
+    assert identity["subject"] == "bo"
+    assert frozen[0].payload["note"] == "fraud check"
+    funding = [r.kind for r in audit_store.records(saga_id=proposed["funding_id"])]
+    assert funding == ["funding_proposed", "funding_approved"]
 
 
 @pytest.mark.usefixtures("cli_env")

@@ -19,7 +19,13 @@ from sagas.client import FundsagaClient, SagaHandle
 from sagas.demo import DEMO_FAULTS, DEMO_PLANS, DemoRun
 from sagas.engine import BatchItemStatus, BatchOutcome
 from sagas.foundations import load_settings
-from sagas.testing import directory_audit_store, new_task_queue, sqlite_ledger
+from sagas.testing import (
+    dev_identity,
+    directory_audit_store,
+    kit_operator,
+    new_task_queue,
+    sqlite_ledger,
+)
 from sagas.worker import build_worker
 from tooling.demo import free_port
 from tooling.provider import ProviderProcess
@@ -51,7 +57,7 @@ async def catalog(
     ledger = sqlite_ledger(tmp_path)
     store = directory_audit_store(tmp_path / "audit")
     queue = new_task_queue()
-    client = FundsagaClient(dev_env.client, queue, ledger)
+    client = FundsagaClient(dev_env.client, queue, ledger, operator=kit_operator("demo"))
 
     async with AsyncExitStack() as stack:
 
@@ -59,7 +65,9 @@ async def catalog(
             monkeypatch.setenv("FUNDSAGA_PROVIDER_URL", provider_url)  # workers read it
             faults = parse_faults(DEMO_FAULTS)
             await stack.enter_async_context(
-                build_worker(dev_env.client, queue, ledger, store, faults)
+                build_worker(
+                    dev_env.client, queue, ledger, store, faults, operators=dev_identity().check()
+                )
             )
             runs = await run_catalog(stack, client, load_settings(), UI)
             return {run.plan.name: run for run in runs}

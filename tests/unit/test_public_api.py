@@ -122,6 +122,7 @@ PUBLIC = {
         "time_skipping_environment",
     ],
     "sagas.client": [
+        "OperatorActions",
         "DEV_AUDIENCE",
         "DEV_ISSUER",
         "AccessToken",
