@@ -33,6 +33,7 @@ AUDIT_WRITE_DURATION = "fundsaga_audit_write_duration_seconds"
 ANCHOR_WRITES = "fundsaga_anchor_writes"
 ANCHOR_WRITE_DURATION = "fundsaga_anchor_write_duration_seconds"
 SCHEDULED_RUNS = "fundsaga_scheduled_runs"
+OPERATOR_REFUSALS = "fundsaga_operator_refusals"
 
 METRICS_HISTOGRAM_BUCKETS: Mapping[str, list[float]] = {
     COMPENSATION_DURATION: [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 14400, 86400],
@@ -152,6 +153,17 @@ def _timed_write(counter: str, histogram: str, what: str, **labels: str) -> Iter
         meter.create_histogram_float(histogram, f"Latency of {what} writes.", "s").record(
             seconds, labels
         )
+
+
+def operator_action_refused(role: str) -> None:
+    """An operator action refused by the worker's identity check (no proof, a forged or expired
+    one, a missing role); counted in the identity activity."""
+    _count(
+        _activity_meter(),
+        OPERATOR_REFUSALS,
+        "Operator actions refused for their proof of identity or role.",
+        role=role,
+    )
 
 
 def _attempt(labels: dict[str, str], outcome: AttemptOutcome) -> None:

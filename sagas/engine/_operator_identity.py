@@ -18,6 +18,7 @@ from temporalio import workflow
 from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError
 
+from sagas.engine._metrics import operator_action_refused
 from sagas.foundations import (
     AccessTokenCheck,
     AccessTokenRefusedError,
@@ -119,6 +120,7 @@ def verify_on_worker(check: OperatorTokenCheck | None, request: ProofCheck) -> V
     """The identity activity's body: an ApplicationError the saga reads as a refusal, or a
     retryable one while the identity provider's keys are unreachable."""
     if check is None:
+        operator_action_refused(request.role.value)
         raise ApplicationError(
             "this worker trusts no identity provider (FUNDSAGA_OPERATOR_JWKS): "
             "operator actions are refused",
@@ -128,6 +130,7 @@ def verify_on_worker(check: OperatorTokenCheck | None, request: ProofCheck) -> V
     try:
         return check.verify(request)
     except OperatorRefusedError as err:
+        operator_action_refused(request.role.value)
         raise ApplicationError(
             str(err), type=OperatorRefusedError.__name__, non_retryable=True
         ) from err

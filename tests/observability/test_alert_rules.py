@@ -24,6 +24,7 @@ REQUIRED = {
     "FundsagaCompensationRateHigh",
     "FundsagaStepRetriesExhausted",
     "FundsagaCompensationFailed",
+    "FundsagaOperatorActionsRefused",
     "FundsagaScheduledRunFailed",
     "FundsagaTaskQueueNoPollers",
     "FundsagaWorkerDown",

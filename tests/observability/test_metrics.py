@@ -17,10 +17,17 @@ from temporalio.testing import WorkflowEnvironment
 
 from sagas import Money, SagaOutcome, SagaStatus, parse_faults, parse_money
 from sagas.audit import AnchoredAuditStore, AnchorStore, AuditStore
-from sagas.client import FundsagaClient
+from sagas.client import FundsagaClient, OperatorActions
+from sagas.foundations import OperatorRefusedError
 from sagas.ledger import Ledger
 from sagas.telemetry import prometheus_runtime
-from sagas.testing import assert_eventually, directory_audit_store, new_task_queue, sqlite_ledger
+from sagas.testing import (
+    assert_eventually,
+    directory_audit_store,
+    kit_operator,
+    new_task_queue,
+    sqlite_ledger,
+)
 from sagas.worker import build_worker
 from tests.observability.scraping import Scrape, free_port, scrape
 from workflows import AuditAnchorWorkflow
@@ -140,3 +147,23 @@ async def test_every_engine_metric_scraped_is_documented_as_scraped_anchors_too(
     families = await assert_eventually(scraped)
     assert families <= documented
     assert scrape(address).total("fundsaga_anchor_writes_total", result="success") == 1
+
+
+async def test_a_refused_operator_action_is_counted_and_moves_no_money(
+    metered: tuple[FundsagaClient, str], ledger: Ledger
+) -> None:
+    """The worker trusts no identity provider: a funding proposed by anyone is refused."""
+    client, address = metered
+    mallory = OperatorActions(client.temporal, client.task_queue, kit_operator("mallory"))
+    before = ledger.account("carol").balance
+
+    with pytest.raises(OperatorRefusedError, match="trusts no identity provider"):
+        await mallory.propose_funding("carol", eur("1000000.00"), "free money")
+
+    def counted() -> Scrape:
+        seen = scrape(address)
+        assert seen.total("fundsaga_operator_refusals_total", role="operator") == 1
+        return seen
+
+    await assert_eventually(counted)
+    assert ledger.account("carol").balance == before
