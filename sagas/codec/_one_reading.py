@@ -51,7 +51,13 @@ class OneReadingPayloadConverter(CompositePayloadConverter):
     def from_payloads(
         self, payloads: Sequence[Payload], type_hints: list[type] | None = None
     ) -> list[Any]:
+        values: list[Any] = []
         for payload, type_hint in zip_longest(payloads, type_hints or []):
-            if type_hint is not RawValue and is_marked_plain(payload):
+            if type_hint is RawValue or not is_marked_plain(payload):
+                values += super().from_payloads([payload], [type_hint] if type_hint else None)
+            elif type_hint is None:
+                # A saga's untyped `*inputs` stay raw, marked: its typed decode refuses them.
+                values.append(RawValue(payload))
+            else:
                 refuse_plain_text(type_hint)
-        return super().from_payloads(payloads, type_hints)
+        return values
