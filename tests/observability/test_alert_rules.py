@@ -24,6 +24,7 @@ REQUIRED = {
     "FundsagaCompensationRateHigh",
     "FundsagaStepRetriesExhausted",
     "FundsagaCompensationFailed",
+    "FundsagaPlainTextRefused",
     "FundsagaScheduledRunFailed",
     "FundsagaTaskQueueNoPollers",
     "FundsagaWorkerDown",
