@@ -45,6 +45,7 @@ KEYS = PayloadKeys.parse(PayloadKeys.generate("fails-closed-1"))
 AMOUNT = "4321.87"
 NAME = "Salary Max Mustermann"
 PARKS = "transfer/settle=business;transfer/settle.compensation=business"
+SIGNER = SigningKey.generate()
 
 
 @dataclass(frozen=True)
@@ -131,9 +132,6 @@ async def deployment(dev_env: WorkflowEnvironment, tmp_path: Path) -> AsyncItera
             source,
             destination,
         )
-
-
-SIGNER = SigningKey.generate()
 
 
 async def test_a_client_without_keys_is_refused_and_starts_nothing(deployment: Deployment) -> None:
