@@ -3,7 +3,11 @@ audit chain and the ledger's journal chain in the anchor store."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from pydantic import JsonValue
 from temporalio import activity
+from temporalio.common import RawValue
 
 from sagas import FundsagaError
 from sagas.audit import AnchorStore, AuditStore, Checkpoint
@@ -14,6 +18,7 @@ from sagas.engine import (
     AuditReceipt,
     measured_anchor_write,
     measured_audit_write,
+    public_receipt,
     to_application_error,
 )
 from sagas.ledger import JOURNAL_CHAIN, Ledger
@@ -27,28 +32,39 @@ def anchor_journal(ledger: Ledger, anchors: AnchorStore) -> Checkpoint | None:
     return anchors.anchor_chain(JOURNAL_CHAIN, head.sequence, head.entry_hash)
 
 
+Sealer = Callable[[dict[str, JsonValue]], dict[str, JsonValue]]
+"""Seals a record's payload before it is stored (the deployment's payload keys)."""
+
+
 class AuditActivities:
     def __init__(
-        self, store: AuditStore, anchors: AnchorStore | None = None, ledger: Ledger | None = None
+        self,
+        store: AuditStore,
+        anchors: AnchorStore | None = None,
+        ledger: Ledger | None = None,
+        sealer: Sealer | None = None,
     ) -> None:
         self.store = store
         self.anchors = anchors
         self.ledger = ledger
+        self.sealer = sealer
 
     @activity.defn(name=AUDIT_ACTIVITY)
-    def record(self, call: AuditCall) -> AuditReceipt:
-        """Append the record (a retry with the same dedupe key returns the first); its place."""
+    def record(self, call: AuditCall) -> RawValue:
+        """Append the record (a retry with the same dedupe key returns the first), its payload
+        sealed when the deployment encrypts; its place, as a public receipt."""
+        payload = call.payload if self.sealer is None else self.sealer(call.payload)
         try:
             with measured_audit_write(call.kind.value):
                 written = self.store.append(
                     kind=call.kind,
                     saga_id=call.saga_id,
                     dedupe_key=call.dedupe_key,
-                    payload=call.payload,
+                    payload=payload,
                 )
         except FundsagaError as err:
             raise to_application_error(err, activity.info().attempt) from err
-        return AuditReceipt(sequence=written.sequence, hash=written.hash)
+        return public_receipt(AuditReceipt(sequence=written.sequence, hash=written.hash))
 
     @activity.defn(name=ANCHOR_ACTIVITY)
     def anchor(self) -> int | None:

@@ -12,7 +12,9 @@ from pathlib import Path
 
 from sagas.audit._record import AuditRecord, record_line
 
-READ_ONLY = 0o444
+READ_ONLY = 0o440
+"""Owner and group read; records hold sagas' data, so no other user reads them."""
+DIRECTORY_MODE = 0o750
 LOCK_NAME = ".lock"
 _RECORD_NAME = re.compile(r"(\d{12})\.json")
 
@@ -53,7 +55,7 @@ def publish(directory: Path, record: AuditRecord) -> None:
 
 def ensure_directory(directory: Path) -> None:
     if not directory.is_dir():
-        directory.mkdir(parents=True, exist_ok=True)
+        directory.mkdir(mode=DIRECTORY_MODE, parents=True, exist_ok=True)
         fsync_directory(directory.parent)
 
 
@@ -77,7 +79,7 @@ def fsync_directory(directory: Path) -> None:
 @contextmanager
 def locked(directory: Path) -> Iterator[None]:
     """Hold the directory's exclusive lock (against other processes) while extending it."""
-    fd = os.open(directory / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(directory / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o640)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield

@@ -7,9 +7,10 @@ those histories finds a deleted tail or a re-hashed history with no file kept by
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from temporalio.api.common.v1 import Payload
 from temporalio.client import Client
 
 from sagas.audit import AuditRecord
@@ -20,6 +21,7 @@ from sagas.engine import (
     SAGA_TYPE,
     AuditReceipt,
 )
+from sagas.foundations import InvalidRequestError
 
 SCHEDULE_ACTION_WORKFLOW = "ScheduleOperatorAction"
 """Wrote the audit record of an operator's action on a schedule, before operator proofs."""
@@ -58,11 +60,23 @@ async def witnessed_records(temporal: Client, task_queue: str) -> list[Witnessed
             elif event.HasField("activity_task_completed_event_attributes"):
                 completed = event.activity_task_completed_event_attributes
                 if completed.scheduled_event_id in audit_scheduled:
-                    (receipt,) = await temporal.data_converter.decode(
-                        completed.result.payloads, [AuditReceipt]
-                    )
+                    receipt = await _receipt(temporal, execution.id, completed.result.payloads)
                     found.append(Witnessed(execution.id, execution.run_id, receipt))
     return found
+
+
+async def _receipt(temporal: Client, saga: str, payloads: Sequence[Payload]) -> AuditReceipt:
+    """A receipt is public (readable with the audit public keys only) since receipts were
+    made so; one written before, encrypted, needs the payload keys."""
+    try:
+        decoded: list[AuditReceipt] = await temporal.data_converter.decode(payloads, [AuditReceipt])
+    except KeyError:
+        raise InvalidRequestError(
+            "FUNDSAGA_PAYLOAD_KEYS",
+            f"an audit receipt in the history of {saga} is encrypted (written before receipts "
+            "were public): set the deployment's payload keys to read it",
+        ) from None
+    return decoded[0]
 
 
 def witness_findings(records: Iterable[AuditRecord], witnessed: Iterable[Witnessed]) -> list[str]:

@@ -30,7 +30,7 @@ from sagas.registry import SagaRegistry, load_registry
 from sagas.servers import serve_codec, start_dev_server
 from sagas.telemetry import configured_tracer_provider, metrics_runtime, tracing_interceptors
 from sagas.verify import anchor_head, writer_keys
-from sagas.worker import build_worker
+from sagas.worker import announce_encryption, build_worker
 
 
 def dev(
@@ -126,6 +126,7 @@ async def run_dev(
                 f"{settings.task_queue!r}; ledger {settings.database_url}"
             )
             print_metrics_address(settings)
+            await announce_encryption(env.client)
             await schedule_anchors(env.client, settings)
         if demo:
             # The demo's failures are on purpose; their stack traces would bury the summary.
@@ -177,6 +178,7 @@ async def run_worker(invocation: Invocation) -> None:
             f"{settings.temporal_address}, task queue {settings.task_queue!r}"
         )
         print_metrics_address(settings)
+        await announce_encryption(client)
         await schedule_anchors(client, settings)
         await until_stopped()
 

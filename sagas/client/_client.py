@@ -25,7 +25,7 @@ from sagas.client._operator_actions import OperatorActions
 from sagas.client._operator_credentials import OperatorCredential, configured_operator
 from sagas.client._saga_handle import SagaHandle
 from sagas.client._schedules import SagaSchedules
-from sagas.codec import data_converter
+from sagas.codec import data_converter, refuse_plain_text_start
 from sagas.engine import (
     AUDIT_COMPLETED_MEMO,
     FINGERPRINT_MEMO,
@@ -93,6 +93,9 @@ class FundsagaClient:
     With a ledger, a request's accounts (`touched_accounts()`) are checked to exist, and to
     hold the currency it names for them (`account_currencies()`), before anything starts.
     """
+
+    _namespace_checked = False
+    """Whether this client asked its namespace if its deployment encrypts."""
 
     def __init__(
         self,
@@ -165,6 +168,7 @@ class FundsagaClient:
         """
         parsed = self._parse(saga_type, request)
         self._check_accounts(parsed)
+        await self._refuse_plain_text()
         try:
             return await self._start(saga_type, parsed, ReusePolicy.REJECT_DUPLICATE)
         except WorkflowAlreadyStartedError:
@@ -174,6 +178,13 @@ class FundsagaClient:
                 return await self._start(saga_type, parsed, ReusePolicy.ALLOW_DUPLICATE)
             await _check_same_request(existing, parsed.fingerprint())
         return existing
+
+    async def _refuse_plain_text(self) -> None:
+        """PlainTextRefusedError before anything starts, when this client has no payload keys
+        and its namespace's deployment encrypts; asked once per client."""
+        if not self._namespace_checked:
+            await refuse_plain_text_start(self.temporal)
+            self._namespace_checked = True
 
     def workflow_type(self, saga_type: str) -> str:
         """The workflow type sagas of `saga_type` start as from this client, by its step mode."""

@@ -8,8 +8,9 @@ import dataclasses
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.converter import DataConverter, DefaultFailureConverterWithEncodedAttributes
 
+from sagas.codec._encrypting_codec import EncryptingCodec
 from sagas.codec._one_reading import OneReadingPayloadConverter
-from sagas.codec._payload_codec import EncryptingCodec, PayloadKeys
+from sagas.codec._payload_codec import PayloadKeys
 from sagas.foundations import Settings
 
 ONE_READING = dataclasses.replace(

@@ -6,6 +6,8 @@ can carry such an object; the SDK's pydantic converter would keep the last value
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from itertools import zip_longest
 from typing import Any
 
 from temporalio.api.common.v1 import Payload
@@ -13,6 +15,7 @@ from temporalio.common import RawValue
 from temporalio.contrib.pydantic import PydanticJSONPlainPayloadConverter, PydanticPayloadConverter
 from temporalio.converter import CompositePayloadConverter
 
+from sagas.codec._plain_text import is_marked_plain, refuse_plain_text
 from sagas.foundations import InvalidRequestError, loads_one_reading
 
 
@@ -32,7 +35,9 @@ class OneReadingJSONConverter(PydanticJSONPlainPayloadConverter):
 
 
 class OneReadingPayloadConverter(CompositePayloadConverter):
-    """The pydantic payload converter with `OneReadingJSONConverter` for JSON."""
+    """The pydantic payload converter with `OneReadingJSONConverter` for JSON; a payload the
+    encrypting codec marked as plain text is refused (PlainTextRefusedError), except as a raw
+    value, which the workflow decodes and refuses itself."""
 
     def __init__(self) -> None:
         json_converter = OneReadingJSONConverter()
@@ -42,3 +47,17 @@ class OneReadingPayloadConverter(CompositePayloadConverter):
                 for c in PydanticPayloadConverter().converters.values()
             )
         )
+
+    def from_payloads(
+        self, payloads: Sequence[Payload], type_hints: list[type] | None = None
+    ) -> list[Any]:
+        values: list[Any] = []
+        for payload, type_hint in zip_longest(payloads, type_hints or []):
+            if type_hint is RawValue or not is_marked_plain(payload):
+                values += super().from_payloads([payload], [type_hint] if type_hint else None)
+            elif type_hint is None:
+                # A saga's untyped `*inputs` stay raw, marked: its typed decode refuses them.
+                values.append(RawValue(payload))
+            else:
+                refuse_plain_text(type_hint)
+        return values

@@ -14,13 +14,12 @@ import base64
 import binascii
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from temporalio.api.common.v1 import Payload
-from temporalio.converter import PayloadCodec
 
 from sagas.foundations import InvalidRequestError
 
@@ -122,16 +121,3 @@ class PayloadCipher:
                 "of that id"
             ) from None
         return Payload.FromString(plain)
-
-
-class EncryptingCodec(PayloadCodec):
-    """The Temporal payload codec over `PayloadCipher`."""
-
-    def __init__(self, keys: PayloadKeys) -> None:
-        self._cipher = PayloadCipher(keys)
-
-    async def encode(self, payloads: Sequence[Payload]) -> list[Payload]:
-        return self._cipher.seal(payloads)
-
-    async def decode(self, payloads: Sequence[Payload]) -> list[Payload]:
-        return self._cipher.open(payloads)

@@ -5,9 +5,11 @@ from sagas.engine._audit_call import (
     AUDIT_ACTIVITY,
     AUDIT_RETRY,
     AUDIT_TIMEOUT,
+    PUBLIC_METADATA,
     AuditCall,
     AuditKind,
     AuditReceipt,
+    public_receipt,
 )
 from sagas.engine._audit_trail import AUDIT_COMPLETED_MEMO, write_audit_record
 from sagas.engine._batch import (
@@ -40,8 +42,10 @@ from sagas.engine._inquiry import Inquiry, InquiryAnswer, InquiryRecord, asking_
 from sagas.engine._launcher import launch_scheduled
 from sagas.engine._metrics import (
     METRICS_HISTOGRAM_BUCKETS,
+    PLAIN_TEXT_REFUSED,
     measured_anchor_write,
     measured_audit_write,
+    plain_text_refused,
 )
 from sagas.engine._operator_actions import (
     ACCOUNT_STATUS_ACTIVITY,
@@ -182,8 +186,10 @@ __all__ = [
     "OPERATOR_ACTION_WORKFLOW",
     "OPERATOR_IDENTITY_ACTIVITY",
     "OPERATOR_VERIFIED_UPDATE",
+    "PLAIN_TEXT_REFUSED",
     "PRESETS",
     "PROPOSE_UPDATE",
+    "PUBLIC_METADATA",
     "RETRY_SPECS_ACTIVITY",
     "RETRY_UPDATE",
     "SAGA_DEADLINE",
@@ -281,6 +287,8 @@ __all__ = [
     "overlay",
     "parse_duration",
     "parse_faults",
+    "plain_text_refused",
+    "public_receipt",
     "read_retry_specs",
     "retry_delay",
     "retry_plan",

@@ -6,7 +6,8 @@ from datetime import timedelta
 from enum import StrEnum
 
 from pydantic import BaseModel, JsonValue
-from temporalio.common import RetryPolicy
+from temporalio.api.common.v1 import Payload
+from temporalio.common import RawValue, RetryPolicy
 
 AUDIT_ACTIVITY = "audit.record"
 ANCHOR_ACTIVITY = "audit.anchor"
@@ -53,6 +54,17 @@ class AuditReceipt(BaseModel):
 
     sequence: int
     hash: str
+
+
+PUBLIC_METADATA = "fundsaga-public"
+"""Marks a payload that holds no secret: an encrypting codec authenticates it and leaves it
+readable, so that an auditor without payload keys reads the receipts Temporal witnesses."""
+
+
+def public_receipt(receipt: AuditReceipt) -> RawValue:
+    """The receipt as the audit activity returns it: JSON, marked public."""
+    metadata = {"encoding": b"json/plain", PUBLIC_METADATA: b"audit-receipt"}
+    return RawValue(Payload(metadata=metadata, data=receipt.model_dump_json().encode()))
 
 
 class AuditCall(BaseModel):

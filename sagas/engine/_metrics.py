@@ -34,6 +34,7 @@ ANCHOR_WRITES = "fundsaga_anchor_writes"
 ANCHOR_WRITE_DURATION = "fundsaga_anchor_write_duration_seconds"
 SCHEDULED_RUNS = "fundsaga_scheduled_runs"
 OPERATOR_REFUSALS = "fundsaga_operator_refusals"
+PLAIN_TEXT_REFUSED = "fundsaga_plain_text_refused"
 
 METRICS_HISTOGRAM_BUCKETS: Mapping[str, list[float]] = {
     COMPENSATION_DURATION: [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 14400, 86400],
@@ -99,6 +100,20 @@ def scheduled_run_ended(saga_type: str, schedule_id: str, status: str) -> None:
         saga_type=saga_type,
         schedule_id=schedule_id,
         status=status,
+    )
+
+
+def plain_text_refused(payload_type: str) -> None:
+    """A deployment that encrypts refused a plain-text input, update or signal. Outside a
+    workflow nothing is counted: there the refusal is an error its caller sees."""
+    if not workflow.in_workflow():
+        return
+    _count(
+        workflow.metric_meter(),
+        PLAIN_TEXT_REFUSED,
+        "Plain-text payloads refused by a deployment that encrypts, by workflow type.",
+        workflow_type=workflow.info().workflow_type,
+        payload_type=payload_type,
     )
 
 

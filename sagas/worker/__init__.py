@@ -1,5 +1,6 @@
 """The worker: every registered saga type's workflows and activities on one task queue."""
 
+from sagas.worker._encryption_marker import announce_encryption
 from sagas.worker._worker import build_worker, saga_workflow_runner
 
-__all__ = ["build_worker", "saga_workflow_runner"]
+__all__ = ["announce_encryption", "build_worker", "saga_workflow_runner"]

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from pydantic import JsonValue
 from temporalio.client import Client
 from temporalio.worker import Worker, WorkflowRunner
 from temporalio.worker.workflow_sandbox import SandboxRestrictions
@@ -16,6 +17,7 @@ from activities.audit import AuditActivities
 from activities.operator_identity import OperatorIdentityActivity
 from activities.retry_specs import RetrySpecsActivity
 from sagas.audit import AnchoredAuditStore, AuditStore
+from sagas.codec import EncryptingCodec, RecordSealer
 from sagas.engine import (
     FAULTS_ENV_VAR,
     FaultPlan,
@@ -109,7 +111,7 @@ def build_worker(
     modules = sorted({cls.__module__ for cls in chosen})
     context = WorkerContext(ledger=ledger, faults=faults)
     anchors = audit_store.anchors if isinstance(audit_store, AnchoredAuditStore) else None
-    audit = AuditActivities(audit_store, anchors, ledger)
+    audit = AuditActivities(audit_store, anchors, ledger, _record_sealer(client))
     activities: list[Callable[..., Any]] = [
         *registry.activities(context),
         audit.record,
@@ -147,3 +149,9 @@ def _account_activities(ledger: Ledger) -> list[Callable[..., Any]]:
 def activity_slots_for(ledger: Ledger) -> int:
     """build_worker's activity slots and threads when none are given, by the ledger's database."""
     return SQLITE_ACTIVITY_SLOTS if ledger.engine.dialect.name == "sqlite" else ACTIVITY_SLOTS
+
+
+def _record_sealer(client: Client) -> Callable[[dict[str, JsonValue]], dict[str, JsonValue]] | None:
+    """With payload keys, audit payloads are sealed under them: no plain-text copy of a request."""
+    codec = client.data_converter.payload_codec
+    return RecordSealer(codec.keys).seal if isinstance(codec, EncryptingCodec) else None

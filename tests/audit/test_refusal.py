@@ -135,7 +135,7 @@ def test_record_files_are_read_only(tmp_path: Path) -> None:
 
     files = sorted(tmp_path.glob("*.json"))
     assert [f.name for f in files] == [f"{n:012d}.json" for n in (1, 2, 3)]
-    assert {stat.S_IMODE(os.stat(f).st_mode) for f in files} == {0o444}
+    assert {stat.S_IMODE(os.stat(f).st_mode) for f in files} == {0o440}
 
 
 def test_a_record_file_is_never_created_twice(tmp_path: Path) -> None:

@@ -25,6 +25,7 @@ REQUIRED = {
     "FundsagaStepRetriesExhausted",
     "FundsagaCompensationFailed",
     "FundsagaOperatorActionsRefused",
+    "FundsagaPlainTextRefused",
     "FundsagaScheduledRunFailed",
     "FundsagaTaskQueueNoPollers",
     "FundsagaWorkerDown",
