@@ -27,7 +27,7 @@ from sagas.testing._environments import (
 from sagas.testing._eventually import assert_eventually
 from sagas.testing._fault_matrix import FaultMatrix
 from sagas.testing._histories import Outcome
-from sagas.testing._identity import dev_identity, kit_operator
+from sagas.testing._identity import dev_identity, kit_identity_environment, kit_operator
 from sagas.testing._ledger_checks import (
     conservation_findings,
     customer_money,
@@ -62,6 +62,7 @@ __all__ = [
     "directory_audit_store",
     "hold_findings",
     "key_findings",
+    "kit_identity_environment",
     "kit_operator",
     "load_history",
     "money_on",

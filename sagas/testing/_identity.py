@@ -3,12 +3,14 @@ workers trust it, and nothing else does."""
 
 from __future__ import annotations
 
+import atexit
+import shutil
 import tempfile
 from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 
-from sagas.client import DevIdentityProvider, DevOperator
+from sagas.client import DEV_AUDIENCE, DEV_ISSUER, DevIdentityProvider, DevOperator
 from sagas.engine import OperatorRole
 
 BOTH_ROLES = (OperatorRole.OPERATOR, OperatorRole.APPROVER)
@@ -17,10 +19,21 @@ BOTH_ROLES = (OperatorRole.OPERATOR, OperatorRole.APPROVER)
 @cache
 def dev_identity() -> DevIdentityProvider:
     """This process's development identity provider (made on first use, in a temporary
-    directory)."""
-    return DevIdentityProvider(Path(tempfile.mkdtemp(prefix="fundsaga-identity-")))
+    directory removed when the process exits)."""
+    directory = Path(tempfile.mkdtemp(prefix="fundsaga-identity-"))
+    atexit.register(shutil.rmtree, directory, ignore_errors=True)
+    return DevIdentityProvider(directory)
 
 
 def kit_operator(name: str, roles: Iterable[OperatorRole] = BOTH_ROLES) -> DevOperator:
     """The operator `name`, signed in to the kit's identity provider with `roles`."""
     return dev_identity().operator(name, roles)
+
+
+def kit_identity_environment() -> dict[str, str]:
+    """The settings that make a `fundsaga worker` process trust the kit's identity provider."""
+    return {
+        "FUNDSAGA_OPERATOR_JWKS": str(dev_identity().jwks_path),
+        "FUNDSAGA_OPERATOR_ISSUER": DEV_ISSUER,
+        "FUNDSAGA_OPERATOR_AUDIENCE": DEV_AUDIENCE,
+    }

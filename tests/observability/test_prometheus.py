@@ -25,11 +25,16 @@ from temporalio.client import Client
 from temporalio.testing import WorkflowEnvironment
 
 from sagas import Money, SagaStatus, parse_money
-from sagas.client import FundsagaClient
+from sagas.client import DevIdentityProvider, FundsagaClient, OperatorActions
 from sagas.engine import SAGA_STATUS
-from sagas.foundations import DATABASE_WORKER_ROLE
+from sagas.foundations import DATABASE_WORKER_ROLE, OperatorRefusedError
 from sagas.ledger import Ledger
-from sagas.testing import assert_eventually, new_task_queue
+from sagas.testing import (
+    assert_eventually,
+    kit_identity_environment,
+    kit_operator,
+    new_task_queue,
+)
 from tests.fixtures_audit import TEST_SIGNER
 from tests.fixtures_db import postgres_role_url
 from tests.observability.deploy_metrics import (
@@ -92,6 +97,11 @@ class PrometheusServer:
         return values[0]
 
 
+ONLY_WITH_PAYLOAD_KEYS = {"fundsaga_plain_text_refused_total"}
+"""Counted only by workers that encrypt, which this stack's are not (tests/codec/
+test_fails_closed.py scrapes it from one that does)."""
+
+
 @dataclass(frozen=True)
 class Stack:
     temporal: Client
@@ -148,6 +158,7 @@ async def stack(
         "FUNDSAGA_AUDIT_SIGNING_KEY": str(key),
         "FUNDSAGA_AUDIT_ANCHOR_MINUTES": "0",
         "FUNDSAGA_FAULTS": FAULTS,
+        **kit_identity_environment(),
         "FUNDSAGA_COLLECTOR_SECONDS": "1",
         "FUNDSAGA_LEDGER_CHECK_SECONDS": "1",
     }
@@ -214,7 +225,9 @@ async def scheduled_transfer(client: FundsagaClient) -> SagaStatus:
     return outcome.status
 
 
-async def test_prometheus_counts_what_temporal_and_the_ledger_report(stack: Stack) -> None:
+async def test_prometheus_counts_what_temporal_and_the_ledger_report(
+    stack: Stack, tmp_path: Path
+) -> None:
     prometheus, queue = stack.prometheus, stack.task_queue
 
     def both_workers_poll() -> None:
@@ -224,7 +237,7 @@ async def test_prometheus_counts_what_temporal_and_the_ledger_report(stack: Stac
         assert prometheus.scalar('sum(up{job="fundsaga-worker"})') == 2
 
     await assert_eventually(both_workers_poll, timeout=timedelta(seconds=60))
-    client = FundsagaClient(stack.temporal, queue, stack.ledger)
+    client = FundsagaClient(stack.temporal, queue, stack.ledger, operator=kit_operator("ops"))
     statuses = await asyncio.gather(*(transfer(client, to) for to in DESTINATIONS))
     statuses.append(await scheduled_transfer(client))
     await stack.temporal.execute_workflow(
@@ -281,10 +294,16 @@ async def test_prometheus_counts_what_temporal_and_the_ledger_report(stack: Stac
 
     await assert_eventually(collector_saw_a_sound_ledger, timeout=timedelta(seconds=30))
 
+    forger = DevIdentityProvider(tmp_path / "forger").operator("mallory")
+    with pytest.raises(OperatorRefusedError):
+        await OperatorActions(stack.temporal, queue, forger).propose_funding(
+            "bob", eur("1.00"), "not mine to fund"
+        )
     named = metric_names_in_rules() | metric_names_in_dashboard()
 
     def every_named_metric_scraped() -> None:
-        assert named - set(prometheus.get("/api/v1/label/__name__/values")) == set()
+        scraped = set(prometheus.get("/api/v1/label/__name__/values"))
+        assert named - scraped - ONLY_WITH_PAYLOAD_KEYS == set()
 
     await assert_eventually(every_named_metric_scraped, timeout=timedelta(seconds=30))
     rules = [rule for group in prometheus.get("/api/v1/rules")["groups"] for rule in group["rules"]]

@@ -90,6 +90,7 @@ PUBLIC = {
     ],
     "sagas.testing": [
         "dev_identity",
+        "kit_identity_environment",
         "kit_operator",
         "CaseRun",
         "ClearableFaults",
