@@ -11,6 +11,7 @@ from datetime import timedelta
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
+from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from pydantic import JsonValue
@@ -61,8 +62,8 @@ class VerifiedFirst:
     async def _verify(self, proof: str, role: OperatorRole) -> VerifiedOperator | None:
         try:
             self._identity = await verified_operator(proof, role)
-        except Exception as err:  # the refusal, an ApplicationError, for the caller's update
-            self._refusal = str(err) or type(err).__name__
+        except ApplicationError as err:  # the refusal, for the caller's update
+            self._refusal = err.message
             await _until(lambda: self._told, TOLD_WAIT)
             return None
         return self._identity

@@ -11,9 +11,8 @@ from sagas.cli._dev import registry_and_faults, until_stopped
 from sagas.cli._errors import FAILURE
 from sagas.cli._invocation import Invocation
 from sagas.codec import KEYS_SETTING, PayloadKeys
-from sagas.foundations import InvalidRequestError, Settings
+from sagas.foundations import InvalidRequestError, Settings, configured_access_tokens
 from sagas.servers import (
-    AccessTokenCheck,
     CodecAuthorisation,
     Collection,
     CollectorGauges,
@@ -164,15 +163,9 @@ def codec_authorisation(settings: Settings) -> CodecAuthorisation:
     """The static token, and the identity provider's access tokens when its JWKS is set
     (audience and issuer then required)."""
     token = settings.codec_server_token.get_secret_value()
-    if not settings.codec_server_jwks_url:
-        return CodecAuthorisation(token)
-    for field, value in (
+    check = configured_access_tokens(
+        ("FUNDSAGA_CODEC_SERVER_JWKS_URL", settings.codec_server_jwks_url),
         ("FUNDSAGA_CODEC_SERVER_AUDIENCE", settings.codec_server_audience),
         ("FUNDSAGA_CODEC_SERVER_ISSUER", settings.codec_server_issuer),
-    ):
-        if not value:
-            raise InvalidRequestError(field, "required with FUNDSAGA_CODEC_SERVER_JWKS_URL")
-    check = AccessTokenCheck(
-        settings.codec_server_jwks_url, settings.codec_server_audience, settings.codec_server_issuer
     )
     return CodecAuthorisation(token, check)

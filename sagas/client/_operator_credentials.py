@@ -21,7 +21,13 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from sagas.engine import DEFAULT_ROLES_CLAIM, OperatorRole, OperatorTokenCheck
-from sagas.foundations import AccessTokenCheck, InvalidRequestError, Settings, os_user
+from sagas.foundations import (
+    AccessTokenCheck,
+    InvalidRequestError,
+    Settings,
+    configured_access_tokens,
+    os_user,
+)
 
 DEV_ISSUER = "fundsaga-dev"
 DEV_AUDIENCE = "fundsaga"
@@ -145,15 +151,9 @@ def configured_operator(settings: Settings) -> OperatorCredential | None:
 def configured_operator_check(settings: Settings) -> OperatorTokenCheck | None:
     """The identity provider a worker trusts (FUNDSAGA_OPERATOR_JWKS, with its audience and
     issuer); None when none is configured."""
-    if not settings.operator_jwks:
-        return None
-    for field, value in (
+    tokens = configured_access_tokens(
+        ("FUNDSAGA_OPERATOR_JWKS", settings.operator_jwks),
         ("FUNDSAGA_OPERATOR_AUDIENCE", settings.operator_audience),
         ("FUNDSAGA_OPERATOR_ISSUER", settings.operator_issuer),
-    ):
-        if not value:
-            raise InvalidRequestError(field, "required with FUNDSAGA_OPERATOR_JWKS")
-    tokens = AccessTokenCheck(
-        settings.operator_jwks, settings.operator_audience, settings.operator_issuer
     )
-    return OperatorTokenCheck(tokens, settings.operator_roles_claim)
+    return None if tokens is None else OperatorTokenCheck(tokens, settings.operator_roles_claim)

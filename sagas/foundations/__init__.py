@@ -4,6 +4,7 @@ from sagas.foundations._access_tokens import (
     AccessTokenCheck,
     AccessTokenRefusedError,
     JwksUnavailableError,
+    configured_access_tokens,
 )
 from sagas.foundations._canonical import canonical_json, sha256_hex
 from sagas.foundations._currency import Currency, currency
@@ -101,6 +102,7 @@ __all__ = [
     "check_account_id",
     "check_text",
     "checked_secret",
+    "configured_access_tokens",
     "currency",
     "error_class_by_name",
     "invalid_request_from",

@@ -9,6 +9,8 @@ from typing import Any
 
 import jwt
 
+from sagas.foundations._errors import InvalidRequestError
+
 ALGORITHMS = ["RS256", "RS384", "RS512", "ES256", "ES384", "PS256"]
 """Asymmetric only: a token signed with a shared secret could be minted by anyone who has it."""
 LEEWAY_SECONDS = 30
@@ -89,3 +91,16 @@ class AccessTokenCheck:
         except (AccessTokenRefusedError, JwksUnavailableError):
             return False
         return True
+
+
+def configured_access_tokens(
+    jwks: tuple[str, str], audience: tuple[str, str], issuer: tuple[str, str]
+) -> AccessTokenCheck | None:
+    """The check of settings given as (setting name, value) pairs: None without a JWKS; with
+    one, InvalidRequestError naming the audience or issuer setting left empty."""
+    if not jwks[1]:
+        return None
+    for setting, value in (audience, issuer):
+        if not value:
+            raise InvalidRequestError(setting, f"required with {jwks[0]}")
+    return AccessTokenCheck(jwks[1], audience[1], issuer[1])

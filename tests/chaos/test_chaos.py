@@ -23,7 +23,7 @@ async def test_money_is_conserved_and_moved_once_under_chaos(
     # Six payouts: one to each of the simulator's behaviours, which payouts take in turn; the
     # batches' items take them in turn too.
     config = ChaosConfig(
-        transfers=60,
+        transfers=30,
         fees=2,
         fx_transfers=2,
         payouts=6,

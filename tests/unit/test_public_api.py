@@ -397,6 +397,7 @@ PUBLIC = {
         "total_backoff",
     ],
     "sagas.foundations": [
+        "configured_access_tokens",
         "AccessTokenCheck",
         "AccessTokenRefusedError",
         "JwksUnavailableError",
