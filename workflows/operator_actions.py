@@ -59,11 +59,18 @@ class VerifiedFirst:
         self._refusal: str | None = None
         self._told = False
 
-    async def _verify(self, proof: str, role: OperatorRole) -> VerifiedOperator | None:
-        try:
-            self._identity = await verified_operator(proof, role)
-        except ApplicationError as err:  # the refusal, for the caller's update
-            self._refusal = err.message
+    async def _verify(
+        self, proof: str, role: OperatorRole, refusal: str | None = None
+    ) -> VerifiedOperator | None:
+        """The verified operator; None, once the caller heard why, when the request is refused
+        (`refusal`) or the proof is."""
+        if refusal is None:
+            try:
+                self._identity = await verified_operator(proof, role)
+            except ApplicationError as err:  # the refusal, for the caller's update
+                refusal = err.message
+        if refusal is not None:
+            self._refusal = refusal
             await _until(lambda: self._told, TOLD_WAIT)
             return None
         return self._identity
@@ -91,7 +98,7 @@ class OperatorActionWorkflow(VerifiedFirst):
 
     @workflow.run
     async def run(self, request: OperatorActionRequest) -> dict[str, JsonValue]:
-        identity = await self._verify(request.proof, OperatorRole.OPERATOR)
+        identity = await self._verify(request.proof, OperatorRole.OPERATOR, request.refusal())
         if identity is None:
             return {}
         if request.account_status is not None:

@@ -50,6 +50,7 @@ _STATUS_OF = {
     AuditKind.ACCOUNT_UNFROZEN: "active",
     AuditKind.ACCOUNT_CLOSED: "closed",
 }
+"""The status each account action sets (the workflow checks the pair again)."""
 
 
 class OperatorActions:

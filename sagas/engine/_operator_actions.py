@@ -32,6 +32,23 @@ FUNDING_WAIT = timedelta(days=1)
 """How long a funding proposal waits for its approval before it expires."""
 
 
+_ACCOUNT_STATUS_OF = {
+    AuditKind.ACCOUNT_FROZEN: "frozen",
+    AuditKind.ACCOUNT_UNFROZEN: "active",
+    AuditKind.ACCOUNT_CLOSED: "closed",
+}
+_SCHEDULE_KINDS = frozenset(
+    {
+        AuditKind.SCHEDULE_CREATED,
+        AuditKind.SCHEDULE_PAUSED,
+        AuditKind.SCHEDULE_RESUMED,
+        AuditKind.SCHEDULE_TRIGGERED,
+        AuditKind.SCHEDULE_BACKFILLED,
+        AuditKind.SCHEDULE_DELETED,
+    }
+)
+
+
 class AccountStatusCall(BaseModel):
     """What the worker applies once an account action is verified."""
 
@@ -51,6 +68,21 @@ class OperatorActionRequest(BaseModel):
     account_status: AccountStatusCall | None = None
     """An account action: the worker sets this status once the operator is verified. None:
     the client acts, then reports the action taken (schedules)."""
+
+    def refusal(self) -> str | None:
+        """Why this request is no operator action that this workflow records: its kind must be
+        an account action carrying that status, or a schedule action."""
+        wanted = _ACCOUNT_STATUS_OF.get(self.kind)
+        if wanted is not None:
+            status = self.account_status.status if self.account_status else None
+            if self.subject_type != "account" or status != wanted:
+                return f"kind: {self.kind} is an account action that sets the status {wanted}"
+            if self.account_status and self.account_status.account_id != self.subject_id:
+                return "subject_id: not the account whose status is set"
+            return None
+        if self.kind in _SCHEDULE_KINDS and self.subject_type == "schedule":
+            return None if self.account_status is None else "account_status: not on a schedule"
+        return f"kind: {self.kind} is not an operator action on an account or a schedule"
 
 
 class FundingStatus(StrEnum):

@@ -6,6 +6,7 @@ approval on the audit record; two distinct verified operators then resolve it.""
 from __future__ import annotations
 
 import json
+import uuid
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,16 @@ from temporalio.testing import WorkflowEnvironment
 from sagas import SagaStatus
 from sagas.audit import AuditStore
 from sagas.client import DevIdentityProvider, SagaHandle
-from sagas.engine import APPROVE_UPDATE, OperatorAction, OperatorRole
+from sagas.engine import (
+    APPROVE_UPDATE,
+    OPERATOR_ACTION_WORKFLOW,
+    OPERATOR_VERIFIED_UPDATE,
+    AccountStatusCall,
+    AuditKind,
+    OperatorAction,
+    OperatorActionRequest,
+    OperatorRole,
+)
 from sagas.ledger import Ledger
 from sagas.testing import dev_identity, kit_operator
 from tests.e2e.conftest import TemporalCli
@@ -133,3 +143,46 @@ def client_side_identity(name: str) -> Any:
 def subject(recorded: Any) -> tuple[str, str]:
     identity = recorded["identity"]
     return identity["issuer"], identity["subject"]
+
+
+@pytest.mark.parametrize(
+    ("kind", "subject_type", "status"),
+    [
+        (AuditKind.FUNDING_APPROVED, "funding", None),  # a record of money nobody approved
+        (AuditKind.RESOLUTION_APPROVED, "transfer", None),
+        (AuditKind.ACCOUNT_FROZEN, "account", "active"),  # says frozen, unfreezes
+    ],
+)
+async def test_a_verified_operator_cannot_record_an_action_it_did_not_take(
+    dev_env: WorkflowEnvironment,
+    cli_task_queue: str,
+    funded: Ledger,
+    audit_store: AuditStore,
+    kind: AuditKind,
+    subject_type: str,
+    status: str | None,
+) -> None:
+    request = OperatorActionRequest(
+        kind=kind,
+        subject_type=subject_type,
+        subject_id="alice",
+        proof=dev_identity().mint("ana"),
+        account_status=AccountStatusCall(account_id="alice", status=status) if status else None,
+    )
+    async with worker(dev_env, cli_task_queue, funded, audit_store, ""):
+        handle = await dev_env.client.start_workflow(
+            OPERATOR_ACTION_WORKFLOW,
+            request,
+            id=f"forged-{uuid.uuid4().hex[:10]}",
+            task_queue=cli_task_queue,
+        )
+        with pytest.raises(WorkflowUpdateFailedError) as refused:
+            await handle.execute_update(OPERATOR_VERIFIED_UPDATE, result_type=str)
+        result = await handle.result()
+
+    cause = refused.value.cause
+    assert isinstance(cause, ApplicationError)
+    assert (cause.type, cause.message.split(":")[0]) == ("OperatorRefusedError", "kind")
+    assert result == {}
+    assert audit_store.records(saga_id="alice") == []
+    assert funded.account("alice").status.value == "active"
