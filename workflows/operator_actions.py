@@ -145,11 +145,10 @@ class FundingWorkflow(VerifiedFirst):
     def __init__(self) -> None:
         super().__init__()
         self._view: FundingView | None = None
-        self._approved_by: VerifiedOperator | None = None
 
     @workflow.run
     async def run(self, request: FundingRequest) -> FundingView:
-        self._view = FundingView(
+        view = self._view = FundingView(
             funding_id=workflow.info().workflow_id,
             account_id=request.account_id,
             amount=request.amount,
@@ -158,32 +157,32 @@ class FundingWorkflow(VerifiedFirst):
         )
         maker = await self._verify(request.proof, OperatorRole.OPERATOR)
         if maker is None:
-            self._view.status = FundingStatus.REFUSED
-            return self._view
-        self._view.proposed_by = maker
-        facts = self._view.model_dump(mode="json", exclude={"status", "proposed_by"})
+            view.status = FundingStatus.REFUSED
+            return view
+        view.proposed_by = maker
+        facts = view.model_dump(mode="json", exclude={"status", "proposed_by"})
         await self._record(AuditKind.FUNDING_PROPOSED, facts | {"note": request.note}, maker)
-        if not await _until(lambda: self._approved_by is not None, FUNDING_WAIT):
-            self._view.status = FundingStatus.EXPIRED
+        if not await _until(lambda: view.approved_by is not None, FUNDING_WAIT):
+            view.status = FundingStatus.EXPIRED
             await self._record(AuditKind.FUNDING_EXPIRED, facts, None)
-            return self._view
+            return view
         call = FundingCall(
             funding_key=request.funding_key,
             account_id=request.account_id,
             amount=request.amount,
             currency=request.currency,
         )
-        self._view.entry_id = await workflow.execute_activity(
+        view.entry_id = await workflow.execute_activity(
             FUNDING_ACTIVITY,
             call,
             result_type=str,
             start_to_close_timeout=LEDGER_TIMEOUT,
             retry_policy=LEDGER_RETRY,
         )
-        self._view.status = FundingStatus.FUNDED
-        funded = facts | {"entry_id": self._view.entry_id}
-        await self._record(AuditKind.FUNDING_APPROVED, funded, self._approved_by)
-        return self._view
+        view.status = FundingStatus.FUNDED
+        funded = facts | {"entry_id": view.entry_id}
+        await self._record(AuditKind.FUNDING_APPROVED, funded, view.approved_by)
+        return view
 
     @workflow.query(name=FUNDING_VIEW_QUERY)
     def view(self) -> FundingView | None:
@@ -195,16 +194,14 @@ class FundingWorkflow(VerifiedFirst):
         returns the view once the entry is posted."""
         checker = await verified_operator(approval.proof, OperatorRole.APPROVER)
         view = self._view
-        if view is None or view.status is not FundingStatus.AWAITING_APPROVAL:
-            raise operator_refused("the funding is not awaiting approval")
-        if view.proposed_by is None or self._approved_by is not None:
+        awaiting = view is not None and view.status is FundingStatus.AWAITING_APPROVAL
+        if view is None or not awaiting or view.proposed_by is None or view.approved_by:
             raise operator_refused("the funding is not awaiting approval")
         if view.proposed_by.same_principal(checker):
             raise operator_refused(
                 f"{checker.name} proposed this funding: another operator approves",
                 "SameOperatorError",
             )
-        self._approved_by = checker.model_copy()
         view.approved_by = checker
         await workflow.wait_condition(lambda: view.status is not FundingStatus.AWAITING_APPROVAL)
         return view

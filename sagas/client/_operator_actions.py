@@ -19,7 +19,7 @@ from temporalio.client import (
 from temporalio.exceptions import ApplicationError, FailureError
 from temporalio.service import RPCError, RPCStatusCode
 
-from sagas.client._operator_credentials import OperatorCredential
+from sagas.client._operator_credentials import OperatorCredential, required_operator
 from sagas.engine import (
     ACTION_ABANDONED_SIGNAL,
     ACTION_TAKEN_SIGNAL,
@@ -28,29 +28,21 @@ from sagas.engine import (
     FUNDING_WORKFLOW,
     OPERATOR_ACTION_WORKFLOW,
     OPERATOR_VERIFIED_UPDATE,
-    AccountStatusCall,
     AuditKind,
     FundingApproval,
     FundingRequest,
     FundingView,
     OperatorActionRequest,
+    account_status_call,
     funding_id,
 )
 from sagas.foundations import (
     FundsagaError,
     InvalidRequestError,
     Money,
-    OperatorRefusedError,
     SagaNotFoundError,
     error_class_by_name,
 )
-
-_STATUS_OF = {
-    AuditKind.ACCOUNT_FROZEN: "frozen",
-    AuditKind.ACCOUNT_UNFROZEN: "active",
-    AuditKind.ACCOUNT_CLOSED: "closed",
-}
-"""The status each account action sets (the workflow checks the pair again)."""
 
 
 class OperatorActions:
@@ -64,12 +56,7 @@ class OperatorActions:
         self.operator = operator
 
     def _proof(self) -> str:
-        if self.operator is None:
-            raise OperatorRefusedError(
-                "no operator identity: set FUNDSAGA_OPERATOR_TOKEN to your access token "
-                "(or, on `fundsaga dev`, FUNDSAGA_OPERATOR to your name)"
-            )
-        return self.operator.token()
+        return required_operator(self.operator).token()
 
     async def set_account_status(
         self, kind: AuditKind, account_id: str, note: str = ""
@@ -82,7 +69,7 @@ class OperatorActions:
             subject_id=account_id,
             note=note,
             proof=self._proof(),
-            account_status=AccountStatusCall(account_id=account_id, status=_STATUS_OF[kind]),
+            account_status=account_status_call(kind, account_id),
         )
         handle = await self._start_action(request)
         result: dict[str, JsonValue] = await _result(handle)

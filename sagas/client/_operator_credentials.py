@@ -24,6 +24,7 @@ from sagas.engine import DEFAULT_ROLES_CLAIM, OperatorRole, OperatorTokenCheck
 from sagas.foundations import (
     AccessTokenCheck,
     InvalidRequestError,
+    OperatorRefusedError,
     Settings,
     configured_access_tokens,
     os_user,
@@ -134,6 +135,16 @@ class DevOperator:
 
     def token(self) -> str:
         return self.provider.mint(self.name, self.roles)
+
+
+def required_operator(operator: OperatorCredential | None) -> OperatorCredential:
+    """`operator`; OperatorRefusedError saying how to get one when there is none."""
+    if operator is None:
+        raise OperatorRefusedError(
+            "no operator identity: set FUNDSAGA_OPERATOR_TOKEN to your access token "
+            "(or, on `fundsaga dev`, FUNDSAGA_OPERATOR to your name)"
+        )
+    return operator
 
 
 def configured_operator(settings: Settings) -> OperatorCredential | None:

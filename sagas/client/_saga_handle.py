@@ -16,7 +16,7 @@ from temporalio.client import (
 from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError, RPCStatusCode
 
-from sagas.client._operator_credentials import OperatorCredential
+from sagas.client._operator_credentials import OperatorCredential, required_operator
 from sagas.engine import (
     APPROVE_UPDATE,
     EVENT_SIGNAL,
@@ -165,12 +165,7 @@ class SagaHandle:
         return self._credential().name
 
     def _credential(self) -> OperatorCredential:
-        if self.operator is None:
-            raise OperatorRefusedError(
-                "no operator identity: set FUNDSAGA_OPERATOR_TOKEN to your access token "
-                "(or, on `fundsaga dev`, FUNDSAGA_OPERATOR to your name)"
-            )
-        return self.operator
+        return required_operator(self.operator)
 
     def _action(self, note: str) -> OperatorAction:
         credential = self._credential()

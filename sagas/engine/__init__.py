@@ -66,6 +66,7 @@ from sagas.engine._operator_actions import (
     FundingStatus,
     FundingView,
     OperatorActionRequest,
+    account_status_call,
     funding_id,
 )
 from sagas.engine._operator_identity import (
@@ -265,6 +266,7 @@ __all__ = [
     "StepFailure",
     "StepRetrySpecs",
     "VerifiedOperator",
+    "account_status_call",
     "asking_first",
     "check_saga_types",
     "check_schedule_id",

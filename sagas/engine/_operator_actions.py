@@ -56,6 +56,11 @@ class AccountStatusCall(BaseModel):
     status: str = Field(pattern="^(active|frozen|closed)$")
 
 
+def account_status_call(kind: AuditKind, account_id: str) -> AccountStatusCall:
+    """What the worker applies for the account action `kind` (ACCOUNT_FROZEN, ...)."""
+    return AccountStatusCall(account_id=account_id, status=_ACCOUNT_STATUS_OF[kind])
+
+
 class OperatorActionRequest(BaseModel):
     """An action outside a saga, to verify and then record."""
 

@@ -249,6 +249,7 @@ PUBLIC = {
         "said",
     ],
     "sagas.engine": [
+        "account_status_call",
         "operator_refused",
         "verified_operator",
         "ACCOUNT_STATUS_ACTIVITY",
