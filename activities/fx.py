@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractContextManager
+from datetime import datetime
 
 from temporalio import activity
 
@@ -13,7 +14,6 @@ from sagas.fx import (
     DEMO_RATES,
     FX_ENTRY,
     FX_POSITION,
-    Clock,
     FixedRateSource,
     FxCall,
     FxRequest,
@@ -21,7 +21,6 @@ from sagas.fx import (
     QuoteExpiredError,
     RateSource,
     convert_amount,
-    utc_now,
 )
 from sagas.ledger import Ledger, Leg, system_account_id
 
@@ -38,24 +37,32 @@ def fx_legs(request: FxRequest, target: Money) -> list[Leg]:
     ]
 
 
+def workflow_time(call: FxCall) -> datetime:
+    """When the saga scheduled the step, by Temporal's clock; for a call scheduled before
+    calls carried that time, when Temporal scheduled this attempt."""
+    if call.scheduled_at is not None:
+        return call.scheduled_at
+    return activity.info().current_attempt_scheduled_time
+
+
 class FxActivities:
     def __init__(
         self,
         ledger: Ledger,
         faults: FaultPlan,
         rates: RateSource | None = None,
-        clock: Clock = utc_now,
     ) -> None:
         self.ledger = ledger
         self.faults = faults
         self.rates = rates if rates is not None else FixedRateSource(DEMO_RATES)
-        self.clock = clock
 
     @activity.defn(name="fx-transfer.quote")
     def quote(self, call: FxCall) -> FxState:
         request = call.request
         with step_guard(call, self.ledger, self.faults):
-            quote = self.rates.quote(request.source_currency, request.target_currency)
+            quote = self.rates.quote(
+                request.source_currency, request.target_currency, workflow_time(call)
+            )
             conversion = convert_amount(request.source_money, quote.rate, request.target_currency)
         return call.state.model_copy(
             update={
@@ -70,7 +77,7 @@ class FxActivities:
     def reserve(self, call: FxCall) -> FxState:
         request = call.request
         with self._guard(call):
-            self._check_quote(call.state)
+            self._check_quote(call)
             hold = self.ledger.place_hold(
                 call.effect_key(),
                 request.source_account,
@@ -88,7 +95,7 @@ class FxActivities:
     def convert(self, call: FxCall) -> FxState:
         request = call.request
         with self._guard(call):
-            rate = self._check_quote(call.state)
+            rate = self._check_quote(call)
             target = convert_amount(request.source_money, rate, request.target_currency).target
             entry = self.ledger.post(
                 call.effect_key(),
@@ -104,11 +111,13 @@ class FxActivities:
         with self._guard(call):
             self.ledger.reverse(call.effect_key(), call.action_key(), saga_id=call.saga_id)
 
-    def _check_quote(self, state: FxState) -> str:
-        """The locked rate, or QuoteExpiredError once its offer has ended."""
+    def _check_quote(self, call: FxCall) -> str:
+        """The locked rate, or QuoteExpiredError once its offer had ended when the saga
+        scheduled the step (workflow time: the same on every worker)."""
+        state = call.state
         if state.rate is None or state.quote_expires_at is None:
             raise QuoteExpiredError("no rate was locked for this saga")
-        if self.clock() >= state.quote_expires_at:
+        if workflow_time(call) >= state.quote_expires_at:
             raise QuoteExpiredError(f"the rate {state.rate} expired at {state.quote_expires_at}")
         return state.rate
 

@@ -8,7 +8,7 @@ truncated or rewritten audit chain no longer reaches the latest anchor.
 
 from __future__ import annotations
 
-from datetime import UTC
+from datetime import UTC, datetime
 
 from pydantic import JsonValue
 
@@ -96,6 +96,9 @@ class AnchoredAuditStore:
 
     def head(self) -> AuditRecord | None:
         return self._store.head()
+
+    def now(self) -> datetime:
+        return self._store.now()
 
     def verify(self, checkpoint: Checkpoint | None = None) -> VerifyResult:
         return self._store.verify(checkpoint)

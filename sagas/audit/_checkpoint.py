@@ -24,7 +24,7 @@ class Checkpoint:
     hash: str
     """The head's hash; GENESIS_HASH for an empty chain."""
     taken_at: datetime
-    """When it was taken (UTC)."""
+    """When it was taken (UTC), by the store's clock (see AuditStore.now)."""
 
     def to_json(self) -> str:
         fields = {
@@ -62,5 +62,5 @@ def take_checkpoint(store: AuditStore) -> Checkpoint:
     return Checkpoint(
         sequence=head.sequence if head else 0,
         hash=head.hash if head else GENESIS_HASH,
-        taken_at=datetime.now(UTC),
+        taken_at=store.now(),
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
 
 from pydantic import JsonValue
@@ -15,7 +16,7 @@ from sagas.audit._keys import AuditKeys, SigningKey
 from sagas.audit._record import AuditRecord, check_append, describe_invalid, next_record
 from sagas.audit._record import parse_record_line as parse
 from sagas.audit._verify import Stored, VerifyResult, verify_chain
-from sagas.foundations import ConnectionDroppedError, DatabaseBusyError
+from sagas.foundations import ConnectionDroppedError, DatabaseBusyError, HostClock, host_now
 
 APPEND_ATTEMPTS = 100
 
@@ -26,11 +27,14 @@ class DirectoryAuditStore:
     Records already read are kept in memory (they cannot change without tampering, which
     verify() reads the files to catch), so an append reads only what others appended since.
     Files that cannot be read are left out of find() and records(); verify() names them.
+    A directory has no clock of its own: records are stamped by `clock`, the writing host's,
+    never before the record they follow.
     """
 
-    def __init__(self, directory: Path, keys: AuditKeys) -> None:
+    def __init__(self, directory: Path, keys: AuditKeys, *, clock: HostClock = host_now) -> None:
         self._directory = directory
         self._keys = keys
+        self._clock = clock
         self._lock = threading.Lock()
         self._known: dict[int, AuditRecord] = {}
         self._by_key: dict[str, AuditRecord] = {}
@@ -64,6 +68,9 @@ class DirectoryAuditStore:
         with self._guarded():
             return self._head()
 
+    def now(self) -> datetime:
+        return self._clock()
+
     def verify(self, checkpoint: Checkpoint | None = None) -> VerifyResult:
         stored: dict[int, Stored] = {}
         strays: list[str] = []
@@ -96,6 +103,7 @@ class DirectoryAuditStore:
             return existing
         record = next_record(
             head,
+            now=self._clock(),
             kind=kind,
             saga_id=saga_id,
             dedupe_key=dedupe_key,

@@ -11,14 +11,17 @@ from sagas.audit._directory import DirectoryAuditStore
 from sagas.audit._keys import AuditKeys
 from sagas.audit._store import AuditStore
 from sagas.audit._table import TableAuditStore
-from sagas.foundations import InvalidRequestError
+from sagas.foundations import HostClock, InvalidRequestError, host_now
 
 SETTING = "FUNDSAGA_AUDIT_STORE"
 _EXPECTED = "expected dir:PATH, db:URL, sqlite:///PATH or postgresql://..."
 
 
-def open_audit_store(spec: str, keys: AuditKeys) -> AuditStore:
+def open_audit_store(spec: str, keys: AuditKeys, *, clock: HostClock = host_now) -> AuditStore:
     """`dir:PATH` (files), `db:URL` or a bare sqlite/postgresql URL (a migrated database).
+
+    Records are stamped by a PostgreSQL store's server clock; a directory or SQLite file, which
+    have no server, use `clock`, the host's.
 
     Nothing is touched until the store is used, so an unreachable store shows as a
     TransientError on the first call rather than here.
@@ -27,7 +30,7 @@ def open_audit_store(spec: str, keys: AuditKeys) -> AuditStore:
         path = spec.removeprefix("dir:")
         if not path:
             raise InvalidRequestError(SETTING, f"no directory in {spec!r}: {_EXPECTED}")
-        return DirectoryAuditStore(Path(path), keys)
+        return DirectoryAuditStore(Path(path), keys, clock=clock)
     url = spec.removeprefix("db:")
     try:
         backend = make_url(url).get_backend_name()
@@ -35,4 +38,4 @@ def open_audit_store(spec: str, keys: AuditKeys) -> AuditStore:
         raise InvalidRequestError(SETTING, f"{spec!r} is not a store: {_EXPECTED}") from exc
     if backend not in ("sqlite", "postgresql"):
         raise InvalidRequestError(SETTING, f"unsupported database {backend!r}: {_EXPECTED}")
-    return TableAuditStore(url, keys)
+    return TableAuditStore(url, keys, clock=clock)

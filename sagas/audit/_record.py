@@ -9,7 +9,7 @@ from typing import Annotated
 from pydantic import AfterValidator, AwareDatetime, BaseModel, JsonValue, ValidationError
 
 from sagas.audit._keys import Keyring, SigningKey
-from sagas.foundations import InvalidRequestError, canonical_json, sha256_hex
+from sagas.foundations import InvalidRequestError, canonical_json, not_before, sha256_hex
 
 GENESIS_HASH = "0" * 64
 MAX_TEXT_LENGTH = 255
@@ -28,7 +28,8 @@ class AuditRecord(BaseModel, frozen=True):
     sequence: int
     """1, 2, 3, ... with no gaps."""
     recorded_at: UtcTimestamp
-    """When the record was appended (UTC)."""
+    """When the record was appended (UTC), by the store's clock (a table store's is its
+    database server's); never before the record it follows."""
     kind: str
     """What happened, e.g. "terminal" or "operator_resolve"."""
     saga_id: str
@@ -105,17 +106,19 @@ def signature_problem(record: AuditRecord, keyring: Keyring) -> str | None:
 def next_record(
     head: AuditRecord | None,
     *,
+    now: datetime,
     kind: str,
     saga_id: str,
     dedupe_key: str,
     payload: dict[str, JsonValue],
     signer: SigningKey,
 ) -> AuditRecord:
-    """The record that follows `head` (or starts the chain), stamped now and signed."""
+    """The record that follows `head` (or starts the chain), signed and stamped `now`, or at
+    the head's time when `now` reads earlier."""
     return seal(
         signer=signer,
         sequence=head.sequence + 1 if head else 1,
-        recorded_at=datetime.now(UTC),
+        recorded_at=not_before(now, head.recorded_at if head else None),
         kind=kind,
         saga_id=saga_id,
         dedupe_key=dedupe_key,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Protocol
 
 from pydantic import JsonValue
@@ -33,6 +34,11 @@ class AuditStore(Protocol):
 
     def head(self) -> AuditRecord | None:
         """The record with the highest sequence number, if any."""
+        ...
+
+    def now(self) -> datetime:
+        """The time the store stamps records with: a table's database server's clock; the
+        writing host's for a directory, or a SQLite file."""
         ...
 
     def verify(self, checkpoint: Checkpoint | None = None) -> VerifyResult:

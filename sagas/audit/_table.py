@@ -6,6 +6,7 @@ import json
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from typing import Any
 
 from pydantic import JsonValue
@@ -23,7 +24,15 @@ from sagas.audit._record import (
 )
 from sagas.audit._table_model import WRITER_ROLE, AuditRow
 from sagas.audit._verify import Stored, VerifyResult, verify_chain
-from sagas.foundations import ConnectionDroppedError, DatabaseBusyError, canonical_json, make_engine
+from sagas.foundations import (
+    ConnectionDroppedError,
+    DatabaseBusyError,
+    HostClock,
+    canonical_json,
+    database_now,
+    host_now,
+    make_engine,
+)
 
 CHAIN_LOCK_KEY = int.from_bytes(b"fundsaga", "big")
 """The PostgreSQL advisory lock every append holds while it extends the chain."""
@@ -36,11 +45,14 @@ class TableAuditStore:
     """Audit records as rows of audit_record; the database must already be migrated.
 
     Rows that cannot be read are left out of find() and records(); verify() names them.
+    Records are stamped with the database's time, read under the chain's lock (on SQLite, which
+    has no server, `clock`: the host's).
     """
 
-    def __init__(self, url: str, keys: AuditKeys) -> None:
+    def __init__(self, url: str, keys: AuditKeys, *, clock: HostClock = host_now) -> None:
         self._url = url
         self._keys = keys
+        self._clock = clock
         self._engine: Engine | None = None
         self._engine_lock = threading.Lock()
 
@@ -52,7 +64,9 @@ class TableAuditStore:
         for _ in range(APPEND_ATTEMPTS):
             try:
                 with self._transaction() as connection:
-                    return _append(connection, signer, kind, saga_id, dedupe_key, payload)
+                    return _append(
+                        connection, signer, self._clock, kind, saga_id, dedupe_key, payload
+                    )
             except IntegrityError:
                 # Only a writer that bypassed the chain lock can get here; look again.
                 existing = self.find(dedupe_key)
@@ -75,6 +89,10 @@ class TableAuditStore:
     def head(self) -> AuditRecord | None:
         with self._transaction() as connection:
             return _head(connection)
+
+    def now(self) -> datetime:
+        with self._transaction() as connection:
+            return database_now(connection, self._clock)
 
     def verify(self, checkpoint: Checkpoint | None = None) -> VerifyResult:
         with self._transaction() as connection:
@@ -113,6 +131,7 @@ class TableAuditStore:
 def _append(
     connection: Connection,
     signer: SigningKey,
+    clock: HostClock,
     kind: str,
     saga_id: str,
     dedupe_key: str,
@@ -126,6 +145,7 @@ def _append(
         return existing
     record = next_record(
         _head(connection),
+        now=database_now(connection, clock),
         kind=kind,
         saga_id=saga_id,
         dedupe_key=dedupe_key,

@@ -13,7 +13,13 @@ from dataclasses import dataclass
 
 from sagas.audit._checkpoint import Checkpoint
 from sagas.audit._keys import Keyring
-from sagas.audit._record import GENESIS_HASH, AuditRecord, compute_hash, signature_problem
+from sagas.audit._record import (
+    GENESIS_HASH,
+    AuditRecord,
+    compute_hash,
+    format_timestamp,
+    signature_problem,
+)
 
 Stored = AuditRecord | str
 """A readable record, or a sentence saying why the stored entry cannot be read."""
@@ -43,7 +49,8 @@ def verify_chain(
     checkpoint: Checkpoint | None = None,
     strays: Sequence[str] = (),
 ) -> VerifyResult:
-    """Check continuity from 1, every hash, signature and link, and the checkpoint."""
+    """Check continuity from 1, every hash, signature and link, that no record's time goes
+    back past its predecessor's, and the checkpoint."""
     count = len(stored)
     finding = _walk(stored, keyring)
     end = finding.sequence - 1 if finding else max(stored, default=0)
@@ -57,15 +64,29 @@ def verify_chain(
 
 
 def _walk(stored: Mapping[int, Stored], keyring: Keyring) -> _Finding | None:
-    prev_hash = GENESIS_HASH
+    previous: AuditRecord | None = None
     for sequence in range(1, max(stored, default=0) + 1):
         entry = stored.get(sequence)
-        problem = _problem(sequence, entry, prev_hash, keyring)
+        prev_hash = previous.hash if previous else GENESIS_HASH
+        problem = _problem(sequence, entry, prev_hash, keyring) or _backwards(entry, previous)
         if problem:
             return _inserted_before(stored, sequence) or _Finding(sequence, problem)
         assert isinstance(entry, AuditRecord)
-        prev_hash = entry.hash
+        previous = entry
     return None
+
+
+def _backwards(entry: Stored | None, previous: AuditRecord | None) -> str | None:
+    """Why a well-formed record's time goes back past its predecessor's, or None."""
+    if not isinstance(entry, AuditRecord) or previous is None:
+        return None
+    if entry.recorded_at >= previous.recorded_at:
+        return None
+    return (
+        f"record {entry.sequence} is stamped {format_timestamp(entry.recorded_at)}, before "
+        f"record {previous.sequence} ({format_timestamp(previous.recorded_at)}): "
+        "its time goes backwards"
+    )
 
 
 def _problem(sequence: int, entry: Stored | None, prev_hash: str, keyring: Keyring) -> str | None:

@@ -6,7 +6,7 @@ import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Generic, TypeVar
 
 from pydantic import BaseModel, Field, JsonValue, field_validator
@@ -99,6 +99,10 @@ class StepCall(BaseModel, Generic[RequestT, StateT]):
     event: dict[str, JsonValue] | None = None
     """The payload of the event the step awaits (see StepDefinition.awaits); None when the step
     awaits none, or its wait timed out."""
+    scheduled_at: datetime | None = None
+    """Workflow time (Temporal's) when the saga scheduled this call: the time an activity
+    compares an expiry against, never its worker's own clock. None only in a call built
+    outside a workflow."""
 
     def claim(self) -> RunClaim:
         return RunClaim(saga_id=self.saga_id, saga_type=self.saga_type, run_chain=self.run_chain)

@@ -510,6 +510,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
             snapshot=snapshot,
             retry=retry,
             event=event,
+            scheduled_at=workflow.now(),
         )
 
     # ---- compensation path

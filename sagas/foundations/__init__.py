@@ -7,6 +7,7 @@ from sagas.foundations._access_tokens import (
     configured_access_tokens,
 )
 from sagas.foundations._canonical import canonical_json, sha256_hex
+from sagas.foundations._clock import HostClock, database_now, host_now, not_before
 from sagas.foundations._currency import Currency, currency
 from sagas.foundations._db import alembic_config, make_engine, upgrade_database
 from sagas.foundations._db_errors import translate_db_errors
@@ -76,6 +77,7 @@ __all__ = [
     "DeadlockError",
     "EffectCompensatedError",
     "FundsagaError",
+    "HostClock",
     "IdempotencyConflictError",
     "InsufficientFundsError",
     "InvalidRequestError",
@@ -104,7 +106,9 @@ __all__ = [
     "checked_secret",
     "configured_access_tokens",
     "currency",
+    "database_now",
     "error_class_by_name",
+    "host_now",
     "invalid_request_from",
     "is_business_error_type",
     "is_non_retryable",
@@ -112,6 +116,7 @@ __all__ = [
     "loads_one_reading",
     "make_engine",
     "non_retryable_error_types",
+    "not_before",
     "os_user",
     "parse_money",
     "principal_key",

@@ -14,14 +14,12 @@ from sagas.fx._errors import ConversionTooSmallError, QuoteExpiredError, RateUna
 from sagas.fx._rates import (
     DEFAULT_QUOTE_TTL,
     DEMO_RATES,
-    Clock,
     Conversion,
     FixedRateSource,
     Quote,
     RateSource,
     convert_amount,
     parse_rate,
-    utc_now,
 )
 from sagas.fx._request import FxRequest
 
@@ -34,7 +32,6 @@ __all__ = [
     "FX_POSITION",
     "FX_TRANSFER",
     "FX_TRANSFER_SAGA",
-    "Clock",
     "Conversion",
     "ConversionTooSmallError",
     "FixedRateSource",
@@ -47,5 +44,4 @@ __all__ = [
     "RateUnavailableError",
     "convert_amount",
     "parse_rate",
-    "utc_now",
 ]

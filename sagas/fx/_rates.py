@@ -1,26 +1,23 @@
 """Where rates come from: the `RateSource` interface, its fixed-rate double, and the conversion.
 
 Rates are decimal strings ("161.25": units of the quote currency per unit of the base); they
-are parsed with `Decimal` only, never a float.
+are parsed with `Decimal` only, never a float. A quote is asked for at a time the saga trusts
+(workflow time), never a worker's own clock, so a quote taken on one worker is judged the same
+on another.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation, localcontext
 from typing import Protocol
 
 from sagas.foundations import Money, currency
 from sagas.fx._errors import ConversionTooSmallError, RateUnavailableError
 
-Clock = Callable[[], datetime]
 DEFAULT_QUOTE_TTL = timedelta(minutes=5)
-
-
-def utc_now() -> datetime:
-    return datetime.now(UTC)
 
 
 @dataclass(frozen=True)
@@ -32,25 +29,28 @@ class Quote:
 
 
 class RateSource(Protocol):
-    def quote(self, base: str, quote_currency: str) -> Quote:
-        """Units of `quote_currency` per unit of `base`, and until when the offer holds."""
+    def quote(self, base: str, quote_currency: str, at: datetime) -> Quote:
+        """Units of `quote_currency` per unit of `base`, and until when the offer holds.
+
+        `at` is the saga's time of asking (workflow time, UTC): a source whose offers last a
+        period counts it from there, not from the clock of the worker that asks.
+        """
         ...
 
 
 @dataclass(frozen=True)
 class FixedRateSource:
     """A rate source with a fixed rate per (base, quote) pair: the test double, and the
-    built-in worker's source. Each quote expires `ttl` after `clock()`."""
+    built-in worker's source. Each quote expires `ttl` after the time it is asked at."""
 
     rates: Mapping[tuple[str, str], str]
     ttl: timedelta = DEFAULT_QUOTE_TTL
-    clock: Clock = field(default=utc_now)
 
-    def quote(self, base: str, quote_currency: str) -> Quote:
+    def quote(self, base: str, quote_currency: str, at: datetime) -> Quote:
         rate = self.rates.get((base, quote_currency))
         if rate is None:
             raise RateUnavailableError(f"no rate for {base}/{quote_currency}")
-        return Quote(rate=rate, expires_at=self.clock() + self.ttl)
+        return Quote(rate=rate, expires_at=at + self.ttl)
 
 
 DEMO_RATES: Mapping[tuple[str, str], str] = {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import datetime
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
@@ -18,13 +19,14 @@ from sagas.foundations import (
     UnknownAccountError,
     currency,
 )
+from sagas.ledger._clock import transaction_now
 from sagas.ledger._declarations import (
     BUILT_IN_ROLES,
     Declarations,
     check_role,
     declarations_of,
 )
-from sagas.ledger._models import Account, utc_now
+from sagas.ledger._models import Account
 from sagas.ledger._views import AccountStatus
 
 _ACCOUNT_ID = re.compile(r"[A-Za-z0-9_.:@-]{1,64}")
@@ -72,8 +74,7 @@ def system_currency(account_id: str, declared: Declarations) -> Currency | None:
         return None
 
 
-def new_account(account_id: str, code: str, *, overdraft: int = 0) -> Account:
-    now = utc_now()
+def new_account(account_id: str, code: str, now: datetime, *, overdraft: int = 0) -> Account:
     return Account(
         account_id=account_id,
         currency=code,
@@ -95,7 +96,7 @@ def lock_account(session: Session, account_id: str) -> Account:
     cur = system_currency(account_id, declarations_of(session))
     if cur is None:
         raise UnknownAccountError(f"no account {account_id!r}")
-    row = new_account(account_id, cur.code)
+    row = new_account(account_id, cur.code, transaction_now(session))
     session.add(row)
     session.flush()
     return row
@@ -136,6 +137,6 @@ def check_can_take(account: Account, minor: int) -> None:
         )
 
 
-def move(account: Account, minor: int) -> None:
+def move(account: Account, minor: int, at: datetime) -> None:
     account.balance += minor
-    account.updated_at = utc_now()
+    account.updated_at = at

@@ -16,7 +16,7 @@ from pydantic import JsonValue
 from sqlalchemy import Connection, Table, select, update
 from sqlalchemy.orm import Session
 
-from sagas.foundations import canonical_json, sha256_hex
+from sagas.foundations import HostClock, canonical_json, database_now, sha256_hex
 from sagas.ledger._models import JournalEntry, JournalHead
 
 JOURNAL_CHAIN = "ledger-journal"
@@ -76,6 +76,17 @@ def lock_head(connection: Connection) -> tuple[int, str]:
     return int(row.sequence), str(row.entry_hash)
 
 
+def entry_time(connection: Connection, head_sequence: int, host_clock: HostClock) -> datetime:
+    """The time of the entry that follows the head, read while the head is locked: the
+    database's clock, and never before the head entry's own time."""
+    head_time = (
+        select(JournalEntry.created_at)
+        .where(JournalEntry.sequence == head_sequence)
+        .scalar_subquery()
+    )
+    return database_now(connection, host_clock, after=head_time)
+
+
 def move_head(connection: Connection, link: ChainLink) -> None:
     connection.execute(_MOVE_HEAD.values(sequence=link.sequence, entry_hash=link.entry_hash))
 
@@ -95,6 +106,7 @@ def stored_hash_at(session: Session, sequence: int) -> str | None:
 def chain_findings(session: Session, *, batch: int = 1000) -> Iterator[str]:
     """Each break in the chain, in journal order: the first names the first bad entry."""
     expected_sequence, prev_hash = 1, GENESIS_HASH
+    prev_time: datetime | None = None
     balances: dict[str, int] = {}
     query = select(JournalEntry).order_by(JournalEntry.sequence).execution_options(yield_per=batch)
     for row in session.scalars(query):
@@ -108,8 +120,13 @@ def chain_findings(session: Session, *, batch: int = 1000) -> Iterator[str]:
             yield f"{where}: does not link to the entry before it: the chain was cut or spliced"
         if _recomputed(row) != row.entry_hash:
             yield f"{where}: its content or postings differ from what was hashed: rewritten"
+        if prev_time is not None and row.created_at < prev_time:
+            yield (
+                f"{where}: stamped {row.created_at.isoformat()}, before the entry it follows "
+                f"({prev_time.isoformat()}): its time goes backwards"
+            )
         yield from _running_balances(where, row, balances)
-        expected_sequence, prev_hash = row.sequence + 1, row.entry_hash
+        expected_sequence, prev_hash, prev_time = row.sequence + 1, row.entry_hash, row.created_at
     head_sequence, head_hash = read_head(session)
     if (head_sequence, head_hash) != (expected_sequence - 1, prev_hash):
         yield (

@@ -11,7 +11,8 @@ from sqlalchemy.orm import Session
 
 from sagas.engine import RunClaim
 from sagas.foundations import SagaIdReusedError
-from sagas.ledger._models import SagaClaim, utc_now
+from sagas.ledger._clock import transaction_now
+from sagas.ledger._models import SagaClaim
 
 _TABLE = cast(Table, SagaClaim.__table__)
 _INSERT_BY_DIALECT = {
@@ -36,7 +37,7 @@ def claim(session: Session, wanted: RunClaim) -> None:
             "saga_id": wanted.saga_id,
             "run_chain": wanted.run_chain,
             "saga_type": wanted.saga_type,
-            "claimed_at": utc_now(),
+            "claimed_at": transaction_now(session),
         },
     )
     holder = claim_of(session, wanted.saga_id)

@@ -21,6 +21,7 @@ from sagas.ledger._accounts import (
     lock_account,
     lock_accounts,
 )
+from sagas.ledger._clock import transaction_now
 from sagas.ledger._journal import (
     AccountLeg,
     check_amount,
@@ -29,7 +30,7 @@ from sagas.ledger._journal import (
     post_entry,
     replay,
 )
-from sagas.ledger._models import Account, Hold, utc_now
+from sagas.ledger._models import Account, Hold
 from sagas.ledger._signing import sign_hold
 from sagas.ledger._views import EntryKind, EntryView, HoldStatus, HoldView, hold_view
 
@@ -76,8 +77,9 @@ def place_hold(
 
 def add_hold(session: Session, key: str, account: Account, minor: int, *, saga_id: str) -> Hold:
     """Reserve `minor` units on the (locked, checked) account as an active hold under `key`."""
+    now = transaction_now(session)
     account.held += minor
-    account.updated_at = utc_now()
+    account.updated_at = now
     hold = Hold(
         hold_key=key,
         account_id=account.account_id,
@@ -85,7 +87,7 @@ def add_hold(session: Session, key: str, account: Account, minor: int, *, saga_i
         amount=minor,
         status=HoldStatus.ACTIVE,
         saga_id=saga_id,
-        created_at=utc_now(),
+        created_at=now,
     )
     sign_hold(session, hold)
     session.add(hold)
@@ -103,7 +105,7 @@ def void_hold(session: Session, hold_key: str, *, saga_id: str) -> HoldView:
         return hold_view(hold)
     account = lock_account(session, hold.account_id)
     account.held -= hold.amount
-    account.updated_at = utc_now()
+    account.updated_at = transaction_now(session)
     _close(session, hold, HoldStatus.VOIDED)
     session.flush()
     return hold_view(hold)
@@ -198,7 +200,7 @@ def _replay_hold(existing: Hold, account_id: str, amount: Money) -> HoldView:
 
 
 def _tombstone(session: Session, hold_key: str, saga_id: str) -> Hold:
-    now = utc_now()
+    now = transaction_now(session)
     hold = Hold(
         hold_key=hold_key,
         account_id=None,
@@ -217,5 +219,5 @@ def _tombstone(session: Session, hold_key: str, saga_id: str) -> Hold:
 
 def _close(session: Session, hold: Hold, status: HoldStatus) -> None:
     hold.status = status
-    hold.closed_at = utc_now()
+    hold.closed_at = transaction_now(session)
     sign_hold(session, hold)

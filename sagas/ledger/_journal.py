@@ -14,9 +14,17 @@ from sqlalchemy.orm import Session
 
 from sagas.foundations import KEY_LENGTH, EffectCompensatedError, InvalidRequestError, Money
 from sagas.ledger._accounts import check_active, check_can_take, check_currency, lock_accounts, move
-from sagas.ledger._chain import ChainLink, PostingContent, entry_hash, lock_head, move_head
+from sagas.ledger._chain import (
+    ChainLink,
+    PostingContent,
+    entry_hash,
+    entry_time,
+    lock_head,
+    move_head,
+)
+from sagas.ledger._clock import host_clock_of
 from sagas.ledger._invariants import net_effect
-from sagas.ledger._models import Account, JournalEntry, Posting, utc_now
+from sagas.ledger._models import Account, JournalEntry, Posting
 from sagas.ledger._signing import entry_message, signer_of
 from sagas.ledger._views import EntryKind, EntryView, PostingView, entry_view
 
@@ -98,16 +106,17 @@ def post_entry(
     The entry and its postings are inserted with prebuilt Core statements: the ORM's unit of
     work was the largest single cost of a ledger step. The head row is locked last, after the
     accounts, so appends queue on it for as short a time as possible and in one lock order.
+    The entry's time is the database's, read once the head is held (see entry_time).
     """
     totals: dict[str, int] = {}
     for account, minor in legs:
         totals[account.currency] = totals.get(account.currency, 0) + minor
     if any(totals.values()):
         raise ValueError(f"postings of {key!r} do not sum to zero per currency: {totals}")
-    created_at = utc_now()
     postings = _postings_with_balances(legs)
     connection = session.connection()
     head_sequence, head_hash = lock_head(connection)
+    created_at = entry_time(connection, head_sequence, host_clock_of(session))
     link = ChainLink(
         sequence=head_sequence + 1,
         prev_hash=head_hash,
@@ -155,7 +164,7 @@ def post_entry(
         )
     move_head(connection, link)
     for account, minor in legs:
-        move(account, minor)
+        move(account, minor, created_at)
     session.flush()
     return EntryView(
         entry_id=entry_id,

@@ -14,9 +14,11 @@ from sqlalchemy.orm import Session
 
 from sagas.engine import RunClaim, Snapshot
 from sagas.foundations import (
+    HostClock,
     Money,
     SagaIdReusedError,
     UnknownAccountError,
+    host_now,
     make_engine,
     translate_db_errors,
 )
@@ -35,6 +37,7 @@ from sagas.ledger import (
     _sweep,
 )
 from sagas.ledger._accounts import find_account_row
+from sagas.ledger._clock import HOST_CLOCK_INFO
 from sagas.ledger._declarations import DECLARED_INFO, Declarations
 from sagas.ledger._models import Account, Hold, JournalEntry
 from sagas.ledger._posting import Leg
@@ -71,21 +74,28 @@ class Ledger:
 
     Business refusals raise BusinessError subclasses, bad input InvalidRequestError, and
     transient database faults TransientError subclasses; nothing is written when any is raised.
+    Rows are stamped with the database's time: on PostgreSQL its server's clock, which no worker
+    can skew; on SQLite, which runs in this process, `clock` (the host's).
     """
 
-    def __init__(self, engine: Engine, *, signer: RowSigner | None = None) -> None:
+    def __init__(
+        self, engine: Engine, *, signer: RowSigner | None = None, clock: HostClock = host_now
+    ) -> None:
         """With `signer`, every entry and hold this ledger writes carries its signature; a
         ledger that is verified needs every writer to sign (unsigned rows are findings)."""
         self.engine = engine
         self._signer = signer
+        self._clock = clock
         self._declared = Declarations()
         self._claims: dict[str, str] = {}
         """Claims this process saw committed: a claim never changes, so one check per saga."""
 
     @classmethod
-    def from_url(cls, url: str, *, signer: RowSigner | None = None) -> Ledger:
+    def from_url(
+        cls, url: str, *, signer: RowSigner | None = None, clock: HostClock = host_now
+    ) -> Ledger:
         """A ledger on the database at `url`, which must already be migrated."""
-        return cls(make_engine(url), signer=signer)
+        return cls(make_engine(url), signer=signer, clock=clock)
 
     def close_connections(self) -> None:
         """Release the pooled database connections (the ledger can be used again after)."""
@@ -369,7 +379,11 @@ class Ledger:
         pending = _pending_step.get()
         if pending is not None and pending.settled:
             pending = None
-        info = {SIGNER_INFO: self._signer, DECLARED_INFO: self._declared}
+        info = {
+            SIGNER_INFO: self._signer,
+            DECLARED_INFO: self._declared,
+            HOST_CLOCK_INFO: self._clock,
+        }
         with (
             translate_db_errors(),
             Session(self.engine, expire_on_commit=False, info=info) as session,

@@ -12,8 +12,8 @@ from sagas.ledger._accounts import (
     lock_account,
     new_account,
 )
+from sagas.ledger._clock import transaction_now
 from sagas.ledger._journal import transfer
-from sagas.ledger._models import utc_now
 from sagas.ledger._views import AccountStatus, AccountView, EntryKind, EntryView, account_view
 
 
@@ -31,7 +31,7 @@ def open_account(
     limit = _non_negative(overdraft, cur, "overdraft")
     if find_account_row(session, account_id) is not None:
         raise InvalidRequestError("account_id", f"{account_id!r} already exists")
-    row = new_account(account_id, cur.code, overdraft=limit)
+    row = new_account(account_id, cur.code, transaction_now(session), overdraft=limit)
     session.add(row)
     session.flush()
     if opening:
@@ -60,7 +60,7 @@ def set_status(session: Session, account_id: str, status: AccountStatus) -> Acco
             "account_id", f"{account_id!r} cannot close with a non-zero balance or held amount"
         )
     row.status = status
-    row.updated_at = utc_now()
+    row.updated_at = transaction_now(session)
     session.flush()
     return account_view(row)
 

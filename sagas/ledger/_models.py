@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 
 from sqlalchemy import (
     BigInteger,
@@ -25,10 +25,6 @@ HASH_LENGTH = 64
 KEY_ID_LENGTH = 16
 SIGNATURE_LENGTH = 88
 """An Ed25519 signature in base64."""
-
-
-def utc_now() -> datetime:
-    return datetime.now(UTC)
 
 
 class Base(DeclarativeBase):

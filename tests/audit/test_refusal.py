@@ -173,7 +173,7 @@ def test_writers_that_skip_the_lock_still_never_fork_the_chain(
 def test_a_store_offers_no_way_to_change_a_record(store: AuditStore) -> None:
     public = {name for name in dir(store) if not name.startswith("_")}
 
-    assert public == {"append", "close_connections", "find", "head", "records", "verify"}
+    assert public == {"append", "close_connections", "find", "head", "now", "records", "verify"}
 
 
 class _no_lock:  # noqa: N801

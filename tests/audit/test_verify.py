@@ -14,13 +14,14 @@ RESEALED = {"hash", "key_id", "signature"}
 """What sealing writes anew: the chain logic is tested here as if the forger held the key."""
 
 
-def chain(length: int) -> list[AuditRecord]:
+def chain(length: int, stamped: dict[int, datetime] | None = None) -> list[AuditRecord]:
+    """A well-formed chain, record n stamped START + n seconds unless `stamped` says otherwise."""
     records: list[AuditRecord] = []
     for sequence in range(1, length + 1):
         records.append(
             seal(
                 sequence=sequence,
-                recorded_at=START + timedelta(seconds=sequence),
+                recorded_at=(stamped or {}).get(sequence, START + timedelta(seconds=sequence)),
                 kind="terminal",
                 saga_id=f"s{sequence}",
                 dedupe_key=f"k{sequence}",
@@ -108,6 +109,23 @@ def test_an_inserted_record() -> None:
     )
 
 
+def test_a_record_stamped_before_the_one_it_follows() -> None:
+    """Well formed and signed, as a writer whose clock ran behind would leave it."""
+    records = chain(5, stamped={4: START})
+
+    assert verify_chain(stored(records), TEST_KEYS.keyring) == bad(
+        4,
+        "record 4 is stamped 2026-11-21T12:00:00.000000Z, before record 3 "
+        "(2026-11-21T12:00:03.000000Z): its time goes backwards",
+    )
+
+
+def test_records_stamped_at_the_same_time_keep_their_order() -> None:
+    records = chain(5, stamped={3: START + timedelta(seconds=2), 4: START + timedelta(seconds=2)})
+
+    assert verify_chain(stored(records), TEST_KEYS.keyring).ok
+
+
 def test_a_truncated_tail_against_a_checkpoint() -> None:
     records = chain(5)
 
@@ -127,7 +145,7 @@ def test_a_rewritten_chain_against_a_checkpoint() -> None:
         rewritten.append(
             seal(
                 **record.model_dump(exclude=RESEALED | {"prev_hash", "recorded_at"}),
-                recorded_at=START,
+                recorded_at=START + timedelta(hours=1, seconds=record.sequence),
                 prev_hash=rewritten[-1].hash,
                 signer=TEST_SIGNER,
             )

@@ -58,14 +58,12 @@ def test_a_rate_that_is_not_a_positive_decimal_is_refused(rate: str) -> None:
         convert_amount(parse_money("1.00", "EUR"), rate, "USD")
 
 
-def test_the_fixed_source_quotes_per_pair_until_its_ttl() -> None:
-    now = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
-    source = FixedRateSource(
-        {("EUR", "JPY"): "161.25"}, ttl=timedelta(seconds=30), clock=lambda: now
-    )
+def test_the_fixed_source_quotes_per_pair_until_its_ttl_after_the_time_asked() -> None:
+    asked = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
+    source = FixedRateSource({("EUR", "JPY"): "161.25"}, ttl=timedelta(seconds=30))
 
-    quote = source.quote("EUR", "JPY")
+    quote = source.quote("EUR", "JPY", asked)
 
-    assert (quote.rate, quote.expires_at) == ("161.25", now + timedelta(seconds=30))
+    assert (quote.rate, quote.expires_at) == ("161.25", asked + timedelta(seconds=30))
     with pytest.raises(RateUnavailableError):
-        source.quote("JPY", "EUR")
+        source.quote("JPY", "EUR", asked)

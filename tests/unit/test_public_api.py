@@ -485,7 +485,6 @@ PUBLIC = {
         "FX_POSITION",
         "FX_TRANSFER",
         "FX_TRANSFER_SAGA",
-        "Clock",
         "Conversion",
         "ConversionTooSmallError",
         "FixedRateSource",
@@ -498,7 +497,6 @@ PUBLIC = {
         "RateUnavailableError",
         "convert_amount",
         "parse_rate",
-        "utc_now",
     ],
     "sagas.payouts": [
         "BATCH_CONCURRENCY",

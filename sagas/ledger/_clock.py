@@ -1,0 +1,31 @@
+"""The ledger's time: the database's clock, read once per transaction (one time for every row
+it stamps); a journal entry reads it again under the head lock (see _chain.entry_time)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy.orm import Session
+
+from sagas.foundations import HostClock, database_now, host_now
+
+HOST_CLOCK_INFO = "fundsaga_host_clock"
+"""The session.info key under which the Ledger hands over its host clock (SQLite's time)."""
+_NOW_INFO = "fundsaga_now"
+
+
+def host_clock_of(session: Session) -> HostClock:
+    clock: HostClock = session.info.get(HOST_CLOCK_INFO, host_now)
+    return clock
+
+
+def transaction_now(session: Session) -> datetime:
+    """The database's time, read at the transaction's first call and kept for the rest."""
+    transaction = session.get_transaction()
+    kept = session.info.get(_NOW_INFO)
+    if kept is not None and kept[0] is transaction:
+        now: datetime = kept[1]
+        return now
+    now = database_now(session.connection(), host_clock_of(session))
+    session.info[_NOW_INFO] = (transaction, now)
+    return now
