@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -159,6 +159,22 @@ def test_an_entry_appended_with_the_triggers_standing_is_found_unsigned(
     assert anchored.account("bob").balance == eur(1_045)
 
 
+def test_an_entry_stamped_before_the_one_it_follows_is_found_even_signed_by_the_worker(
+    anchored: Ledger, anchors: AnchorStore, worker: Engine
+) -> None:
+    """Chained, balanced and signed with the worker's own key, as a worker whose clock ran an
+    hour behind would have written it before the ledger took the database's time."""
+    last = max(anchored.entries(), key=lambda e: e.sequence).created_at
+    stamped = last - timedelta(hours=1)
+    with worker.begin() as db:
+        append_funding(db, "bob", 1_000, TEST_KEYS.require_signer(), created_at=stamped)
+
+    assert verify(anchored, anchors).findings == [
+        f"entry #5 'gift': stamped {stamped.isoformat()}, before the entry it follows "
+        f"({last.isoformat()}): its time goes backwards"
+    ]
+
+
 def test_a_hold_voided_behind_the_ledgers_back_is_found(
     anchored: Ledger, anchors: AnchorStore, worker: Engine
 ) -> None:
@@ -240,8 +256,15 @@ def rechain(db: Connection) -> None:
     db.execute(update(HEAD).values(sequence=sequence, entry_hash=prev_hash))
 
 
-def append_funding(db: Connection, account: str, amount: int, signer: SigningKey) -> None:
-    """Append a funding entry exactly as the ledger would, signed with the attacker's own key."""
+def append_funding(
+    db: Connection,
+    account: str,
+    amount: int,
+    signer: SigningKey,
+    created_at: datetime | None = None,
+) -> None:
+    """Append a funding entry exactly as the ledger would, signed with `signer` and stamped
+    `created_at` (now, by default)."""
     head_sequence, head_hash = db.execute(select(HEAD.c.sequence, HEAD.c.entry_hash)).one()
     legs = []
     for leg_account, leg_amount in (("@funding:EUR", -amount), (account, amount)):
@@ -249,7 +272,7 @@ def append_funding(db: Connection, account: str, amount: int, signer: SigningKey
             select(ACCOUNT.c.balance).where(ACCOUNT.c.account_id == leg_account)
         ).scalar_one()
         legs.append((leg_account, "EUR", leg_amount, balance + leg_amount))
-    created_at = datetime.now(UTC)
+    created_at = created_at or datetime.now(UTC)
     digest = entry_hash(
         sequence=head_sequence + 1,
         prev_hash=head_hash,

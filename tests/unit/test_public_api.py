@@ -463,6 +463,10 @@ PUBLIC = {
         "upgrade_database",
         "RetryClass",
         "retry_class_of",
+        "HostClock",
+        "database_now",
+        "host_now",
+        "not_before",
     ],
     "sagas.fees": [
         "ACTION_RETRY",
