@@ -15,6 +15,8 @@ from sqlalchemy import func, select
 from sagas.audit import AuditRecord, AuditStore, open_audit_store, take_checkpoint
 from sagas.audit._record import format_timestamp, seal
 from sagas.foundations import HostClock, make_engine
+from sagas.ledger import Ledger
+from sagas.verify import run_compensation_audit
 from tests.audit._tamper import storage_for
 from tests.fixtures_audit import TEST_KEYS, TEST_SIGNER
 
@@ -37,12 +39,18 @@ def writers_on(spec: str) -> Iterator[tuple[AuditStore, AuditStore]]:
         behind.close_connections()
 
 
-def append_alternately(ahead: AuditStore, behind: AuditStore, count: int) -> list[AuditRecord]:
+def append_alternately(
+    ahead: AuditStore, behind: AuditStore, count: int, *, status: str = "", first: int = 0
+) -> list[AuditRecord]:
+    """Terminal records of sagas `first`, `first + 1`, ... written by each store in turn."""
     return [
         (ahead, behind)[n % 2].append(
-            kind="terminal", saga_id=f"saga-{n}", dedupe_key=f"saga-{n}:terminal", payload={}
+            kind="terminal",
+            saga_id=f"saga-{n}",
+            dedupe_key=f"saga-{n}:terminal",
+            payload={"status": status} if status else {},
         )
-        for n in range(count)
+        for n in range(first, first + count)
     ]
 
 
@@ -74,6 +82,23 @@ def test_on_postgresql_records_and_checkpoints_have_the_database_servers_time(
     database.dispose()
     assert len(stamps) == 9
     assert all(before <= stamp <= after for stamp in stamps)
+
+
+@pytest.mark.postgres
+def test_on_postgresql_since_selects_the_sagas_closed_after_it_whatever_the_writers_clocks(
+    postgres_url: str,
+) -> None:
+    ledger, database = Ledger.from_url(postgres_url), make_engine(postgres_url)
+    with writers_on(f"db:{postgres_url}") as (ahead, behind):
+        append_alternately(ahead, behind, 4, status="COMPENSATED")
+        with database.connect() as connection:
+            since: datetime = connection.execute(select(func.clock_timestamp())).scalar_one()
+        append_alternately(ahead, behind, 4, status="COMPENSATED", first=4)
+        report = run_compensation_audit(ledger, ahead, None, since=since)
+    ledger.close_connections()
+    database.dispose()
+
+    assert [line.saga_id for line in report.sagas] == [f"saga-{n}" for n in range(4, 8)]
 
 
 def test_a_record_stamped_before_its_predecessor_is_named_even_signed_by_the_worker(
