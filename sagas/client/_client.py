@@ -31,6 +31,7 @@ from sagas.engine import (
     FINGERPRINT_MEMO,
     SAGA_STATUS,
     SAGA_TYPE,
+    SAGA_WAITING_ON,
     FailureReason,
     SagaOutcome,
     SagaRequest,
@@ -198,15 +199,22 @@ class FundsagaClient:
         return SagaHandle(self.temporal, name, idempotency_key, self.operator)
 
     async def list_sagas(
-        self, saga_type: str | None = None, status: SagaStatus | None = None
+        self,
+        saga_type: str | None = None,
+        status: SagaStatus | None = None,
+        *,
+        waiting: bool = False,
     ) -> list[tuple[str, str, str]]:
         """(saga id, saga type, status) of every saga on this client's task queue, newest
-        first, optionally of one type and status."""
+        first, optionally of one type and status; `waiting`: only those waiting out a fault of
+        the infrastructure now."""
         clauses = [f"{SAGA_TYPE.name} IS NOT NULL", f"TaskQueue = '{self.task_queue}'"]
         if saga_type is not None:
             clauses.append(f"{SAGA_TYPE.name} = '{self.registry.get(saga_type).name}'")
         if status is not None:
             clauses.append(f"{SAGA_STATUS.name} = '{SagaStatus(status).value}'")
+        if waiting:
+            clauses += ["ExecutionStatus = 'Running'", f"{SAGA_WAITING_ON.name} != ''"]
         found: list[tuple[str, str, str]] = []
         async for execution in self.temporal.list_workflows(" AND ".join(clauses)):
             attributes = execution.typed_search_attributes

@@ -114,6 +114,10 @@ class SagaView(BaseModel):
     inquiries: list[InquiryRecord] = []
     events: list[EventRecord] = []
     """How each wait for an external event ended (received or timed out)."""
+    waiting_on: str | None = None
+    """The fault of the infrastructure the saga waits out now (an error type), if any: it goes
+    on by itself once the fault passes."""
+    waiting_since: datetime | None = None
 
 
 class SagaOutcome(BaseModel):
