@@ -323,6 +323,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
             asyncio.CancelledError, ActivityError, StepActivityError, _ForwardStoppedError
         ):
             await forward
+        self.infrastructure.over()  # a cancel or the deadline ended the step's wait
 
     def _stop_failure(self, reason: FailureReason, message: str) -> StepFailure:
         return StepFailure(
