@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from sagas.cli._attention_bulk import app as bulk_app
 from sagas.cli._invocation import Invocation
 from sagas.cli._options import Key, SagaType, TypeFilter
 from sagas.cli._output import Output, OutputFormat, emit, key_of, listing, said
@@ -24,6 +25,7 @@ app = typer.Typer(
     help="Sagas parked in NEEDS_ATTENTION: list them, retry, or propose and approve a resolution.",
     no_args_is_help=True,
 )
+app.add_typer(bulk_app)
 COLUMNS = ("saga_id", "saga_type", "key", "failed_step", "parked_on", "last_error")
 
 
