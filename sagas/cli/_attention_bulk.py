@@ -144,7 +144,7 @@ def _bulk(
     found, results, operator = invocation.run(run())
     if results is None:
         line = f"dry run: {len(found)} parked saga(s) would be sent {decision.value}; none was"
-        emit(listing([_saga_record(saga) for saga in found], SAGA_COLUMNS, lines=[line]), output)
+        emit(listing([parked_record(saga) for saga in found], SAGA_COLUMNS, lines=[line]), output)
         return
     refused = sum(1 for r in results if r.result is ActionResult.REFUSED)
     line = f"{decision.value} by {operator}: {len(results) - refused} done, {refused} refused"
@@ -198,14 +198,16 @@ def _moment(text: str | None, option: str) -> datetime | None:
     return moment
 
 
-def _saga_record(saga: ParkedSaga) -> dict[str, Any]:
+def parked_record(saga: ParkedSaga) -> dict[str, Any]:
+    """A parked saga as `attention list` and the bulk commands show it."""
     return {
         "saga_id": saga.saga_id,
         "saga_type": saga.saga_type,
         "key": saga.key,
+        "failed_step": saga.failed_step or "-",
         "parked_on": f"{saga.parked_on} (step)" if saga.on_step else saga.parked_on,
         "error_type": saga.error_type,
-        "error": saga.error,
+        "last_error": saga.error,
         "since": saga.since,
         "proposal": saga.proposal_id,
         "proposed_by": saga.proposed_by,
@@ -215,7 +217,7 @@ def _saga_record(saga: ParkedSaga) -> dict[str, Any]:
 def _result_record(
     result: SagaActionResult, decision: OperatorDecision, operator: str
 ) -> dict[str, Any]:
-    return _saga_record(result.saga) | {
+    return parked_record(result.saga) | {
         "decision": decision,
         "operator": operator,
         "result": result.result,

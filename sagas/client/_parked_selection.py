@@ -81,6 +81,8 @@ class ParkedSaga:
     saga_id: str
     saga_type: str
     key: str
+    failed_step: str | None
+    """The step whose failure stopped the forward path (None: a cancel, or no step)."""
     parked_on: str
     """The step whose compensation (or, `on_step`, whose action) waits for an operator."""
     on_step: bool
@@ -109,6 +111,7 @@ class ParkedSaga:
             saga_id=view.saga_id,
             saga_type=view.saga_type,
             key=view.saga_id.removeprefix(f"{view.saga_type}-"),
+            failed_step=view.failure.step_name if view.failure is not None else None,
             parked_on=parked_on,
             on_step=on_step,
             error_type=error_type,
