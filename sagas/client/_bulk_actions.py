@@ -18,7 +18,7 @@ from sagas.client._operator_credentials import OperatorCredential, required_oper
 from sagas.client._parked_selection import ParkedFilter, ParkedSaga, parked_sagas
 from sagas.client._saga_handle import SagaHandle
 from sagas.engine import SagaStatus
-from sagas.foundations import FundsagaError, ProposalStaleError
+from sagas.foundations import FundsagaError, ProposalStaleError, SagaNotFoundError
 from sagas.registry import SagaRegistry
 
 DEFAULT_CONCURRENCY = 8
@@ -107,8 +107,8 @@ class BulkActions:
         async with self._slots:
             try:
                 view = await handle.view()
-            except (FundsagaError, RPCError):
-                return None  # closed or gone since Temporal listed it
+            except SagaNotFoundError:
+                return None  # gone since Temporal listed it
         if view.status is not SagaStatus.NEEDS_ATTENTION:
             return None
         return ParkedSaga.of(view, since)
