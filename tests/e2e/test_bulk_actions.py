@@ -39,6 +39,8 @@ PARKING = (
 """Transfers to bob park on credit (AccountClosedError), to carol on capture, escrows on hold
 (both AccountFrozenError, the default business fault)."""
 REGISTRY = load_registry(["tests.escrow"])
+PARKING_WAIT = timedelta(seconds=60)
+"""How long five sagas may take to park and be listed, on a machine loaded by other tests."""
 
 
 @asynccontextmanager
@@ -89,7 +91,7 @@ async def park(client: FundsagaClient) -> dict[str, str]:
         parked = await client.bulk_actions().select(ParkedFilter())
         assert sorted(s.saga_id for s in parked) == sorted(started)
 
-    await assert_eventually(all_listed_as_parked)
+    await assert_eventually(all_listed_as_parked, timeout=PARKING_WAIT)
     return started
 
 
