@@ -21,6 +21,7 @@ from temporalio.common import (
 from temporalio.common import WorkflowIDReusePolicy as ReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
 
+from sagas.client._bulk_actions import BulkActions
 from sagas.client._operator_actions import OperatorActions
 from sagas.client._operator_credentials import OperatorCredential, configured_operator
 from sagas.client._saga_handle import SagaHandle
@@ -153,6 +154,10 @@ class FundsagaClient:
             audit_completed=self.audit_completed,
             check_request=self._check_accounts if self.ledger is not None else None,
         )
+
+    def bulk_actions(self) -> BulkActions:
+        """Operator actions on every parked saga a filter selects, one audited update each."""
+        return BulkActions(self.temporal, self.task_queue, self.registry, self.operator)
 
     def operator_actions(self) -> OperatorActions:
         """Verified operator actions outside a saga: on accounts, and funding by two."""

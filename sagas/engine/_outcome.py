@@ -63,6 +63,8 @@ class CompensationOutcome(BaseModel):
     result: CompensationResult
     message: str = ""
     at: datetime
+    error_type: str = ""
+    """The failure's error type, when the result is failed (empty in histories from before)."""
 
 
 class OperatorAction(BaseModel):

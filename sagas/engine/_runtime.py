@@ -582,7 +582,9 @@ class SagaRuntime(Generic[RequestT, StateT]):
                 self.failure = _id_reused(failed)
                 self._close_rejected()
                 return
-            self._record_compensation(entry, CompensationResult.FAILED, failed.message)
+            self._record_compensation(
+                entry, CompensationResult.FAILED, failed.message, failed.error_type
+            )
             if await self._park() is OperatorDecision.APPROVE:
                 resolved = True
                 self._record_compensation(entry, CompensationResult.RESOLVED)
@@ -651,7 +653,11 @@ class SagaRuntime(Generic[RequestT, StateT]):
         return decision
 
     def _record_compensation(
-        self, entry: CompensationEntry, result: CompensationResult, message: str = ""
+        self,
+        entry: CompensationEntry,
+        result: CompensationResult,
+        message: str = "",
+        error_type: str = "",
     ) -> None:
         compensation_ended(self.definition.saga_type, entry.step_name, result.value)
         self.compensations.append(
@@ -661,6 +667,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
                 result=result,
                 message=message,
                 at=workflow.now(),
+                error_type=error_type,
             )
         )
 

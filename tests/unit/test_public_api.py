@@ -125,6 +125,11 @@ PUBLIC = {
         "time_skipping_environment",
     ],
     "sagas.client": [
+        "ActionResult",
+        "BulkActions",
+        "ParkedFilter",
+        "ParkedSaga",
+        "SagaActionResult",
         "OperatorActions",
         "DEV_AUDIENCE",
         "DEV_ISSUER",
