@@ -8,42 +8,45 @@ from typing import Annotated
 
 import typer
 
+from sagas.cli._attention_bulk import app as bulk_app
+from sagas.cli._attention_bulk import parked_record
 from sagas.cli._invocation import Invocation
 from sagas.cli._options import Key, SagaType, TypeFilter
-from sagas.cli._output import Output, OutputFormat, emit, key_of, listing, said
-from sagas.client import SagaHandle
-from sagas.engine import (
-    CompensationResult,
-    OperatorDecision,
-    SagaStatus,
-    SagaView,
-)
+from sagas.cli._output import Output, OutputFormat, emit, listing, said
+from sagas.client import ParkedFilter, ParkedSaga, SagaHandle
+from sagas.engine import OperatorDecision
 
 app = typer.Typer(
     name="attention",
     help="Sagas parked in NEEDS_ATTENTION: list them, retry, or propose and approve a resolution.",
     no_args_is_help=True,
 )
-COLUMNS = ("saga_id", "saga_type", "key", "failed_step", "parked_on", "last_error")
+app.add_typer(bulk_app)
+COLUMNS = (
+    "saga_id",
+    "saga_type",
+    "key",
+    "failed_step",
+    "parked_on",
+    "error_type",
+    "since",
+    "last_error",
+)
 
 
 @app.command("list")
 def list_parked(
     ctx: typer.Context, saga_type: TypeFilter = None, output: Output = OutputFormat.TABLE
 ) -> None:
-    """Every parked saga, with the compensation it waits on and why."""
+    """Every parked saga, with the compensation it waits on, why and since when."""
     invocation = Invocation.of(ctx)
 
-    async def parked() -> list[dict[str, str]]:
-        client = await invocation.client()
-        found = await client.list_sagas(saga_type, SagaStatus.NEEDS_ATTENTION)
-        views = [
-            await SagaHandle(client.temporal, kind, key_of(sid, kind)).view()
-            for sid, kind, _ in found
-        ]
-        return [_parked(view) for view in views if view.status is SagaStatus.NEEDS_ATTENTION]
+    async def parked() -> list[ParkedSaga]:
+        bulk = (await invocation.client()).bulk_actions()
+        return await bulk.select(ParkedFilter(saga_type=saga_type))
 
-    emit(listing(invocation.run(parked()), COLUMNS), output)
+    records = [parked_record(saga) for saga in invocation.run(parked())]
+    emit(listing(records, COLUMNS), output)
 
 
 @app.command()
@@ -129,22 +132,3 @@ def _act(
     else:
         line = f"{saga.saga_id}: {result} after {decision.value} by {saga.acting_as}"
         emit(said(line, facts | {"status": result}), output)
-
-
-def _parked_on(view: SagaView) -> str:
-    """What an operator's retry runs again: the step itself, or the compensation on top."""
-    if view.parked_on_step and view.failure is not None:
-        return f"{view.failure.step_name} (step)"
-    return view.compensation_stack[-1].step_name if view.compensation_stack else "-"
-
-
-def _parked(view: SagaView) -> dict[str, str]:
-    failed = [c for c in view.compensations if c.result is CompensationResult.FAILED]
-    return {
-        "saga_id": view.saga_id,
-        "saga_type": view.saga_type,
-        "key": key_of(view.saga_id, view.saga_type),
-        "failed_step": (view.failure.step_name or "-") if view.failure else "-",
-        "parked_on": _parked_on(view),
-        "last_error": failed[-1].message if failed else "",
-    }

@@ -21,6 +21,7 @@ from temporalio.common import (
 from temporalio.common import WorkflowIDReusePolicy as ReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
 
+from sagas.client._bulk_actions import BulkActions
 from sagas.client._operator_actions import OperatorActions
 from sagas.client._operator_credentials import OperatorCredential, configured_operator
 from sagas.client._saga_handle import SagaHandle
@@ -31,6 +32,7 @@ from sagas.engine import (
     FINGERPRINT_MEMO,
     SAGA_STATUS,
     SAGA_TYPE,
+    SAGA_WAITING_ON,
     FailureReason,
     SagaOutcome,
     SagaRequest,
@@ -153,6 +155,10 @@ class FundsagaClient:
             check_request=self._check_accounts if self.ledger is not None else None,
         )
 
+    def bulk_actions(self) -> BulkActions:
+        """Operator actions on every parked saga a filter selects, one audited update each."""
+        return BulkActions(self.temporal, self.task_queue, self.registry, self.operator)
+
     def operator_actions(self) -> OperatorActions:
         """Verified operator actions outside a saga: on accounts, and funding by two."""
         return OperatorActions(self.temporal, self.task_queue, self.operator)
@@ -198,15 +204,22 @@ class FundsagaClient:
         return SagaHandle(self.temporal, name, idempotency_key, self.operator)
 
     async def list_sagas(
-        self, saga_type: str | None = None, status: SagaStatus | None = None
+        self,
+        saga_type: str | None = None,
+        status: SagaStatus | None = None,
+        *,
+        waiting: bool = False,
     ) -> list[tuple[str, str, str]]:
         """(saga id, saga type, status) of every saga on this client's task queue, newest
-        first, optionally of one type and status."""
+        first, optionally of one type and status; `waiting`: only those waiting out a fault of
+        the infrastructure now."""
         clauses = [f"{SAGA_TYPE.name} IS NOT NULL", f"TaskQueue = '{self.task_queue}'"]
         if saga_type is not None:
             clauses.append(f"{SAGA_TYPE.name} = '{self.registry.get(saga_type).name}'")
         if status is not None:
             clauses.append(f"{SAGA_STATUS.name} = '{SagaStatus(status).value}'")
+        if waiting:
+            clauses += ["ExecutionStatus = 'Running'", f"{SAGA_WAITING_ON.name} != ''"]
         found: list[tuple[str, str, str]] = []
         async for execution in self.temporal.list_workflows(" AND ".join(clauses)):
             attributes = execution.typed_search_attributes

@@ -99,6 +99,9 @@ class StepCall(BaseModel, Generic[RequestT, StateT]):
     event: dict[str, JsonValue] | None = None
     """The payload of the event the step awaits (see StepDefinition.awaits); None when the step
     awaits none, or its wait timed out."""
+    earlier_attempts: int = 0
+    """Attempts of this phase in earlier runs of its activity: a saga that waited out a fault of
+    the infrastructure runs it again, and the attempts count on."""
     scheduled_at: datetime | None = None
     """Workflow time (Temporal's) when the saga scheduled this call: the time an activity
     compares an expiry against, never its worker's own clock. None only in a call built

@@ -19,6 +19,7 @@ REQUIRED = {
     "FundsagaSagaNeedsAttention",
     "FundsagaSagaParkedTooLong",
     "FundsagaSagasPastDeadline",
+    "FundsagaSagasWaitingOnInfrastructure",
     "FundsagaAuditWritesFailing",
     "FundsagaAnchorWritesFailing",
     "FundsagaCompensationRateHigh",
