@@ -73,9 +73,6 @@ class ProofCheck(BaseModel):
 
     proof: str = Field(max_length=MAX_PROOF_LENGTH)
     role: OperatorRole
-    at: datetime | None = None
-    """Workflow time of the action: the token's expiry is judged by it, never by the clock of
-    the worker that checks it. None: the worker's clock (a check made outside a workflow)."""
 
 
 class OperatorTokenCheck:
@@ -89,7 +86,7 @@ class OperatorTokenCheck:
         """The verified operator; OperatorRefusedError says why not, JwksUnavailableError that
         the identity provider's keys could not be fetched (retried)."""
         try:
-            claims = self.tokens.claims(check.proof, check.at)
+            claims = self.tokens.claims(check.proof)
         except AccessTokenRefusedError as err:
             raise OperatorRefusedError(str(err)) from err
         operator = self._operator(claims, check.proof)
@@ -158,7 +155,7 @@ async def verified_operator(proof: str, role: OperatorRole) -> VerifiedOperator:
     try:
         operator: VerifiedOperator = await workflow.execute_activity(
             OPERATOR_IDENTITY_ACTIVITY,
-            ProofCheck(proof=proof, role=role, at=workflow.now()),
+            ProofCheck(proof=proof, role=role),
             result_type=VerifiedOperator,
             start_to_close_timeout=IDENTITY_TIMEOUT,
             schedule_to_close_timeout=IDENTITY_DEADLINE,

@@ -4,12 +4,10 @@ from an issuer, not expired. The codec server and operator actions both check th
 from __future__ import annotations
 
 import json
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import jwt
-from jwt.types import Options
 
 from sagas.foundations._errors import InvalidRequestError
 
@@ -70,20 +68,9 @@ class AccessTokenCheck:
         is_url = jwks.startswith(("https://", "http://"))
         self._keys = _JwksUrl(jwks) if is_url else _JwksFile(Path(jwks))
 
-    def claims(self, token: str, at: datetime | None = None) -> dict[str, Any]:
+    def claims(self, token: str) -> dict[str, Any]:
         """The token's claims; AccessTokenRefusedError says why it is refused,
-        JwksUnavailableError that the keys could not be fetched.
-
-        `at` is the time its expiry is judged at (a worker passes workflow time, which every
-        worker reads alike); None: this process's clock.
-        """
-        by_clock = at is None  # else the time claims are judged here, at `at`
-        options: Options = {
-            "require": ["exp", "aud", "iss"],
-            "verify_exp": by_clock,
-            "verify_nbf": by_clock,
-            "verify_iat": by_clock,
-        }
+        JwksUnavailableError that the keys could not be fetched."""
         try:
             claims: dict[str, Any] = jwt.decode(
                 token,
@@ -92,12 +79,10 @@ class AccessTokenCheck:
                 audience=self.audience,
                 issuer=self.issuer,
                 leeway=LEEWAY_SECONDS,
-                options=options,
+                options={"require": ["exp", "aud", "iss"]},
             )
         except jwt.PyJWTError as err:
             raise AccessTokenRefusedError(f"access token refused: {err}") from err
-        if at is not None:
-            _check_times(claims, at.timestamp())
         return claims
 
     def accepts(self, token: str) -> bool:
@@ -106,25 +91,6 @@ class AccessTokenCheck:
         except (AccessTokenRefusedError, JwksUnavailableError):
             return False
         return True
-
-
-def _check_times(claims: dict[str, Any], at: float) -> None:
-    """Refuse a token expired at `at`, or not valid yet (nbf, iat), within the leeway."""
-    expires, not_before, issued = (_seconds(claims, name) for name in ("exp", "nbf", "iat"))
-    if expires is not None and at > expires + LEEWAY_SECONDS:
-        raise AccessTokenRefusedError("access token refused: Signature has expired")
-    for name, start in (("nbf", not_before), ("iat", issued)):
-        if start is not None and at < start - LEEWAY_SECONDS:
-            raise AccessTokenRefusedError(f"access token refused: not yet valid ({name})")
-
-
-def _seconds(claims: dict[str, Any], name: str) -> float | None:
-    value = claims.get(name)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise AccessTokenRefusedError(f"access token refused: {name} must be a number")
-    return float(value)
 
 
 def configured_access_tokens(

@@ -4,7 +4,6 @@ expired, for another audience, without the role, and one person under two spelli
 from __future__ import annotations
 
 import time
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import jwt
@@ -82,39 +81,6 @@ def test_an_expired_or_foreign_token_is_refused(
 
     with pytest.raises(OperatorRefusedError, match=f"(?i){why}"):
         verify(provider.check(), token, OperatorRole.OPERATOR)
-
-
-def at_workflow_time(check: OperatorTokenCheck, token: str, at: datetime) -> VerifiedOperator:
-    return check.verify(ProofCheck(proof=token, role=OperatorRole.OPERATOR, at=at))
-
-
-def test_a_token_is_judged_at_the_actions_workflow_time_not_by_this_hosts_clock(
-    provider: DevIdentityProvider,
-) -> None:
-    """This host's clock reads an hour after the action's workflow time: a token valid then
-    is accepted, though by this clock it expired long ago."""
-    now = datetime.now(UTC)
-    action_time = now - timedelta(hours=1)
-    expires = int((action_time + timedelta(minutes=5)).timestamp())
-    token = provider.sign(claims_of(provider.mint("ana")) | {"iat": expires - 600, "exp": expires})
-
-    assert at_workflow_time(provider.check(), token, action_time).name == "ana"
-    with pytest.raises(OperatorRefusedError, match="expired"):
-        verify(provider.check(), token, OperatorRole.OPERATOR)
-
-
-@pytest.mark.parametrize(
-    ("shift", "why"),
-    [(timedelta(hours=1), "expired"), (-timedelta(hours=1), "not yet valid")],
-    ids=["expired-then", "not-issued-yet"],
-)
-def test_a_token_invalid_at_the_actions_workflow_time_is_refused_whatever_this_hosts_clock(
-    provider: DevIdentityProvider, shift: timedelta, why: str
-) -> None:
-    token = provider.mint("ana")  # valid by this host's clock
-
-    with pytest.raises(OperatorRefusedError, match=why):
-        at_workflow_time(provider.check(), token, datetime.now(UTC) + shift)
 
 
 def test_an_operator_without_the_approver_role_cannot_approve(
