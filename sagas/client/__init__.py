@@ -19,6 +19,7 @@ from sagas.client._operator_credentials import (
     configured_operator_check,
 )
 from sagas.client._process_exit import end_process
+from sagas.client._recoveries import SagaRecoveries
 from sagas.client._saga_handle import SagaHandle
 from sagas.client._schedule_dst import DST_HORIZON_YEARS, matching_times
 from sagas.client._schedules import (
@@ -46,6 +47,7 @@ __all__ = [
     "OperatorCredential",
     "Overlap",
     "SagaHandle",
+    "SagaRecoveries",
     "SagaSchedules",
     "ScheduleSummary",
     "ScheduleView",

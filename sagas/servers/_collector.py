@@ -14,6 +14,7 @@ from temporalio.api.taskqueue.v1 import TaskQueue
 from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import Client
 
+from sagas.client import SagaRecoveries
 from sagas.engine import SAGA_DEADLINE, SAGA_STATUS, SAGA_STATUS_SINCE, SAGA_TYPE, SagaStatus
 from sagas.ledger import Ledger
 
@@ -41,6 +42,8 @@ class SagaTypeBacklog:
     """How long the longest-parked saga of this type has been parked; zero when none is."""
     past_deadline: int
     """Sagas still RUNNING (not compensating, not parked) after their deadline passed."""
+    killed: int = 0
+    """Sagas whose execution was closed from outside, their recovery not yet approved."""
 
 
 @dataclass(frozen=True)
@@ -54,7 +57,8 @@ class Collection:
 
 class VisibilityCollector:
     """Asks Temporal (count and list queries on the custom search attributes) and the ledger;
-    every figure is for the sagas on one task queue."""
+    every figure is for the sagas on one task queue. Each run also starts the recovery of every
+    saga it finds killed (closed from outside while the engine showed it open)."""
 
     def __init__(
         self, temporal: Client, task_queue: str, saga_types: Iterable[str], ledger: Ledger | None
@@ -63,6 +67,7 @@ class VisibilityCollector:
         self._task_queue = task_queue
         self._saga_types = sorted(set(saga_types))
         self._ledger = ledger
+        self._recoveries = SagaRecoveries(temporal, task_queue)
 
     async def collect(self, now: datetime, *, check_ledger: bool) -> Collection:
         backlogs = [await self._backlog(saga_type, now) for saga_type in self._saga_types]
@@ -86,7 +91,16 @@ class VisibilityCollector:
             f"{SAGA_DEADLINE.name} < '{now.isoformat()}'",
         )
         past_deadline = (await self._temporal.count_workflows(overdue)).count
-        return SagaTypeBacklog(saga_type, count, max(now - oldest, timedelta()), past_deadline)
+        killed = await self._killed(saga_type)
+        parked_for = max(now - oldest, timedelta())
+        return SagaTypeBacklog(saga_type, count, parked_for, past_deadline, killed)
+
+    async def _killed(self, saga_type: str) -> int:
+        """Start the recovery of each newly killed saga; how many await their operators."""
+        started = await self._recoveries.open_recoveries(saga_type)
+        statuses = await self._recoveries.recovery_statuses(saga_type)
+        awaiting = {saga for saga, status in statuses.items() if status == SagaStatus.KILLED}
+        return len(awaiting | set(started))
 
     def _query(self, saga_type: str, *clauses: str) -> str:
         return " AND ".join(

@@ -16,6 +16,7 @@ from sagas.servers._collector import Collection, VisibilityCollector
 NEEDING_ATTENTION = "fundsaga_sagas_needing_attention"
 OLDEST_NEEDING_ATTENTION = "fundsaga_oldest_needing_attention_age_seconds"
 PAST_DEADLINE = "fundsaga_sagas_past_deadline"
+KILLED = "fundsaga_sagas_killed"
 TASK_QUEUE_POLLERS = "fundsaga_task_queue_pollers"
 LEDGER_VIOLATIONS = "fundsaga_ledger_invariant_violations"
 LEDGER_CHECKS = "fundsaga_ledger_checks"
@@ -41,6 +42,9 @@ class CollectorGauges:
         self._overdue = meter.create_gauge(
             PAST_DEADLINE, "Sagas still RUNNING after their deadline passed."
         )
+        self._killed = meter.create_gauge(
+            KILLED, "Sagas closed from outside (terminated, timed out), not yet recovered."
+        )
         self._pollers = meter.create_gauge(
             TASK_QUEUE_POLLERS, "Workers that polled the task queue in the last two minutes."
         )
@@ -60,6 +64,7 @@ class CollectorGauges:
             self._parked.set(backlog.needing_attention, labels)
             self._oldest.set(backlog.oldest_needing_attention.total_seconds(), labels)
             self._overdue.set(backlog.past_deadline, labels)
+            self._killed.set(backlog.killed, labels)
         for kind, count in collection.pollers.items():
             self._pollers.set(count, {**queue, "kind": kind.value})
         if collection.ledger_findings is not None:

@@ -1,0 +1,68 @@
+"""A worker running transfers (their credit step failing transiently, so a test can kill one in
+flight) and payouts against the provider simulator, on the session's dev server and a fresh
+ledger (SQLite and PostgreSQL), with the collector that finds killed sagas."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import pytest
+from temporalio.testing import WorkflowEnvironment
+
+from sagas import parse_faults, parse_money
+from sagas.audit import AuditStore, open_audit_store
+from sagas.client import FundsagaClient, SagaRecoveries
+from sagas.ledger import Ledger
+from sagas.servers import VisibilityCollector
+from sagas.testing import dev_identity, kit_operator, new_task_queue
+from sagas.worker import build_worker
+from tests.fixtures_audit import TEST_KEYS
+from tests.payouts.conftest import provider
+
+__all__ = ["provider"]
+
+SLOW_CREDIT = "transfer/credit=transient"
+"""Every transfer's credit fails and is retried (1, 2, 4 s) before it compensates: a window in
+which a test kills it with money held and captured."""
+
+
+@dataclass
+class KilledRig:
+    env: WorkflowEnvironment
+    ledger: Ledger
+    store: AuditStore
+    client: FundsagaClient
+    collector: VisibilityCollector
+
+    def recoveries(self, operator: str) -> SagaRecoveries:
+        return replace(self.client.recoveries(), operator=kit_operator(operator))
+
+    def balance(self, account_id: str) -> str:
+        return str(self.ledger.account(account_id).balance)
+
+
+@pytest.fixture
+def audit_store(tmp_path: Path) -> Iterator[AuditStore]:
+    store = open_audit_store(f"dir:{tmp_path / 'audit'}", TEST_KEYS)
+    yield store
+    store.close_connections()
+
+
+@pytest.fixture
+async def rig(
+    provider: str, dev_env: WorkflowEnvironment, ledger: Ledger, audit_store: AuditStore
+) -> AsyncIterator[KilledRig]:
+    ledger.open_account("alice", "EUR", opening_balance=parse_money("1000.00", "EUR"))
+    ledger.open_account("carol", "EUR")
+    ledger.open_account("customer", "EUR", opening_balance=parse_money("100.00", "EUR"))
+    queue = new_task_queue()
+    faults = parse_faults(SLOW_CREDIT)
+    operators = dev_identity().check()
+    client = FundsagaClient(dev_env.client, queue, ledger)
+    collector = VisibilityCollector(dev_env.client, queue, client.registry.names(), None)
+    async with build_worker(
+        dev_env.client, queue, ledger, audit_store, faults, operators=operators
+    ):
+        yield KilledRig(dev_env, ledger, audit_store, client, collector)

@@ -1,0 +1,139 @@
+"""A saga killed from outside (`temporal workflow terminate`, a run timeout, the history limit)
+is found by one collector run, shown as KILLED, and recovered once by two operators: compensated
+before its pivot, finished forward from it, each effect exactly once."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+
+import pytest
+
+from sagas import SagaStatus
+from sagas.client import SagaHandle
+from sagas.engine import RecoveryView
+from sagas.foundations import RecoveryRefusedError, SagaNotFoundError, SameOperatorError
+from sagas.ledger import funding_account_id, system_account_id
+from sagas.payouts import PAYOUT_CLEARING
+from sagas.testing import assert_eventually
+from tests.killed.conftest import KilledRig
+from tests.provider.http import call
+
+TRANSFER_CLEARING = "@clearing:EUR"
+
+
+def _key(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:10]}"
+
+
+async def _transfer_killed_before_its_pivot(rig: KilledRig) -> SagaHandle:
+    """A transfer terminated while its credit is retried: money held and captured."""
+    key = _key("t")
+    request = {
+        "idempotency_key": key,
+        "source_account": "alice",
+        "destination_account": "carol",
+        "amount": "100.00",
+        "currency": "EUR",
+    }
+    await rig.client.start("transfer", request)
+    saga = rig.client.saga("transfer", key)
+
+    def credit_in_flight() -> None:
+        steps = [s.step_name for s in rig.ledger.snapshots(saga.saga_id)]
+        assert steps[-1:] == ["credit"]
+
+    await assert_eventually(credit_in_flight)
+    await saga.workflow.terminate(reason="killed before its pivot, by hand")
+    return saga
+
+
+async def _payout_killed_after_its_pivot(rig: KilledRig, provider: str) -> SagaHandle:
+    """A payout terminated while it waits for the provider's settlement: money in clearing."""
+    beneficiary = _key("ben")
+    rule = {"account": beneficiary, "behaviour": "settle-callback", "callbacks": 0}
+    assert call(f"{provider}/scenarios", "POST", rule | {"settle_after_seconds": 0}).status == 201
+    key = _key("po")
+    request = {
+        "idempotency_key": key,
+        "account": "customer",
+        "beneficiary": beneficiary,
+        "currency": "EUR",
+        "amount": "40.00",
+        "settle_wait_seconds": 3600,
+    }
+    await rig.client.start("payout", request)
+    saga = rig.client.saga("payout", key)
+
+    async def waiting_to_settle() -> None:
+        assert (await saga.view()).current_step == "settle"
+
+    await assert_eventually(waiting_to_settle)
+    await saga.workflow.terminate(reason="killed after its pivot, by hand")
+    return saga
+
+
+async def _found(rig: KilledRig, saga: SagaHandle) -> RecoveryView:
+    """The killed saga's recovery, once it has read the saga's effects from the database."""
+
+    async def read() -> RecoveryView:
+        try:
+            return await rig.client.recoveries().view(saga.saga_id)
+        except SagaNotFoundError as err:
+            raise AssertionError(str(err)) from err
+
+    return await assert_eventually(read)
+
+
+async def test_sagas_killed_before_and_after_their_pivot_are_found_and_recovered_once(
+    rig: KilledRig, provider: str
+) -> None:
+    transfer = await _transfer_killed_before_its_pivot(rig)
+    payout = await _payout_killed_after_its_pivot(rig, provider)
+    payout_clearing = system_account_id(PAYOUT_CLEARING, "EUR")
+    assert rig.balance(payout_clearing) == "40.00 EUR"
+
+    async def both_found() -> None:
+        collection = await rig.collector.collect(datetime.now(UTC), check_ledger=False)
+        killed = {b.saga_type: b.killed for b in collection.backlogs if b.killed}
+        assert killed == {"transfer": 1, "payout": 1}
+
+    await assert_eventually(both_found)
+    listed = {saga: status for saga, _, status in await rig.client.list_sagas()}
+    assert listed[transfer.saga_id] == listed[payout.saga_id] == "KILLED"
+    assert await rig.client.recoveries().open_recoveries() == []  # never a second recovery
+    assert (await _found(rig, transfer)).effects.stack() == ["credit", "capture", "reserve"]
+    payout_effects = (await _found(rig, payout)).effects
+    assert payout_effects.net_effect[payout_clearing] == "40.00 EUR"
+
+    maker, checker = rig.recoveries("maker"), rig.recoveries("checker")
+    proposal = await maker.propose(transfer.saga_id, "terminated by hand before its pivot")
+    with pytest.raises(SameOperatorError):
+        await maker.approve(transfer.saga_id, proposal)
+    assert await checker.approve(transfer.saga_id, proposal) is SagaStatus.COMPENSATED
+    with pytest.raises(RecoveryRefusedError, match="already recovered"):
+        await checker.approve(transfer.saga_id, proposal)
+    with pytest.raises(RecoveryRefusedError):
+        await maker.propose(transfer.saga_id, "once more")
+
+    proposal = await maker.propose(payout.saga_id, "terminated by hand after its pivot")
+    assert await checker.approve(payout.saga_id, proposal) is SagaStatus.COMPLETED
+
+    assert rig.ledger.net_effect(transfer.saga_id) == {}
+    assert [
+        h for h in rig.ledger.holds(saga_id=transfer.saga_id) if h.status.value == "active"
+    ] == []
+    assert rig.balance("alice") == "1000.00 EUR"
+    assert rig.balance("carol") == "0.00 EUR"
+    assert rig.balance(TRANSFER_CLEARING) == "0.00 EUR"
+    assert rig.balance(payout_clearing) == "0.00 EUR"
+    assert rig.balance("customer") == "60.00 EUR"
+    assert rig.balance(funding_account_id("EUR")) == "-1060.00 EUR"
+    payout_entries = sorted(e.kind for e in rig.ledger.entries(saga_id=payout.saga_id))
+    assert payout_entries == ["payout", "payout"]  # captured and settled, each once
+    assert rig.ledger.check_invariants() == []
+    listed = {saga: status for saga, _, status in await rig.client.list_sagas()}
+    assert (listed[transfer.saga_id], listed[payout.saga_id]) == ("COMPENSATED", "COMPLETED")
+    for saga in (transfer, payout):
+        kinds = [r.kind for r in rig.store.records(saga_id=saga.saga_id)]
+        assert kinds == ["saga_killed", "recovery_proposed", "recovery_approved", "saga_recovered"]
