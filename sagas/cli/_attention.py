@@ -1,5 +1,6 @@
-"""`fundsaga attention ...`: sagas of every type parked in NEEDS_ATTENTION, and the operators'
-actions on them: a retry by one, a resolution proposed by one and approved by another."""
+"""`fundsaga attention ...`: sagas of every type parked in NEEDS_ATTENTION or KILLED, and the
+operators' actions on them: a retry by one, a resolution (or a killed saga's recovery) proposed by
+one and approved by another."""
 
 from __future__ import annotations
 
@@ -11,27 +12,32 @@ import typer
 from sagas.cli._invocation import Invocation
 from sagas.cli._options import Key, SagaType, TypeFilter
 from sagas.cli._output import Output, OutputFormat, emit, key_of, listing, said
-from sagas.client import SagaHandle
+from sagas.client import FundsagaClient, SagaHandle
 from sagas.engine import (
     CompensationResult,
     OperatorDecision,
+    RecoveryView,
     SagaStatus,
     SagaView,
+    saga_id,
 )
+from sagas.foundations import SagaNotFoundError
 
 app = typer.Typer(
     name="attention",
-    help="Sagas parked in NEEDS_ATTENTION: list them, retry, or propose and approve a resolution.",
+    help="Sagas parked in NEEDS_ATTENTION or KILLED: list them, retry, or propose and approve a "
+    "resolution or a killed saga's recovery.",
     no_args_is_help=True,
 )
-COLUMNS = ("saga_id", "saga_type", "key", "failed_step", "parked_on", "last_error")
+COLUMNS = ("saga_id", "saga_type", "key", "failed_step", "parked_on", "last_error", "effects")
 
 
 @app.command("list")
 def list_parked(
     ctx: typer.Context, saga_type: TypeFilter = None, output: Output = OutputFormat.TABLE
 ) -> None:
-    """Every parked saga, with the compensation it waits on and why."""
+    """Every parked saga, with the compensation it waits on and why, and every killed saga
+    (closed from outside) with its effects as the database holds them."""
     invocation = Invocation.of(ctx)
 
     async def parked() -> list[dict[str, str]]:
@@ -41,7 +47,8 @@ def list_parked(
             await SagaHandle(client.temporal, kind, key_of(sid, kind)).view()
             for sid, kind, _ in found
         ]
-        return [_parked(view) for view in views if view.status is SagaStatus.NEEDS_ATTENTION]
+        rows = [_parked(view) for view in views if view.status is SagaStatus.NEEDS_ATTENTION]
+        return rows + await _killed(client, saga_type)
 
     emit(listing(invocation.run(parked()), COLUMNS), output)
 
@@ -107,6 +114,90 @@ def approve(
     )
 
 
+@app.command()
+def recover(
+    ctx: typer.Context,
+    key: Key,
+    saga_type: SagaType,
+    note: Annotated[str, typer.Option(help="Why the saga was killed and what the recovery does.")],
+    output: Output = OutputFormat.TABLE,
+) -> None:
+    """Propose the recovery of a killed saga (closed from outside): before its pivot it is
+    compensated, from the pivot on finished forward. Prints the proposal id that another
+    operator's `attention approve-recovery` names."""
+    invocation = Invocation.of(ctx)
+
+    async def proposed() -> tuple[str, str]:
+        recoveries = (await invocation.client()).recoveries()
+        return recoveries.operator_name(), await recoveries.propose(saga_id(saga_type, key), note)
+
+    operator, proposal = invocation.run(proposed())
+    facts = {"saga_id": saga_id(saga_type, key), "proposal_id": proposal, "operator": operator}
+    line = f"{facts['saga_id']}: recovery proposal {proposal} by {operator}"
+    emit(said(line, facts), output)
+
+
+@app.command("approve-recovery")
+def approve_recovery(
+    ctx: typer.Context,
+    key: Key,
+    saga_type: SagaType,
+    proposal: Annotated[str, typer.Option(help="The proposal id `attention recover` printed.")],
+    note: Annotated[str, typer.Option(help="Why.")] = "",
+    output: Output = OutputFormat.TABLE,
+) -> None:
+    """Approve another operator's recovery proposal: the recovery runs once and prints the
+    saga's status (COMPENSATED, COMPLETED). Refused for the proposer, or a second time."""
+    invocation = Invocation.of(ctx)
+
+    async def approved() -> tuple[str, SagaStatus]:
+        recoveries = (await invocation.client()).recoveries()
+        status = await recoveries.approve(saga_id(saga_type, key), proposal, note)
+        return recoveries.operator_name(), status
+
+    operator, status = invocation.run(approved())
+    facts = {"saga_id": saga_id(saga_type, key), "status": status, "operator": operator}
+    emit(said(f"{facts['saga_id']}: recovered, {status} (approved by {operator})", facts), output)
+
+
+async def _killed(client: FundsagaClient, saga_type: str | None) -> list[dict[str, str]]:
+    """Killed sagas awaiting their recovery, with what the database says they did."""
+    rows = []
+    for killed_id, kind, _ in await client.list_sagas(saga_type, SagaStatus.KILLED):
+        try:
+            view: RecoveryView | None = await client.recoveries().view(killed_id)
+        except SagaNotFoundError:
+            view = None
+        rows.append(_killed_row(killed_id, kind, view))
+    return rows
+
+
+def _killed_row(killed_id: str, kind: str, view: RecoveryView | None) -> dict[str, str]:
+    row = {"saga_id": killed_id, "saga_type": kind, "key": key_of(killed_id, kind)}
+    if view is None:
+        return row | {
+            "failed_step": "-",
+            "parked_on": "killed: the collector has not read its effects yet",
+            "last_error": "",
+            "effects": "",
+        }
+    effects = view.effects
+    proposal = view.proposal
+    waits = f"approval of {proposal.proposal_id} by {proposal.by.name}" if proposal else "proposal"
+    money = [f"{account} {amount}" for account, amount in effects.net_effect.items()]
+    held = [f"hold {hold}" for hold in effects.active_holds]
+    latest = effects.snapshots[-1] if effects.snapshots else None
+    plan = f"undo {', '.join(effects.stack()) or 'nothing'}"
+    if latest is not None and latest.forward_only:
+        plan = f"past its pivot: finish forward from {latest.step_name}"
+    return row | {
+        "failed_step": latest.step_name if latest else "-",
+        "parked_on": f"killed ({view.killed.closed_as}): recovery awaits its {waits}",
+        "last_error": f"recovery will {plan}",
+        "effects": "; ".join(money + held) or "none",
+    }
+
+
 def _act(
     ctx: typer.Context,
     saga_type: str,
@@ -147,4 +238,5 @@ def _parked(view: SagaView) -> dict[str, str]:
         "failed_step": (view.failure.step_name or "-") if view.failure else "-",
         "parked_on": _parked_on(view),
         "last_error": failed[-1].message if failed else "",
+        "effects": "",
     }

@@ -219,6 +219,10 @@ class SagaRecoveries:
             "unknown on this task queue"
         )
 
+    def operator_name(self) -> str:
+        """Who this client's recovery decisions are by, as its credential names them."""
+        return required_operator(self.operator).name
+
     def _proof(self) -> str:
         return required_operator(self.operator).token()
 

@@ -52,12 +52,21 @@ def audit_store(tmp_path: Path) -> Iterator[AuditStore]:
 
 @pytest.fixture
 async def rig(
-    provider: str, dev_env: WorkflowEnvironment, ledger: Ledger, audit_store: AuditStore
+    provider: str,
+    dev_env: WorkflowEnvironment,
+    database_url: str,
+    ledger: Ledger,
+    audit_store: AuditStore,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> AsyncIterator[KilledRig]:
+    """The worker and collector, and the `fundsaga` CLI pointed at them."""
     ledger.open_account("alice", "EUR", opening_balance=parse_money("1000.00", "EUR"))
     ledger.open_account("carol", "EUR")
     ledger.open_account("customer", "EUR", opening_balance=parse_money("100.00", "EUR"))
     queue = new_task_queue()
+    monkeypatch.setenv("TEMPORAL_ADDRESS", dev_env.client.service_client.config.target_host)
+    monkeypatch.setenv("FUNDSAGA_TASK_QUEUE", queue)
+    monkeypatch.setenv("FUNDSAGA_DATABASE_URL", database_url)
     faults = parse_faults(SLOW_CREDIT)
     operators = dev_identity().check()
     client = FundsagaClient(dev_env.client, queue, ledger)

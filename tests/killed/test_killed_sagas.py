@@ -4,6 +4,7 @@ before its pivot, finished forward from it, each effect exactly once."""
 
 from __future__ import annotations
 
+import json
 import uuid
 from datetime import UTC, datetime
 
@@ -12,10 +13,12 @@ import pytest
 from sagas import SagaStatus
 from sagas.client import SagaHandle
 from sagas.engine import RecoveryView
-from sagas.foundations import RecoveryRefusedError, SagaNotFoundError, SameOperatorError
+from sagas.foundations import RecoveryRefusedError, SagaNotFoundError
 from sagas.ledger import funding_account_id, system_account_id
 from sagas.payouts import PAYOUT_CLEARING
 from sagas.testing import assert_eventually
+from sagas.verify import CompensationAudit, run_compensation_audit
+from tests.e2e.conftest import fundsaga
 from tests.killed.conftest import KilledRig
 from tests.provider.http import call
 
@@ -85,8 +88,30 @@ async def _found(rig: KilledRig, saga: SagaHandle) -> RecoveryView:
     return await assert_eventually(read)
 
 
+async def _fundsaga(capsys: pytest.CaptureFixture[str], *argv: str) -> int:
+    return await fundsaga("attention", *argv, "--output", "json")
+
+
+async def _attention(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> list[dict[str, str]]:
+    capsys.readouterr()
+    assert await _fundsaga(capsys, "list") == 0
+    rows: list[dict[str, str]] = json.loads(capsys.readouterr().out)
+    return rows
+
+
+async def _audit(rig: KilledRig) -> CompensationAudit:
+    """The compensation audit as `fundsaga audit compensations` runs it."""
+    statuses = {saga: status for saga, _, status in await rig.client.list_sagas()}
+    return run_compensation_audit(rig.ledger, rig.store, statuses)
+
+
 async def test_sagas_killed_before_and_after_their_pivot_are_found_and_recovered_once(
-    rig: KilledRig, provider: str
+    rig: KilledRig,
+    provider: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     transfer = await _transfer_killed_before_its_pivot(rig)
     payout = await _payout_killed_after_its_pivot(rig, provider)
@@ -106,11 +131,45 @@ async def test_sagas_killed_before_and_after_their_pivot_are_found_and_recovered
     payout_effects = (await _found(rig, payout)).effects
     assert payout_effects.net_effect[payout_clearing] == "40.00 EUR"
 
+    killed_rows = await _attention(monkeypatch, capsys)
+    assert {row["saga_id"]: set(row["effects"].split("; ")) for row in killed_rows} == {
+        transfer.saga_id: {f"{TRANSFER_CLEARING} 100.00 EUR", "alice -100.00 EUR"},
+        payout.saga_id: {f"{payout_clearing} 40.00 EUR", "customer -40.00 EUR"},
+    }
+    findings = (await _audit(rig)).findings
+    killed_findings = sorted(f.split(" (record")[0] for f in findings if "killed" in f)
+    assert killed_findings == sorted(
+        f"{saga.saga_id}: killed (Terminated) and not recovered" for saga in (transfer, payout)
+    )
+
+    monkeypatch.setenv("FUNDSAGA_OPERATOR", "maker")
+    recover = [
+        "recover",
+        transfer.idempotency_key,
+        "-t",
+        "transfer",
+        "--note",
+        "terminated by hand",
+    ]
+    assert await _fundsaga(capsys, *recover) == 0
+    proposal = json.loads(capsys.readouterr().out)["proposal_id"]
+    approve = [
+        "approve-recovery",
+        transfer.idempotency_key,
+        "-t",
+        "transfer",
+        "--proposal",
+        proposal,
+    ]
+    assert await _fundsaga(capsys, *approve) == 1  # the maker alone is refused
+    assert "SameOperatorError" in capsys.readouterr().err
+    monkeypatch.setenv("FUNDSAGA_OPERATOR", "checker")
+    assert await _fundsaga(capsys, *approve) == 0
+    assert json.loads(capsys.readouterr().out)["status"] == "COMPENSATED"
+    assert await _fundsaga(capsys, *approve) == 1  # never twice
+    assert "already recovered" in capsys.readouterr().err
+
     maker, checker = rig.recoveries("maker"), rig.recoveries("checker")
-    proposal = await maker.propose(transfer.saga_id, "terminated by hand before its pivot")
-    with pytest.raises(SameOperatorError):
-        await maker.approve(transfer.saga_id, proposal)
-    assert await checker.approve(transfer.saga_id, proposal) is SagaStatus.COMPENSATED
     with pytest.raises(RecoveryRefusedError, match="already recovered"):
         await checker.approve(transfer.saga_id, proposal)
     with pytest.raises(RecoveryRefusedError):
@@ -137,3 +196,9 @@ async def test_sagas_killed_before_and_after_their_pivot_are_found_and_recovered
     for saga in (transfer, payout):
         kinds = [r.kind for r in rig.store.records(saga_id=saga.saga_id)]
         assert kinds == ["saga_killed", "recovery_proposed", "recovery_approved", "saga_recovered"]
+    report = await _audit(rig)
+    assert report.findings == []
+    checks = {line.saga_id: line.ledger_check for line in report.sagas}
+    assert checks[transfer.saga_id].startswith("net effect zero on every account; recovered")
+    assert "proposed by maker, approved by checker" in checks[payout.saga_id]
+    assert await _attention(monkeypatch, capsys) == []
