@@ -19,6 +19,7 @@ REQUIRED = {
     "FundsagaSagaNeedsAttention",
     "FundsagaSagaParkedTooLong",
     "FundsagaSagasPastDeadline",
+    "FundsagaSagaKilled",
     "FundsagaAuditWritesFailing",
     "FundsagaAnchorWritesFailing",
     "FundsagaCompensationRateHigh",
