@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import json
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
+from temporalio.client import WorkflowExecutionStatus
+from temporalio.common import SearchAttributePair, TypedSearchAttributes
 
 from sagas import SagaStatus
 from sagas.client import SagaHandle
-from sagas.engine import RecoveryView
+from sagas.engine import SAGA_STATUS, SAGA_TYPE, RecoveryView, saga_id
 from sagas.foundations import RecoveryRefusedError, SagaNotFoundError
 from sagas.ledger import funding_account_id, system_account_id
 from sagas.payouts import PAYOUT_CLEARING
@@ -23,6 +25,10 @@ from tests.killed.conftest import KilledRig
 from tests.provider.http import call
 
 TRANSFER_CLEARING = "@clearing:EUR"
+PAYOUT = SearchAttributePair(SAGA_TYPE, "payout")
+RUNNING = SearchAttributePair(SAGA_STATUS, SagaStatus.RUNNING.value)
+RUN_TIMEOUT = timedelta(seconds=6)
+"""Long enough for a payout to pass its pivot; it then times out waiting for its settlement."""
 
 
 def _key(prefix: str) -> str:
@@ -51,8 +57,11 @@ async def _transfer_killed_before_its_pivot(rig: KilledRig) -> SagaHandle:
     return saga
 
 
-async def _payout_killed_after_its_pivot(rig: KilledRig, provider: str) -> SagaHandle:
-    """A payout terminated while it waits for the provider's settlement: money in clearing."""
+async def _payout_past_its_pivot(
+    rig: KilledRig, provider: str, run_timeout: timedelta | None = None
+) -> SagaHandle:
+    """A payout that waits for the provider's settlement (money in clearing), started by the
+    client, or as any Temporal client may, with a run timeout."""
     beneficiary = _key("ben")
     rule = {"account": beneficiary, "behaviour": "settle-callback", "callbacks": 0}
     assert call(f"{provider}/scenarios", "POST", rule | {"settle_after_seconds": 0}).status == 201
@@ -65,14 +74,44 @@ async def _payout_killed_after_its_pivot(rig: KilledRig, provider: str) -> SagaH
         "amount": "40.00",
         "settle_wait_seconds": 3600,
     }
-    await rig.client.start("payout", request)
+    if run_timeout is None:
+        await rig.client.start("payout", request)
+    else:
+        await rig.client.temporal.start_workflow(
+            rig.client.workflow_type("payout"),
+            request,
+            id=saga_id("payout", key),
+            task_queue=rig.client.task_queue,
+            run_timeout=run_timeout,
+            search_attributes=TypedSearchAttributes(
+                [
+                    SearchAttributePair(SAGA_TYPE, "payout"),
+                    SearchAttributePair(SAGA_STATUS, "RUNNING"),
+                ]
+            ),
+        )
     saga = rig.client.saga("payout", key)
 
     async def waiting_to_settle() -> None:
         assert (await saga.view()).current_step == "settle"
 
     await assert_eventually(waiting_to_settle)
+    return saga
+
+
+async def _payout_killed_after_its_pivot(rig: KilledRig, provider: str) -> SagaHandle:
+    saga = await _payout_past_its_pivot(rig, provider)
     await saga.workflow.terminate(reason="killed after its pivot, by hand")
+    return saga
+
+
+async def _payout_timed_out_after_its_pivot(rig: KilledRig, provider: str) -> SagaHandle:
+    saga = await _payout_past_its_pivot(rig, provider, RUN_TIMEOUT)
+
+    async def timed_out() -> None:
+        assert (await saga.describe()).status is WorkflowExecutionStatus.TIMED_OUT
+
+    await assert_eventually(timed_out, timeout=RUN_TIMEOUT * 3)
     return saga
 
 
@@ -115,31 +154,38 @@ async def test_sagas_killed_before_and_after_their_pivot_are_found_and_recovered
 ) -> None:
     transfer = await _transfer_killed_before_its_pivot(rig)
     payout = await _payout_killed_after_its_pivot(rig, provider)
+    timed_out = await _payout_timed_out_after_its_pivot(rig, provider)
     payout_clearing = system_account_id(PAYOUT_CLEARING, "EUR")
-    assert rig.balance(payout_clearing) == "40.00 EUR"
+    assert rig.balance(payout_clearing) == "80.00 EUR"
 
     async def both_found() -> None:
         collection = await rig.collector.collect(datetime.now(UTC), check_ledger=False)
         killed = {b.saga_type: b.killed for b in collection.backlogs if b.killed}
-        assert killed == {"transfer": 1, "payout": 1}
+        assert killed == {"transfer": 1, "payout": 2}
 
     await assert_eventually(both_found)
     listed = {saga: status for saga, _, status in await rig.client.list_sagas()}
-    assert listed[transfer.saga_id] == listed[payout.saga_id] == "KILLED"
+    assert {listed[s.saga_id] for s in (transfer, payout, timed_out)} == {"KILLED"}
     assert await rig.client.recoveries().open_recoveries() == []  # never a second recovery
     assert (await _found(rig, transfer)).effects.stack() == ["credit", "capture", "reserve"]
     payout_effects = (await _found(rig, payout)).effects
     assert payout_effects.net_effect[payout_clearing] == "40.00 EUR"
 
     killed_rows = await _attention(monkeypatch, capsys)
-    assert {row["saga_id"]: set(row["effects"].split("; ")) for row in killed_rows} == {
+    effects = {row["saga_id"]: set(row["effects"].split("; ")) for row in killed_rows}
+    paid_in = {f"{payout_clearing} 40.00 EUR", "customer -40.00 EUR"}
+    assert effects == {
         transfer.saga_id: {f"{TRANSFER_CLEARING} 100.00 EUR", "alice -100.00 EUR"},
-        payout.saga_id: {f"{payout_clearing} 40.00 EUR", "customer -40.00 EUR"},
+        payout.saga_id: paid_in,
+        timed_out.saga_id: paid_in,
     }
     findings = (await _audit(rig)).findings
     killed_findings = sorted(f.split(" (record")[0] for f in findings if "killed" in f)
     assert killed_findings == sorted(
-        f"{saga.saga_id}: killed (Terminated) and not recovered" for saga in (transfer, payout)
+        [
+            *(f"{s.saga_id}: killed (Terminated) and not recovered" for s in (transfer, payout)),
+            f"{timed_out.saga_id}: killed (TimedOut) and not recovered",
+        ]
     )
 
     monkeypatch.setenv("FUNDSAGA_OPERATOR", "maker")
@@ -177,6 +223,8 @@ async def test_sagas_killed_before_and_after_their_pivot_are_found_and_recovered
 
     proposal = await maker.propose(payout.saga_id, "terminated by hand after its pivot")
     assert await checker.approve(payout.saga_id, proposal) is SagaStatus.COMPLETED
+    proposal = await maker.propose(timed_out.saga_id, "its run timed out after its pivot")
+    assert await checker.approve(timed_out.saga_id, proposal) is SagaStatus.COMPLETED
 
     assert rig.ledger.net_effect(transfer.saga_id) == {}
     assert [
@@ -186,14 +234,16 @@ async def test_sagas_killed_before_and_after_their_pivot_are_found_and_recovered
     assert rig.balance("carol") == "0.00 EUR"
     assert rig.balance(TRANSFER_CLEARING) == "0.00 EUR"
     assert rig.balance(payout_clearing) == "0.00 EUR"
-    assert rig.balance("customer") == "60.00 EUR"
-    assert rig.balance(funding_account_id("EUR")) == "-1060.00 EUR"
-    payout_entries = sorted(e.kind for e in rig.ledger.entries(saga_id=payout.saga_id))
-    assert payout_entries == ["payout", "payout"]  # captured and settled, each once
+    assert rig.balance("customer") == "20.00 EUR"
+    assert rig.balance(funding_account_id("EUR")) == "-1020.00 EUR"
+    for saga in (payout, timed_out):
+        payout_entries = sorted(e.kind for e in rig.ledger.entries(saga_id=saga.saga_id))
+        assert payout_entries == ["payout", "payout"]  # captured and settled, each once
     assert rig.ledger.check_invariants() == []
     listed = {saga: status for saga, _, status in await rig.client.list_sagas()}
-    assert (listed[transfer.saga_id], listed[payout.saga_id]) == ("COMPENSATED", "COMPLETED")
-    for saga in (transfer, payout):
+    shown = (listed[transfer.saga_id], listed[payout.saga_id], listed[timed_out.saga_id])
+    assert shown == ("COMPENSATED", "COMPLETED", "COMPLETED")
+    for saga in (transfer, payout, timed_out):
         kinds = [r.kind for r in rig.store.records(saga_id=saga.saga_id)]
         assert kinds == ["saga_killed", "recovery_proposed", "recovery_approved", "saga_recovered"]
     report = await _audit(rig)
