@@ -210,7 +210,8 @@ class FundsagaClient:
         first, optionally of one type and status.
 
         A saga whose execution was closed from outside shows as KILLED until its recovery is
-        approved, then with its recovery's status."""
+        approved, then with its recovery's status; one whose execution was deleted while open
+        shows as KILLED once the collector found it."""
         clauses = [f"{SAGA_TYPE.name} IS NOT NULL", f"TaskQueue = '{self.task_queue}'"]
         clauses.append(NOT_RECOVERY)
         if saga_type is not None:
@@ -232,6 +233,10 @@ class FundsagaClient:
             found.append((execution.id, attributes.get(SAGA_TYPE) or "", shown))
         if killed or (wanted is not None and wanted.is_terminal):
             found = await self._with_recoveries(found, killed, saga_type, wanted)
+        if wanted in (None, SagaStatus.KILLED):  # those whose execution is deleted
+            listed = {row[0] for row in found}
+            awaiting = await self.recoveries().awaiting(saga_type)
+            found += [(s, t, SagaStatus.KILLED.value) for s, t in awaiting if s not in listed]
         return found
 
     async def _with_recoveries(

@@ -36,6 +36,7 @@ from sagas.engine import (
     KilledSaga,
     RecoveryDecision,
     RecoveryView,
+    RunClaim,
     SagaStatus,
     killed_saga_id,
     recovery_id,
@@ -54,6 +55,10 @@ _CLOSED_AS = {
     WorkflowExecutionStatus.TIMED_OUT: "TimedOut",
     WorkflowExecutionStatus.FAILED: "Failed",
 }
+DELETED = "Deleted"
+"""How a saga whose execution Temporal no longer knows is shown closed."""
+_BATCH = 50
+"""Saga ids per visibility query when looking for deleted executions."""
 _REFUSALS: dict[str, type[FundsagaError]] = {
     error.__name__: error
     for error in (OperatorRefusedError, ProposalStaleError, SameOperatorError, RecoveryRefusedError)
@@ -110,6 +115,46 @@ class SagaRecoveries:
                 found[saga_id] = execution.typed_search_attributes.get(SAGA_STATUS) or ""
         return found
 
+    async def awaiting(self, saga_type: str | None = None) -> list[tuple[str, str]]:
+        """(saga id, saga type) of each killed saga whose recovery waits for its operators."""
+        clauses = [
+            f"WorkflowType = '{RECOVERY_WORKFLOW}'",
+            "ExecutionStatus = 'Running'",
+            f"{SAGA_STATUS.name} = '{SagaStatus.KILLED.value}'",
+        ]
+        if saga_type:
+            clauses.append(f"{SAGA_TYPE.name} = '{saga_type}'")
+        found = []
+        async for execution in self.temporal.list_workflows(self._query(*clauses)):
+            saga_id = killed_saga_id(execution.id)
+            if saga_id is not None:
+                found.append((saga_id, execution.typed_search_attributes.get(SAGA_TYPE) or ""))
+        return found
+
+    async def open_deleted(self, claims: Sequence[RunClaim]) -> list[str]:
+        """Start the recovery of each claimed saga that Temporal no longer knows (its execution
+        deleted while open): it records the saga's effects; with no history, its request is
+        gone and a proposal is refused. The ids of those started."""
+        started = []
+        for batch in (claims[i : i + _BATCH] for i in range(0, len(claims), _BATCH)):
+            ids = [claim.saga_id for claim in batch]
+            listed = [recovery_id(saga) for saga in ids] + ids
+            query = f"WorkflowId IN ({_quoted(listed)})"
+            known = {execution.id async for execution in self.temporal.list_workflows(query)}
+            for claim in batch:
+                if claim.saga_id in known or recovery_id(claim.saga_id) in known:
+                    continue
+                deleted = KilledSaga(
+                    saga_id=claim.saga_id,
+                    saga_type=claim.saga_type,
+                    run_id="",
+                    run_chain=claim.run_chain,
+                    closed_as=DELETED,
+                )
+                if await self._start(deleted):
+                    started.append(claim.saga_id)
+        return started
+
     async def open_recoveries(self, saga_type: str | None = None) -> list[str]:
         """Start the recovery of every killed saga that has none yet; the ids of those started."""
         known = await self.recovery_statuses(saga_type)
@@ -132,6 +177,9 @@ class SagaRecoveries:
             shown_as=execution.typed_search_attributes.get(SAGA_STATUS) or "",
             request=await self._request_of(execution),
         )
+        return await self._start(killed)
+
+    async def _start(self, killed: KilledSaga) -> bool:
         try:
             await self.temporal.start_workflow(
                 RECOVERY_WORKFLOW,

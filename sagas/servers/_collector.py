@@ -23,6 +23,15 @@ POLLER_FRESHNESS = timedelta(minutes=2)
 they stop, and a long poll lasts about a minute, so a live worker is never older than this."""
 
 
+DELETED_LOOKBACK = timedelta(hours=12)
+"""How far back the collector looks for claimed sagas whose execution was deleted while open:
+shorter than any namespace's retention, so a saga closed long ago is not taken for deleted."""
+DELETED_GRACE = timedelta(minutes=1)
+"""A claim this recent is not checked yet: visibility may not show its execution yet."""
+DELETED_CHECKS = 1000
+"""Claims checked per run at most, newest first (a visibility query per 50)."""
+
+
 class PollerKind(StrEnum):
     WORKFLOW = "workflow"
     ACTIVITY = "activity"
@@ -70,6 +79,8 @@ class VisibilityCollector:
         self._recoveries = SagaRecoveries(temporal, task_queue)
 
     async def collect(self, now: datetime, *, check_ledger: bool) -> Collection:
+        if self._ledger is not None:
+            await self._open_deleted(self._ledger, now)
         backlogs = [await self._backlog(saga_type, now) for saga_type in self._saga_types]
         pollers = {kind: await self._pollers(kind, now) for kind in PollerKind}
         findings = None
@@ -98,9 +109,20 @@ class VisibilityCollector:
     async def _killed(self, saga_type: str) -> int:
         """Start the recovery of each newly killed saga; how many await their operators."""
         started = await self._recoveries.open_recoveries(saga_type)
-        statuses = await self._recoveries.recovery_statuses(saga_type)
-        awaiting = {saga for saga, status in statuses.items() if status == SagaStatus.KILLED}
+        awaiting = {saga for saga, _ in await self._recoveries.awaiting(saga_type)}
         return len(awaiting | set(started))
+
+    async def _open_deleted(self, ledger: Ledger, now: datetime) -> None:
+        """Start the recovery of each saga of these types that claimed its id in the last
+        DELETED_LOOKBACK and whose execution Temporal no longer knows."""
+        claims = await asyncio.to_thread(
+            ledger.claims_between,
+            now - DELETED_LOOKBACK,
+            now - DELETED_GRACE,
+            limit=DELETED_CHECKS,
+        )
+        ours = [claim for claim in claims if claim.saga_type in self._saga_types]
+        await self._recoveries.open_deleted(ours)
 
     def _query(self, saga_type: str, *clauses: str) -> str:
         return " AND ".join(

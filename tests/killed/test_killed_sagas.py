@@ -9,6 +9,8 @@ import uuid
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from temporalio.api.common.v1 import WorkflowExecution
+from temporalio.api.workflowservice.v1 import DeleteWorkflowExecutionRequest
 from temporalio.client import WorkflowExecutionStatus
 from temporalio.common import SearchAttributePair, TypedSearchAttributes
 
@@ -18,6 +20,7 @@ from sagas.engine import SAGA_STATUS, SAGA_TYPE, RecoveryView, saga_id
 from sagas.foundations import RecoveryRefusedError, SagaNotFoundError
 from sagas.ledger import funding_account_id, system_account_id
 from sagas.payouts import PAYOUT_CLEARING
+from sagas.servers import DELETED_GRACE, VisibilityCollector
 from sagas.testing import assert_eventually
 from sagas.verify import CompensationAudit, run_compensation_audit
 from tests.e2e.conftest import fundsaga
@@ -37,6 +40,12 @@ def _key(prefix: str) -> str:
 
 async def _transfer_killed_before_its_pivot(rig: KilledRig) -> SagaHandle:
     """A transfer terminated while its credit is retried: money held and captured."""
+    saga = await _transfer_in_credit(rig)
+    await saga.workflow.terminate(reason="killed before its pivot, by hand")
+    return saga
+
+
+async def _transfer_in_credit(rig: KilledRig) -> SagaHandle:
     key = _key("t")
     request = {
         "idempotency_key": key,
@@ -53,7 +62,6 @@ async def _transfer_killed_before_its_pivot(rig: KilledRig) -> SagaHandle:
         assert steps[-1:] == ["credit"]
 
     await assert_eventually(credit_in_flight)
-    await saga.workflow.terminate(reason="killed before its pivot, by hand")
     return saga
 
 
@@ -252,3 +260,39 @@ async def test_sagas_killed_before_and_after_their_pivot_are_found_and_recovered
     assert checks[transfer.saga_id].startswith("net effect zero on every account; recovered")
     assert "proposed by maker, approved by checker" in checks[payout.saga_id]
     assert await _attention(monkeypatch, capsys) == []
+
+
+async def test_a_saga_deleted_while_open_is_found_with_its_effects_but_cannot_be_recovered(
+    rig: KilledRig,
+) -> None:
+    saga = await _transfer_in_credit(rig)
+    temporal = rig.env.client
+    await temporal.workflow_service.delete_workflow_execution(
+        DeleteWorkflowExecutionRequest(
+            namespace=temporal.namespace,
+            workflow_execution=WorkflowExecution(workflow_id=saga.saga_id),
+        )
+    )
+
+    async def gone() -> None:
+        assert (await temporal.count_workflows(f"WorkflowId = '{saga.saga_id}'")).count == 0
+
+    await assert_eventually(gone)
+    names = rig.client.registry.names()
+    collector = VisibilityCollector(temporal, rig.client.task_queue, names, rig.ledger)
+    claimed_long_enough_ago = datetime.now(UTC) + 2 * DELETED_GRACE
+
+    async def found() -> None:
+        collection = await collector.collect(claimed_long_enough_ago, check_ledger=False)
+        assert {b.saga_type: b.killed for b in collection.backlogs if b.killed} == {"transfer": 1}
+
+    await assert_eventually(found)
+    recovery = await _found(rig, saga)
+    assert recovery.killed.closed_as == "Deleted"
+    assert recovery.effects.net_effect == {"alice": "-100.00 EUR", TRANSFER_CLEARING: "100.00 EUR"}
+    assert (saga.saga_id, "transfer", "KILLED") in await rig.client.list_sagas(
+        status=SagaStatus.KILLED
+    )
+    with pytest.raises(RecoveryRefusedError, match="no longer in Temporal's history"):
+        await rig.recoveries("maker").propose(saga.saga_id, "deleted by mistake")
+    assert [r.kind for r in rig.store.records(saga_id=saga.saga_id)] == ["saga_killed"]

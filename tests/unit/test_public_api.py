@@ -195,6 +195,7 @@ PUBLIC = {
         "saga_workflow_runner",
     ],
     "sagas.servers": [
+        "DELETED_GRACE",
         "SIGNATURE_HEADER",
         "WebhookSecrets",
         "signature_header",
