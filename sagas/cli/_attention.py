@@ -187,7 +187,7 @@ def _killed_row(killed_id: str, kind: str, view: RecoveryView | None) -> dict[st
     money = [f"{account} {amount}" for account, amount in effects.net_effect.items()]
     held = [f"hold {hold}" for hold in effects.active_holds]
     latest = effects.snapshots[-1] if effects.snapshots else None
-    plan = f"undo {', '.join(effects.stack()) or 'nothing'}"
+    plan = f"undo {', '.join(view.compensations) or 'nothing'}"
     if latest is not None and latest.forward_only:
         plan = f"past its pivot: finish forward from {latest.step_name}"
     return row | {

@@ -19,7 +19,7 @@ from temporalio.common import RetryPolicy
 
 from sagas.engine._definition import SagaDefinition
 from sagas.engine._operator_identity import MAX_PROOF_LENGTH, VerifiedOperator
-from sagas.engine._snapshot import Snapshot
+from sagas.engine._snapshot import CompensationEntry, Snapshot
 from sagas.engine._status import SagaStatus
 
 RECOVERY_WORKFLOW = "SagaRecovery"
@@ -78,27 +78,33 @@ class SagaEffects(BaseModel):
     active_holds: list[str]
     """Its holds not yet posted or voided, as "amount on account"."""
 
-    def stack(self) -> list[str]:
-        """The steps whose compensation a recovery before the pivot runs, next first: those the
-        latest snapshot holds, and the step it was taken for."""
-        if not self.snapshots:
-            return []
-        latest = self.snapshots[-1]
-        if latest.forward_only:
-            return []
-        names = [latest.step_name, *(e.step_name for e in reversed(latest.compensation_stack))]
-        return list(dict.fromkeys(names))
-
     def payload(self) -> dict[str, JsonValue]:
         latest = self.snapshots[-1] if self.snapshots else None
         return {
             "run_chain": self.run_chain,
             "step_in_flight": latest.step_name if latest else None,
             "pivot_passed": bool(latest and latest.forward_only),
-            "compensation_stack": list(self.stack()),
             "net_effect": dict(self.net_effect),
             "active_holds": list(self.active_holds),
         }
+
+
+def stack_to_undo(
+    definition: SagaDefinition[Any, Any], latest: Snapshot | None
+) -> list[CompensationEntry]:
+    """What a recovery before the pivot compensates, last first: the stack the latest snapshot
+    holds, and the compensation of the step it was taken for, pushed before that step's action
+    ran (which may have committed)."""
+    if latest is None or latest.forward_only:
+        return []
+    stack = list(latest.compensation_stack)
+    compensation = definition.steps[latest.step_index].compensation
+    if compensation is not None:
+        entry = CompensationEntry(
+            step_index=latest.step_index, step_name=latest.step_name, compensation=compensation
+        )
+        stack.append(entry)
+    return stack
 
 
 class RecoveryStatus(StrEnum):
@@ -132,6 +138,8 @@ class RecoveryView(BaseModel):
     status: RecoveryStatus
     effects: SagaEffects
     """As the database said when the saga was found, then as the recovery read it."""
+    compensations: list[str] = []
+    """Before the pivot: the steps whose compensations the recovery runs, next first."""
     proposal: RecoveryProposal | None = None
     approved_by: VerifiedOperator | None = None
     approval_note: str = ""

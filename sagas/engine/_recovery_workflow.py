@@ -10,12 +10,15 @@ the recovery's id).
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import JsonValue
 from temporalio import workflow
 from temporalio.exceptions import ApplicationError
 
 from sagas.engine._audit_call import AuditKind
 from sagas.engine._audit_trail import write_audit_record
+from sagas.engine._definition import SagaDefinition
 from sagas.engine._operator_identity import (
     OperatorRole,
     VerifiedOperator,
@@ -37,6 +40,7 @@ from sagas.engine._recovery import (
     RecoveryView,
     SagaEffects,
     recoverable,
+    stack_to_undo,
 )
 from sagas.engine._runtime import SagaRuntime
 from sagas.engine._snapshot import RunClaim
@@ -58,15 +62,18 @@ class SagaRecoveryBase(SagaWorkflow):
         definition = recoverable(workflow.info().task_queue, killed.saga_type)
         if definition is None:  # fails the workflow task: retried until a worker runs the type
             raise RuntimeError(f"no worker on this task queue runs saga type {killed.saga_type}")
+        effects = await _load(killed.saga_id)
         view = self._recovery = RecoveryView(
             killed=killed,
             status=RecoveryStatus.AWAITING_PROPOSAL,
-            effects=await _load(killed.saga_id),
+            effects=effects,
+            compensations=_compensations(definition, effects),
         )
         await self._record(AuditKind.SAGA_KILLED, "killed", {})
         await workflow.wait_condition(lambda: self._approved)
         view.status = RecoveryStatus.RECOVERING
         view.effects = await _load(killed.saga_id)
+        view.compensations = _compensations(definition, view.effects)
         claim = RunClaim(
             saga_id=killed.saga_id,
             saga_type=killed.saga_type,
@@ -188,7 +195,7 @@ class SagaRecoveryBase(SagaWorkflow):
             "shown_as": killed.shown_as,
             "killed_run_id": killed.run_id,
             "input": killed.request,
-            "effects": view.effects.payload(),
+            "effects": view.effects.payload() | {"compensations": list(view.compensations)},
             **extra,
         }
         if kind is AuditKind.RECOVERY_APPROVED:
@@ -196,6 +203,11 @@ class SagaRecoveryBase(SagaWorkflow):
         await write_audit_record(
             kind, killed.saga_id, killed.saga_type, f"{killed.saga_id}:{suffix}", payload
         )
+
+
+def _compensations(definition: SagaDefinition[Any, Any], effects: SagaEffects) -> list[str]:
+    latest = effects.snapshots[-1] if effects.snapshots else None
+    return [entry.step_name for entry in reversed(stack_to_undo(definition, latest))]
 
 
 def _operator(by: VerifiedOperator, note: str) -> dict[str, JsonValue]:

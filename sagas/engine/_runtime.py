@@ -42,6 +42,7 @@ from sagas.engine._outcome import (
     SagaView,
     StepFailure,
 )
+from sagas.engine._recovery import stack_to_undo
 from sagas.engine._resolution import ParkedAt, Proposals
 from sagas.engine._retry import RETRIES_EXHAUSTED, RetrySpec
 from sagas.engine._retry_specs import (
@@ -244,27 +245,18 @@ class SagaRuntime(Generic[RequestT, StateT]):
         return await self._closed()
 
     def _restore_backwards(self, latest: Snapshot | None) -> None:
-        """The stack as the saga had it in its step in flight: that step's compensation was
-        pushed before its action ran, which may have committed."""
         if latest is None:
             return
         self.state = self.definition.state_type.model_validate(latest.data)
-        self.stack = list(latest.compensation_stack)
+        self.inquiries = list(latest.inquiries)
+        self.stack = stack_to_undo(self.definition, latest)
         self.current_step = latest.step_name
-        step = self.definition.steps[latest.step_index]
-        if step.compensation is not None:
-            self.stack.append(
-                CompensationEntry(
-                    step_index=latest.step_index,
-                    step_name=step.name,
-                    compensation=step.compensation,
-                )
-            )
 
     async def _finish_forward(self, latest: Snapshot) -> StepFailure | None:
         self.state = self.definition.state_type.model_validate(latest.data)
+        self.inquiries = list(latest.inquiries)
         self.forward_only = True
-        self.snapshots = self.snapshots[: latest.step_index]
+        self.snapshots = [s for s in self.snapshots if s.step_index < latest.step_index]
         try:
             await self._run_steps(start=latest.step_index)
         except _ForwardStoppedError as stopped:

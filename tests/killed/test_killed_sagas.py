@@ -175,7 +175,7 @@ async def test_sagas_killed_before_and_after_their_pivot_are_found_and_recovered
     listed = {saga: status for saga, _, status in await rig.client.list_sagas()}
     assert {listed[s.saga_id] for s in (transfer, payout, timed_out)} == {"KILLED"}
     assert await rig.client.recoveries().open_recoveries() == []  # never a second recovery
-    assert (await _found(rig, transfer)).effects.stack() == ["credit", "capture", "reserve"]
+    assert (await _found(rig, transfer)).compensations == ["credit", "capture", "reserve"]
     payout_effects = (await _found(rig, payout)).effects
     assert payout_effects.net_effect[payout_clearing] == "40.00 EUR"
 
