@@ -36,8 +36,9 @@ COLUMNS = ("saga_id", "saga_type", "key", "failed_step", "parked_on", "last_erro
 def list_parked(
     ctx: typer.Context, saga_type: TypeFilter = None, output: Output = OutputFormat.TABLE
 ) -> None:
-    """Every parked saga, with the compensation it waits on and why, and every killed saga
-    (closed from outside) with its effects as the database holds them."""
+    """Every parked saga (a killed saga's recovery too), with the compensation it waits on and
+    why, and every killed saga (closed from outside) with its effects as the database holds
+    them."""
     invocation = Invocation.of(ctx)
 
     async def parked() -> list[dict[str, str]]:
@@ -47,6 +48,9 @@ def list_parked(
             await SagaHandle(client.temporal, kind, key_of(sid, kind)).view()
             for sid, kind, _ in found
         ]
+        recoveries = client.recoveries()
+        parked = await recoveries.awaiting(saga_type, SagaStatus.NEEDS_ATTENTION)
+        views += [await recoveries.saga_view(killed_id) for killed_id, _ in parked]
         rows = [_parked(view) for view in views if view.status is SagaStatus.NEEDS_ATTENTION]
         return rows + await _killed(client, saga_type)
 

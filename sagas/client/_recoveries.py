@@ -33,13 +33,16 @@ from sagas.engine import (
     RECOVERY_WORKFLOW,
     SAGA_STATUS,
     SAGA_TYPE,
+    VIEW_QUERY,
     KilledSaga,
     RecoveryDecision,
     RecoveryView,
     RunClaim,
     SagaStatus,
+    SagaView,
     killed_saga_id,
     recovery_id,
+    view_from,
 )
 from sagas.foundations import (
     FundsagaError,
@@ -115,12 +118,15 @@ class SagaRecoveries:
                 found[saga_id] = execution.typed_search_attributes.get(SAGA_STATUS) or ""
         return found
 
-    async def awaiting(self, saga_type: str | None = None) -> list[tuple[str, str]]:
-        """(saga id, saga type) of each killed saga whose recovery waits for its operators."""
+    async def awaiting(
+        self, saga_type: str | None = None, status: SagaStatus = SagaStatus.KILLED
+    ) -> list[tuple[str, str]]:
+        """(saga id, saga type) of each killed saga whose recovery waits for its operators: to
+        be approved (KILLED), or parked on the way (NEEDS_ATTENTION)."""
         clauses = [
             f"WorkflowType = '{RECOVERY_WORKFLOW}'",
             "ExecutionStatus = 'Running'",
-            f"{SAGA_STATUS.name} = '{SagaStatus.KILLED.value}'",
+            f"{SAGA_STATUS.name} = '{status.value}'",
         ]
         if saga_type:
             clauses.append(f"{SAGA_TYPE.name} = '{saga_type}'")
@@ -218,6 +224,16 @@ class SagaRecoveries:
 
     def _handle(self, saga_id: str) -> WorkflowHandle[Any, Any]:
         return self.temporal.get_workflow_handle(recovery_id(saga_id))
+
+    async def saga_view(self, saga_id: str) -> SagaView:
+        """The killed saga as its recovery runs it (snapshots, stack, failure), once approved."""
+        try:
+            raw = await self._handle(saga_id).query(VIEW_QUERY)
+        except RPCError as err:
+            if err.status is RPCStatusCode.NOT_FOUND:
+                raise SagaNotFoundError(f"no recovery of saga {saga_id}") from err
+            raise
+        return view_from(raw)
 
     async def view(self, saga_id: str) -> RecoveryView:
         """The recovery of the killed saga: its effects, proposal, approval and outcome."""

@@ -95,7 +95,7 @@ class SagaRecoveryBase(SagaWorkflow):
         """Propose the recovery as a verified operator; returns the proposal's id, which
         another operator's approval names."""
         maker = await verified_operator(decision.proof, OperatorRole.OPERATOR)
-        view = self._awaiting()
+        view = await self._read()
         self._proposals += 1
         proposal = RecoveryProposal(proposal_id=f"r{self._proposals}", by=maker, note=decision.note)
         await self._record(
@@ -111,14 +111,15 @@ class SagaRecoveryBase(SagaWorkflow):
     @propose_recovery.validator
     def _validate_recovery_proposal(self, decision: RecoveryDecision) -> None:
         _require_proof(decision)
-        self._awaiting()
+        if self._recovery is not None:
+            self._awaiting(self._recovery)
 
     @workflow.update(name=APPROVE_RECOVERY_UPDATE)
     async def approve_recovery(self, decision: RecoveryDecision) -> SagaStatus:
         """Approve another operator's proposal; returns the saga's status once the recovery
         closed it, or parked."""
         checker = await verified_operator(decision.proof, OperatorRole.APPROVER)
-        view = self._awaiting()
+        view = await self._read()
         proposal = view.proposal
         if proposal is None or decision.proposal_id != proposal.proposal_id:
             raise _refused(
@@ -148,13 +149,17 @@ class SagaRecoveryBase(SagaWorkflow):
     @approve_recovery.validator
     def _validate_recovery_approval(self, decision: RecoveryDecision) -> None:
         _require_proof(decision)
-        self._awaiting()
+        if self._recovery is not None:
+            self._awaiting(self._recovery)
 
-    def _awaiting(self) -> RecoveryView:
-        """The recovery, still waiting for its operators; refused once approved."""
-        view = self._recovery
-        if view is None:
-            raise _refused(RecoveryRefusedError, "the recovery is still reading the saga's effects")
+    async def _read(self) -> RecoveryView:
+        """The recovery once it has read the saga's effects, still waiting for its operators."""
+        await workflow.wait_condition(lambda: self._recovery is not None)
+        assert self._recovery is not None
+        return self._awaiting(self._recovery)
+
+    def _awaiting(self, view: RecoveryView) -> RecoveryView:
+        """`view`, refused once the recovery is approved or when it cannot run."""
         saga_id = view.killed.saga_id
         if view.approved_by is not None:
             raise _refused(

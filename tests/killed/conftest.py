@@ -16,7 +16,7 @@ from sagas.audit import AuditStore, open_audit_store
 from sagas.client import FundsagaClient, SagaRecoveries
 from sagas.ledger import Ledger
 from sagas.servers import VisibilityCollector
-from sagas.testing import dev_identity, kit_operator, new_task_queue
+from sagas.testing import ClearableFaults, dev_identity, kit_operator, new_task_queue
 from sagas.worker import build_worker
 from tests.fixtures_audit import TEST_KEYS
 from tests.payouts.conftest import provider
@@ -24,8 +24,10 @@ from tests.payouts.conftest import provider
 __all__ = ["provider"]
 
 SLOW_CREDIT = "transfer/credit=transient"
-"""Every transfer's credit fails and is retried (1, 2, 4 s) before it compensates: a window in
-which a test kills it with money held and captured."""
+"""Every transfer's credit fails and is retried before it compensates: a window in which a test
+kills it with money held and captured."""
+FAILING_UNDO = "transfer/capture.compensation=business@dave"
+"""Taking back the capture of a transfer from dave is refused until the test clears it."""
 
 
 @dataclass
@@ -35,6 +37,7 @@ class KilledRig:
     store: AuditStore
     client: FundsagaClient
     collector: VisibilityCollector
+    faults: ClearableFaults
 
     def recoveries(self, operator: str) -> SagaRecoveries:
         return replace(self.client.recoveries(), operator=kit_operator(operator))
@@ -62,16 +65,17 @@ async def rig(
     """The worker and collector, and the `fundsaga` CLI pointed at them."""
     ledger.open_account("alice", "EUR", opening_balance=parse_money("1000.00", "EUR"))
     ledger.open_account("carol", "EUR")
+    ledger.open_account("dave", "EUR", opening_balance=parse_money("500.00", "EUR"))
     ledger.open_account("customer", "EUR", opening_balance=parse_money("100.00", "EUR"))
     queue = new_task_queue()
     monkeypatch.setenv("TEMPORAL_ADDRESS", dev_env.client.service_client.config.target_host)
     monkeypatch.setenv("FUNDSAGA_TASK_QUEUE", queue)
     monkeypatch.setenv("FUNDSAGA_DATABASE_URL", database_url)
-    faults = parse_faults(SLOW_CREDIT)
+    faults = ClearableFaults(parse_faults(f"{SLOW_CREDIT};{FAILING_UNDO}").rules)
     operators = dev_identity().check()
     client = FundsagaClient(dev_env.client, queue, ledger)
     collector = VisibilityCollector(dev_env.client, queue, client.registry.names(), None)
     async with build_worker(
         dev_env.client, queue, ledger, audit_store, faults, operators=operators
     ):
-        yield KilledRig(dev_env, ledger, audit_store, client, collector)
+        yield KilledRig(dev_env, ledger, audit_store, client, collector, faults)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -21,7 +22,7 @@ from sagas.foundations import RecoveryRefusedError, SagaNotFoundError
 from sagas.ledger import funding_account_id, system_account_id
 from sagas.payouts import PAYOUT_CLEARING
 from sagas.servers import DELETED_GRACE, VisibilityCollector
-from sagas.testing import assert_eventually
+from sagas.testing import assert_eventually, kit_operator
 from sagas.verify import CompensationAudit, run_compensation_audit
 from tests.e2e.conftest import fundsaga
 from tests.killed.conftest import KilledRig
@@ -38,18 +39,18 @@ def _key(prefix: str) -> str:
     return f"{prefix}-{uuid.uuid4().hex[:10]}"
 
 
-async def _transfer_killed_before_its_pivot(rig: KilledRig) -> SagaHandle:
+async def _transfer_killed_before_its_pivot(rig: KilledRig, source: str = "alice") -> SagaHandle:
     """A transfer terminated while its credit is retried: money held and captured."""
-    saga = await _transfer_in_credit(rig)
+    saga = await _transfer_in_credit(rig, source)
     await saga.workflow.terminate(reason="killed before its pivot, by hand")
     return saga
 
 
-async def _transfer_in_credit(rig: KilledRig) -> SagaHandle:
+async def _transfer_in_credit(rig: KilledRig, source: str = "alice") -> SagaHandle:
     key = _key("t")
     request = {
         "idempotency_key": key,
-        "source_account": "alice",
+        "source_account": source,
         "destination_account": "carol",
         "amount": "100.00",
         "currency": "EUR",
@@ -243,7 +244,7 @@ async def test_sagas_killed_before_and_after_their_pivot_are_found_and_recovered
     assert rig.balance(TRANSFER_CLEARING) == "0.00 EUR"
     assert rig.balance(payout_clearing) == "0.00 EUR"
     assert rig.balance("customer") == "20.00 EUR"
-    assert rig.balance(funding_account_id("EUR")) == "-1020.00 EUR"
+    assert rig.balance(funding_account_id("EUR")) == "-1520.00 EUR"  # 1,600 funded, 80 paid out
     for saga in (payout, timed_out):
         payout_entries = sorted(e.kind for e in rig.ledger.entries(saga_id=saga.saga_id))
         assert payout_entries == ["payout", "payout"]  # captured and settled, each once
@@ -296,3 +297,32 @@ async def test_a_saga_deleted_while_open_is_found_with_its_effects_but_cannot_be
     with pytest.raises(RecoveryRefusedError, match="no longer in Temporal's history"):
         await rig.recoveries("maker").propose(saga.saga_id, "deleted by mistake")
     assert [r.kind for r in rig.store.records(saga_id=saga.saga_id)] == ["saga_killed"]
+
+
+async def test_a_recovery_parks_on_a_refused_compensation_and_an_operator_retries_it(
+    rig: KilledRig, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    saga = await _transfer_killed_before_its_pivot(rig, source="dave")
+
+    async def found() -> None:
+        await rig.collector.collect(datetime.now(UTC), check_ledger=False)
+        assert await rig.client.recoveries().awaiting("transfer") == [(saga.saga_id, "transfer")]
+
+    await assert_eventually(found)
+    proposal = await rig.recoveries("maker").propose(saga.saga_id, "terminated by hand")
+    parked = await rig.recoveries("checker").approve(saga.saga_id, proposal)
+    rows = await _attention(monkeypatch, capsys)
+    rig.faults.clear()
+    operator = replace(saga, operator=kit_operator("ops"))
+    await operator.retry("the account accepts it again")
+
+    assert parked is SagaStatus.NEEDS_ATTENTION
+    assert [(row["saga_id"], row["parked_on"]) for row in rows] == [(saga.saga_id, "capture")]
+
+    async def compensated() -> None:
+        listed = await rig.client.list_sagas("transfer")
+        assert (saga.saga_id, "transfer", "COMPENSATED") in listed
+
+    await assert_eventually(compensated)
+    assert rig.ledger.net_effect(saga.saga_id) == {}
+    assert rig.balance("dave") == "500.00 EUR"
