@@ -678,6 +678,9 @@ class SagaRuntime(Generic[RequestT, StateT]):
     async def _audit(
         self, kind: AuditKind, dedupe_suffix: str, payload: dict[str, JsonValue]
     ) -> None:
+        if self._recovering and dedupe_suffix != CLOSING_RECORD:
+            # Its parkings and operator actions count from 1 again: apart from the killed run's.
+            dedupe_suffix = f"recovery:{dedupe_suffix}"
         await write_audit_record(
             kind,
             self.saga_id,

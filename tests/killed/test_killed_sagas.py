@@ -299,10 +299,16 @@ async def test_a_saga_deleted_while_open_is_found_with_its_effects_but_cannot_be
     assert [r.kind for r in rig.store.records(saga_id=saga.saga_id)] == ["saga_killed"]
 
 
-async def test_a_recovery_parks_on_a_refused_compensation_and_an_operator_retries_it(
+async def test_a_saga_killed_while_parked_parks_again_in_its_recovery_until_an_operator_retries(
     rig: KilledRig, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    saga = await _transfer_killed_before_its_pivot(rig, source="dave")
+    saga = await _transfer_in_credit(rig, source="dave")
+
+    async def parked_on_capture() -> None:
+        assert (await saga.view()).status is SagaStatus.NEEDS_ATTENTION
+
+    await assert_eventually(parked_on_capture, timeout=timedelta(seconds=60))
+    await saga.workflow.terminate(reason="killed while parked, by hand")
 
     async def found() -> None:
         await rig.collector.collect(datetime.now(UTC), check_ledger=False)
@@ -326,3 +332,12 @@ async def test_a_recovery_parks_on_a_refused_compensation_and_an_operator_retrie
     await assert_eventually(compensated)
     assert rig.ledger.net_effect(saga.saga_id) == {}
     assert rig.balance("dave") == "500.00 EUR"
+    assert [r.kind for r in rig.store.records(saga_id=saga.saga_id)] == [
+        "needs_attention",  # the killed run's parking
+        "saga_killed",
+        "recovery_proposed",
+        "recovery_approved",
+        "needs_attention",  # the recovery's own, recorded apart from the killed run's
+        "operator_retry",
+        "saga_recovered",
+    ]
