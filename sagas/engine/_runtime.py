@@ -226,8 +226,8 @@ class SagaRuntime(Generic[RequestT, StateT]):
         """Finish a saga whose execution was closed from outside (`closed_as`), from its stored
         snapshots: before its pivot, compensate what it did; from the pivot on, finish it
         forward from the step in flight. Each effect keeps its key, so what already happened is
-        not done twice. The closing record carries `recovery` (who approved it)."""
-        saga_started(self.definition.saga_type)
+        not done twice. The closing record carries `recovery` (who approved it). The saga's
+        start was counted when it started; its end is counted here."""
         self.snapshots = list(stored)
         if stored and stored[0].retry_specs is not None:
             self.retry_specs = stored[0].retry_specs
