@@ -33,3 +33,5 @@ register SagaStatus Keyword
 register SagaType Keyword
 register SagaDeadline Datetime
 register SagaStatusSince Datetime
+register SagaWaitingOn Keyword
+register SagaWaitingSince Datetime

@@ -5,22 +5,17 @@ one and approved by another."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
+from sagas.cli._attention_bulk import app as bulk_app
+from sagas.cli._attention_bulk import parked_record
 from sagas.cli._invocation import Invocation
 from sagas.cli._options import Key, SagaType, TypeFilter
 from sagas.cli._output import Output, OutputFormat, emit, key_of, listing, said
-from sagas.client import FundsagaClient, SagaHandle
-from sagas.engine import (
-    CompensationResult,
-    OperatorDecision,
-    RecoveryView,
-    SagaStatus,
-    SagaView,
-    saga_id,
-)
+from sagas.client import FundsagaClient, ParkedFilter, ParkedSaga, SagaHandle
+from sagas.engine import OperatorDecision, RecoveryView, SagaStatus, saga_id
 from sagas.foundations import SagaNotFoundError
 
 app = typer.Typer(
@@ -29,29 +24,36 @@ app = typer.Typer(
     "resolution or a killed saga's recovery.",
     no_args_is_help=True,
 )
-COLUMNS = ("saga_id", "saga_type", "key", "failed_step", "parked_on", "last_error", "effects")
+app.add_typer(bulk_app)
+COLUMNS = (
+    "saga_id",
+    "saga_type",
+    "key",
+    "failed_step",
+    "parked_on",
+    "error_type",
+    "since",
+    "last_error",
+    "effects",
+)
 
 
 @app.command("list")
 def list_parked(
     ctx: typer.Context, saga_type: TypeFilter = None, output: Output = OutputFormat.TABLE
 ) -> None:
-    """Every parked saga (a killed saga's recovery too), with the compensation it waits on and
-    why, and every killed saga (closed from outside) with its effects as the database holds
-    them."""
+    """Every parked saga (a killed saga's recovery too), with the compensation it waits on, why
+    and since when, and every killed saga (closed from outside) with its effects as the
+    database holds them."""
     invocation = Invocation.of(ctx)
 
-    async def parked() -> list[dict[str, str]]:
+    async def parked() -> list[dict[str, Any]]:
         client = await invocation.client()
-        found = await client.list_sagas(saga_type, SagaStatus.NEEDS_ATTENTION)
-        views = [
-            await SagaHandle(client.temporal, kind, key_of(sid, kind)).view()
-            for sid, kind, _ in found
-        ]
+        found = await client.bulk_actions().select(ParkedFilter(saga_type=saga_type))
         recoveries = client.recoveries()
-        parked = await recoveries.awaiting(saga_type, SagaStatus.NEEDS_ATTENTION)
-        views += [await recoveries.saga_view(killed_id) for killed_id, _ in parked]
-        rows = [_parked(view) for view in views if view.status is SagaStatus.NEEDS_ATTENTION]
+        for killed_id, _ in await recoveries.awaiting(saga_type, SagaStatus.NEEDS_ATTENTION):
+            found.append(ParkedSaga.of(await recoveries.saga_view(killed_id), None))
+        rows = [parked_record(saga) | {"effects": ""} for saga in found]
         return rows + await _killed(client, saga_type)
 
     emit(listing(invocation.run(parked()), COLUMNS), output)
@@ -164,7 +166,7 @@ def approve_recovery(
     emit(said(f"{facts['saga_id']}: recovered, {status} (approved by {operator})", facts), output)
 
 
-async def _killed(client: FundsagaClient, saga_type: str | None) -> list[dict[str, str]]:
+async def _killed(client: FundsagaClient, saga_type: str | None) -> list[dict[str, Any]]:
     """Killed sagas awaiting their recovery, with what the database says they did."""
     rows = []
     for killed_id, kind, _ in await client.list_sagas(saga_type, SagaStatus.KILLED):
@@ -176,8 +178,16 @@ async def _killed(client: FundsagaClient, saga_type: str | None) -> list[dict[st
     return rows
 
 
-def _killed_row(killed_id: str, kind: str, view: RecoveryView | None) -> dict[str, str]:
-    row = {"saga_id": killed_id, "saga_type": kind, "key": key_of(killed_id, kind)}
+def _killed_row(killed_id: str, kind: str, view: RecoveryView | None) -> dict[str, Any]:
+    row = {
+        "saga_id": killed_id,
+        "saga_type": kind,
+        "key": key_of(killed_id, kind),
+        "error_type": "",
+        "since": None if view is None else view.killed.closed_at,
+        "proposal": None if view is None or view.proposal is None else view.proposal.proposal_id,
+        "proposed_by": None if view is None or view.proposal is None else view.proposal.by.name,
+    }
     if view is None:
         return row | {
             "failed_step": "-",
@@ -224,23 +234,3 @@ def _act(
     else:
         line = f"{saga.saga_id}: {result} after {decision.value} by {saga.acting_as}"
         emit(said(line, facts | {"status": result}), output)
-
-
-def _parked_on(view: SagaView) -> str:
-    """What an operator's retry runs again: the step itself, or the compensation on top."""
-    if view.parked_on_step and view.failure is not None:
-        return f"{view.failure.step_name} (step)"
-    return view.compensation_stack[-1].step_name if view.compensation_stack else "-"
-
-
-def _parked(view: SagaView) -> dict[str, str]:
-    failed = [c for c in view.compensations if c.result is CompensationResult.FAILED]
-    return {
-        "saga_id": view.saga_id,
-        "saga_type": view.saga_type,
-        "key": key_of(view.saga_id, view.saga_type),
-        "failed_step": (view.failure.step_name or "-") if view.failure else "-",
-        "parked_on": _parked_on(view),
-        "last_error": failed[-1].message if failed else "",
-        "effects": "",
-    }

@@ -162,6 +162,12 @@ def view_shown(view: SagaView) -> Shown:
     lines = [f"{view.saga_id}: {view.status.value} (step: {view.current_step or '-'})"]
     if view.failure is not None:
         lines.append(f"  failure: {failure_text(view.failure)}")
+    if view.waiting_on is not None and view.waiting_since is not None:
+        since = view.waiting_since.isoformat(timespec="seconds")
+        lines.append(
+            f"  waiting on the infrastructure: {view.waiting_on} since {since}; "
+            "it goes on by itself once that passes"
+        )
     rows = [
         [
             s.step_index,

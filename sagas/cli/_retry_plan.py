@@ -21,6 +21,7 @@ from sagas.engine import (
     RetrySpec,
     class_spec,
     configured_specs,
+    describe_infrastructure_wait,
     format_duration,
     parse_duration,
     read_retry_specs,
@@ -114,7 +115,8 @@ def _base(
     if retry_class not in _RETRYING:
         raise InvalidRequestError("--class", f"must be one of {', '.join(_RETRYING)}")
     spec = _configured_spec(Invocation.of(ctx).settings, saga, step, phase)
-    return class_spec(spec, RetryClass(retry_class))
+    drawn = class_spec(spec, RetryClass(retry_class))
+    return None if drawn is None else replace(drawn, infrastructure=spec.infrastructure)
 
 
 def _configured_spec(settings: Settings, saga_type: str, step: str, phase: Phase) -> RetrySpec:
@@ -175,6 +177,7 @@ def _shown(spec: RetrySpec, key: str) -> Shown:
         f"max interval {cap}, jitter {spec.jitter.value}: {spec.maximum_attempts} attempts, "
         f"{format_duration(plan[-1].cumulative)} of waits in all"
     )
+    wait = spec.infrastructure_wait
     data = {
         "first_interval_ms": _ms(spec.first_interval),
         "multiplier": str(spec.multiplier),
@@ -183,6 +186,12 @@ def _shown(spec: RetrySpec, key: str) -> Shown:
         "jitter": spec.jitter.value,
         "key": key or None,
         "total_ms": _ms(plan[-1].cumulative),
+        "infrastructure": {
+            "first_interval_ms": _ms(wait.first_interval),
+            "multiplier": str(wait.multiplier),
+            "max_interval_ms": _ms(wait.max_interval),
+            "max_retries": wait.max_retries,
+        },
         "retries": [
             {
                 "retry": p.retry,
@@ -193,7 +202,8 @@ def _shown(spec: RetrySpec, key: str) -> Shown:
         ],
     }
     rows = [[p.retry, format_duration(p.delay), format_duration(p.cumulative)] for p in plan]
-    return Shown(data, lines=[line], columns=["retry", "wait", "cumulative"], rows=rows)
+    lines = [line, describe_infrastructure_wait(wait)]
+    return Shown(data, lines=lines, columns=["retry", "wait", "cumulative"], rows=rows)
 
 
 def _ms(value: timedelta) -> int:

@@ -83,10 +83,18 @@ def list_sagas(
     ctx: typer.Context,
     saga_type: TypeFilter = None,
     status: StatusFilter = None,
+    waiting: Annotated[
+        bool,
+        typer.Option(
+            "--waiting",
+            help="Only sagas waiting out a fault of the infrastructure (the database down, "
+            "say); they go on by themselves once it passes.",
+        ),
+    ] = False,
     output: Output = OutputFormat.TABLE,
 ) -> None:
     """Sagas on this deployment's task queue, newest first."""
-    show_list(Invocation.of(ctx), saga_type, status, output)
+    show_list(Invocation.of(ctx), saga_type, status, output, waiting=waiting)
 
 
 @app.command()
@@ -114,10 +122,15 @@ def cancel(
 
 
 def show_list(
-    invocation: Invocation, saga_type: str | None, status: SagaStatus | None, output: OutputFormat
+    invocation: Invocation,
+    saga_type: str | None,
+    status: SagaStatus | None,
+    output: OutputFormat,
+    *,
+    waiting: bool = False,
 ) -> None:
     async def found() -> list[tuple[str, str, str]]:
-        return await (await invocation.client()).list_sagas(saga_type, status)
+        return await (await invocation.client()).list_sagas(saga_type, status, waiting=waiting)
 
     emit(sagas_shown(invocation.run(found())), output)
 

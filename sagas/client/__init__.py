@@ -2,6 +2,7 @@
 their schedules. Importing it loads neither the CLI nor Typer nor Rich."""
 
 from sagas.client._anchor_schedule import anchor_schedule_id, ensure_anchor_schedule
+from sagas.client._bulk_actions import ActionResult, BulkActions, SagaActionResult
 from sagas.client._client import (
     FundsagaClient,
     TemporalUnreachableError,
@@ -18,6 +19,7 @@ from sagas.client._operator_credentials import (
     configured_operator,
     configured_operator_check,
 )
+from sagas.client._parked_selection import ParkedFilter, ParkedSaga
 from sagas.client._process_exit import end_process
 from sagas.client._recoveries import SagaRecoveries
 from sagas.client._saga_handle import SagaHandle
@@ -40,12 +42,17 @@ __all__ = [
     "DEV_ISSUER",
     "DST_HORIZON_YEARS",
     "AccessToken",
+    "ActionResult",
+    "BulkActions",
     "DevIdentityProvider",
     "DevOperator",
     "FundsagaClient",
     "OperatorActions",
     "OperatorCredential",
     "Overlap",
+    "ParkedFilter",
+    "ParkedSaga",
+    "SagaActionResult",
     "SagaHandle",
     "SagaRecoveries",
     "SagaSchedules",

@@ -21,6 +21,7 @@ from temporalio.common import (
 from temporalio.common import WorkflowIDReusePolicy as ReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
 
+from sagas.client._bulk_actions import BulkActions
 from sagas.client._operator_actions import OperatorActions
 from sagas.client._operator_credentials import OperatorCredential, configured_operator
 from sagas.client._recoveries import KILLED_CLAUSES, NOT_RECOVERY, SagaRecoveries
@@ -33,6 +34,7 @@ from sagas.engine import (
     OPEN_SAGA_STATUSES,
     SAGA_STATUS,
     SAGA_TYPE,
+    SAGA_WAITING_ON,
     FailureReason,
     SagaOutcome,
     SagaRequest,
@@ -159,6 +161,10 @@ class FundsagaClient:
         """Killed sagas on this client's task queue and their recoveries by two operators."""
         return SagaRecoveries(self.temporal, self.task_queue, self.operator)
 
+    def bulk_actions(self) -> BulkActions:
+        """Operator actions on every parked saga a filter selects, one audited update each."""
+        return BulkActions(self.temporal, self.task_queue, self.registry, self.operator)
+
     def operator_actions(self) -> OperatorActions:
         """Verified operator actions outside a saga: on accounts, and funding by two."""
         return OperatorActions(self.temporal, self.task_queue, self.operator)
@@ -204,10 +210,15 @@ class FundsagaClient:
         return SagaHandle(self.temporal, name, idempotency_key, self.operator)
 
     async def list_sagas(
-        self, saga_type: str | None = None, status: SagaStatus | None = None
+        self,
+        saga_type: str | None = None,
+        status: SagaStatus | None = None,
+        *,
+        waiting: bool = False,
     ) -> list[tuple[str, str, str]]:
         """(saga id, saga type, status) of every saga on this client's task queue, newest
-        first, optionally of one type and status.
+        first, optionally of one type and status; `waiting`: only those waiting out a fault of
+        the infrastructure now.
 
         A saga whose execution was closed from outside shows as KILLED until its recovery is
         approved, then with its recovery's status; one whose execution was deleted while open
@@ -223,6 +234,8 @@ class FundsagaClient:
             clauses.append(f"{SAGA_STATUS.name} = '{wanted.value}'")
             if not wanted.is_terminal:
                 clauses.append("ExecutionStatus = 'Running'")
+        if waiting:
+            clauses += ["ExecutionStatus = 'Running'", f"{SAGA_WAITING_ON.name} != ''"]
         found: list[tuple[str, str, str]] = []
         killed: list[int] = []
         async for execution in self.temporal.list_workflows(" AND ".join(clauses)):
@@ -233,7 +246,7 @@ class FundsagaClient:
             found.append((execution.id, attributes.get(SAGA_TYPE) or "", shown))
         if killed or (wanted is not None and wanted.is_terminal):
             found = await self._with_recoveries(found, killed, saga_type, wanted)
-        if wanted in (None, SagaStatus.KILLED):  # those whose execution is deleted
+        if wanted in (None, SagaStatus.KILLED) and not waiting:  # those whose execution is deleted
             listed = {row[0] for row in found}
             awaiting = await self.recoveries().awaiting(saga_type)
             found += [(s, t, SagaStatus.KILLED.value) for s, t in awaiting if s not in listed]

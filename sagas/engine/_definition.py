@@ -99,6 +99,9 @@ class StepCall(BaseModel, Generic[RequestT, StateT]):
     event: dict[str, JsonValue] | None = None
     """The payload of the event the step awaits (see StepDefinition.awaits); None when the step
     awaits none, or its wait timed out."""
+    earlier_attempts: int = 0
+    """Attempts of this phase in earlier runs of its activity: a saga that waited out a fault of
+    the infrastructure runs it again, and the attempts count on."""
 
     def claim(self) -> RunClaim:
         return RunClaim(saga_id=self.saga_id, saga_type=self.saga_type, run_chain=self.run_chain)

@@ -35,6 +35,7 @@ ANCHOR_WRITE_DURATION = "fundsaga_anchor_write_duration_seconds"
 SCHEDULED_RUNS = "fundsaga_scheduled_runs"
 OPERATOR_REFUSALS = "fundsaga_operator_refusals"
 PLAIN_TEXT_REFUSED = "fundsaga_plain_text_refused"
+INFRASTRUCTURE_WAITS = "fundsaga_infrastructure_waits"
 
 METRICS_HISTOGRAM_BUCKETS: Mapping[str, list[float]] = {
     COMPENSATION_DURATION: [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 14400, 86400],
@@ -88,6 +89,19 @@ def saga_compensated(saga_type: str, since_failure: timedelta) -> None:
     workflow.metric_meter().create_histogram_float(
         COMPENSATION_DURATION, "Time from a saga's failure to COMPENSATED.", "s"
     ).record(since_failure.total_seconds(), {"saga_type": saga_type})
+
+
+def infrastructure_wait_began(saga_type: str, phase: str, error_type: str) -> None:
+    """A saga's step or compensation ran out of quick retries on a fault of the
+    infrastructure and waits it out (once per wait, however many runs it takes)."""
+    _count(
+        workflow.metric_meter(),
+        INFRASTRUCTURE_WAITS,
+        "Waits on a fault of the infrastructure begun, by phase and error type.",
+        saga_type=saga_type,
+        phase=phase,
+        error_type=error_type,
+    )
 
 
 def scheduled_run_ended(saga_type: str, schedule_id: str, status: str) -> None:

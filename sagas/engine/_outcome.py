@@ -64,6 +64,8 @@ class CompensationOutcome(BaseModel):
     result: CompensationResult
     message: str = ""
     at: datetime
+    error_type: str = ""
+    """The failure's error type, when the result is failed (empty in histories from before)."""
 
 
 class OperatorAction(BaseModel):
@@ -115,6 +117,10 @@ class SagaView(BaseModel):
     inquiries: list[InquiryRecord] = []
     events: list[EventRecord] = []
     """How each wait for an external event ended (received or timed out)."""
+    waiting_on: str | None = None
+    """The fault of the infrastructure the saga waits out now (an error type), if any: it goes
+    on by itself once the fault passes."""
+    waiting_since: datetime | None = None
 
 
 class SagaOutcome(BaseModel):

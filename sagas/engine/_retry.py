@@ -1,6 +1,7 @@
 """Retry specs: first interval F, multiplier M, maximum retries C and a maximum interval, per
-retry class (instant, temporary; permanent faults are never retried), with optional jitter; and
-the wait before a step's next attempt: its class's delay, jitter, a Retry-After."""
+retry class (instant, temporary; permanent faults are never retried), with optional jitter; the
+wait before a step's next attempt: its class's delay, jitter, a Retry-After; and how a saga
+waits out a fault of the infrastructure once its activity's quick retries are spent."""
 
 from __future__ import annotations
 
@@ -32,13 +33,73 @@ class Jitter(StrEnum):
     FULL = "full"  # uniform in [0, capped delay], seeded by (effect key, attempt): reproducible
 
 
+def _check_multiplier(multiplier: object) -> None:
+    if isinstance(multiplier, bool) or not isinstance(multiplier, Decimal | int):
+        raise InvalidRequestError(
+            "multiplier", "must be a Decimal in [1.0, 8.0] with at most one decimal"
+        )
+    value = Decimal(multiplier)
+    if not value.is_finite() or not MIN_MULTIPLIER <= value <= MAX_MULTIPLIER:
+        raise InvalidRequestError("multiplier", f"must be in [1.0, 8.0], got {value}")
+    if value != value.quantize(Decimal("0.1")):
+        raise InvalidRequestError("multiplier", f"must have at most one decimal, got {value}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class InfrastructureWait:
+    """How a saga waits out a fault of the infrastructure (the database down or restarting, a
+    dropped connection, a storm of serialization failures) once its activity's quick retries,
+    those of the instant class, are spent: the saga runs the activity again after the n-th wait,
+    ``first_interval * multiplier ** (n - 1)`` capped at ``max_interval``.
+
+    A step before its pivot waits until the saga's deadline, then compensates; a compensation,
+    and a step past the pivot, wait without limit. `max_retries` can tighten that: after so many
+    waits the fault counts as the step's retries exhausted."""
+
+    first_interval: timedelta = timedelta(seconds=1)
+    multiplier: Decimal = Decimal(2)
+    max_interval: timedelta = timedelta(minutes=1)
+    max_retries: int | None = None
+    """None: without limit (a step's deadline still ends it)."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.first_interval, timedelta) or self.first_interval <= timedelta(0):
+            raise InvalidRequestError("first_interval", "must be greater than 0 seconds")
+        if not isinstance(self.max_interval, timedelta) or self.max_interval < self.first_interval:
+            raise InvalidRequestError("max_interval", "must be at least first_interval")
+        _check_multiplier(self.multiplier)
+        retries = self.max_retries
+        if retries is not None and (
+            isinstance(retries, bool) or not isinstance(retries, int) or retries < MIN_RETRIES
+        ):
+            raise InvalidRequestError("max_retries", "must be a positive integer, or none")
+
+    def delay_before_retry(self, n: int) -> timedelta:
+        """The wait before the n-th run again (n starts at 1), capped at max_interval."""
+        cap = Decimal(str(self.max_interval.total_seconds()))
+        first = Decimal(str(self.first_interval.total_seconds()))
+        # Past the cap the power only grows: stop computing it (n is unbounded).
+        seconds = first * Decimal(self.multiplier) ** min(n - 1, 64)
+        return self.max_interval if seconds >= cap else timedelta(seconds=float(seconds))
+
+    def exhausted_after(self, waits: int) -> bool:
+        return self.max_retries is not None and waits >= self.max_retries
+
+
+DEFAULT_INFRASTRUCTURE_WAIT = InfrastructureWait()
+"""1 s, 2 s, 4 s ... then every minute: until the deadline for a step, forever for a
+compensation."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class RetrySpec:
     """How a step's action or compensation is retried.
 
     The n-th retry waits ``first_interval * multiplier ** (n - 1)``, capped at ``max_interval``.
     F, M, C and the cap are those of the temporary class (and of unknown errors); `instant`
-    overrides them for instant faults. Permanent faults are never retried.
+    overrides them for instant faults, and gives faults of the infrastructure their quick
+    retries before the saga waits them out as `infrastructure` says. Permanent faults are never
+    retried.
     """
 
     first_interval: timedelta
@@ -54,6 +115,8 @@ class RetrySpec:
     at most this spec's own C."""
     jitter: Jitter = Jitter.NONE
     """Full jitter draws each wait uniformly between 0 and the capped delay."""
+    infrastructure: InfrastructureWait | None = None
+    """How the saga waits out infrastructure faults; None: `DEFAULT_INFRASTRUCTURE_WAIT`."""
 
     def __post_init__(self) -> None:
         self._validate()
@@ -65,18 +128,7 @@ class RetrySpec:
     def _validate(self) -> None:
         if not isinstance(self.first_interval, timedelta) or self.first_interval <= timedelta(0):
             raise InvalidRequestError("first_interval", "must be greater than 0 seconds")
-        multiplier = self.multiplier
-        if isinstance(multiplier, bool) or not isinstance(multiplier, Decimal | int):
-            raise InvalidRequestError(
-                "multiplier", "must be a Decimal in [1.0, 8.0] with at most one decimal"
-            )
-        multiplier = Decimal(multiplier)
-        if not multiplier.is_finite() or not MIN_MULTIPLIER <= multiplier <= MAX_MULTIPLIER:
-            raise InvalidRequestError("multiplier", f"must be in [1.0, 8.0], got {multiplier}")
-        if multiplier != multiplier.quantize(Decimal("0.1")):
-            raise InvalidRequestError(
-                "multiplier", f"must have at most one decimal, got {multiplier}"
-            )
+        _check_multiplier(self.multiplier)
         if isinstance(self.max_retries, bool) or not isinstance(self.max_retries, int):
             raise InvalidRequestError("max_retries", "must be an integer in [1, 16]")
         if not MIN_RETRIES <= self.max_retries <= MAX_RETRIES:
@@ -91,12 +143,17 @@ class RetrySpec:
         return self.max_retries + 1
 
     def for_class(self, retry_class: RetryClass) -> RetrySpec | None:
-        """The spec that retries faults of `retry_class`; None for permanent ones."""
+        """The spec that retries faults of `retry_class` within one run of the activity; None
+        for permanent ones. Infrastructure faults take the instant class's quick retries."""
         if retry_class is RetryClass.PERMANENT:
             return None
-        if retry_class is RetryClass.INSTANT:
+        if retry_class in (RetryClass.INSTANT, RetryClass.INFRASTRUCTURE):
             return self.instant or self._default_instant()
         return self
+
+    @property
+    def infrastructure_wait(self) -> InfrastructureWait:
+        return self.infrastructure or DEFAULT_INFRASTRUCTURE_WAIT
 
     def _default_instant(self) -> RetrySpec:
         """100, 200, 400 ms; never more retries than the step asks for its temporary faults."""

@@ -9,7 +9,7 @@ from decimal import Decimal
 from enum import StrEnum
 
 from sagas.engine._duration import format_duration
-from sagas.engine._retry import RetrySpec, retry_delay, retry_spec
+from sagas.engine._retry import InfrastructureWait, RetrySpec, retry_delay, retry_spec
 
 ADVISED_MULTIPLIER = (Decimal("1.5"), Decimal(4))
 ADVISED_MAX_RETRIES = 10
@@ -51,6 +51,34 @@ def retry_plan(spec: RetrySpec, *, key: str = "") -> list[PlannedRetry]:
         total += delay
         plan.append(PlannedRetry(retry=retry, delay=delay, cumulative=total))
     return plan
+
+
+def infrastructure_waits(wait: InfrastructureWait) -> list[timedelta]:
+    """The waits between runs up to the first at the cap (all of them, with max_retries)."""
+    waits: list[timedelta] = []
+    limit = wait.max_retries or 64
+    for n in range(1, limit + 1):
+        waits.append(wait.delay_before_retry(n))
+        if wait.max_retries is None and waits[-1] >= wait.max_interval:
+            break
+    return waits
+
+
+def describe_infrastructure_wait(wait: InfrastructureWait) -> str:
+    """One line: how a saga waits out a fault of the infrastructure with `wait`."""
+    waits = ", ".join(format_duration(w) for w in infrastructure_waits(wait))
+    if wait.max_retries is None:
+        return (
+            f"infrastructure faults (database, audit store, Temporal): the instant class's quick "
+            f"retries, then runs again after {waits}, then every "
+            f"{format_duration(wait.max_interval)}: an action until the saga's deadline, a "
+            f"compensation without limit; never parked"
+        )
+    return (
+        f"infrastructure faults (database, audit store, Temporal): the instant class's quick "
+        f"retries, then runs again after {waits} (max_retries {wait.max_retries}), then counts "
+        f"as the step's retries exhausted"
+    )
 
 
 def total_backoff(spec: RetrySpec) -> timedelta:

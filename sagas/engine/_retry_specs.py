@@ -1,8 +1,8 @@
 """The retry specs a saga runs with: the code's, overlaid by configuration when the saga starts.
 
 The configuration (`FUNDSAGA_RETRY_SPECS`, a JSON or TOML file, read once when a worker is built)
-maps saga type → step → phase (action, compensation) → retry class (temporary, instant) →
-field, plus `jitter` per phase:
+maps saga type → step → phase (action, compensation) → retry class (temporary, instant,
+infrastructure) → field, plus `jitter` per phase:
 
     {"transfer": {"credit": {"action": {"instant": {"max_retries": 2}, "jitter": "full"}}}}
 
@@ -41,7 +41,7 @@ from temporalio.worker import (
 )
 
 from sagas.engine._duration import parse_duration
-from sagas.engine._retry import DEFAULT_INSTANT, Jitter, RetrySpec
+from sagas.engine._retry import DEFAULT_INSTANT, InfrastructureWait, Jitter, RetrySpec
 from sagas.engine._retry_plan import spec_advice
 from sagas.engine._status import Phase
 from sagas.foundations import InvalidRequestError, RetryClass, loads_one_reading
@@ -64,7 +64,11 @@ RETRY_SPECS_RETRY = RetryPolicy(
 """Unlimited: the activity only overlays what its worker read, and a worker that cannot answer
 (stopping, overloaded) holds new sagas until one can."""
 ROOT = "retry_specs"
-_CLASSES = (RetryClass.TEMPORARY.value, RetryClass.INSTANT.value)
+_CLASSES = (
+    RetryClass.TEMPORARY.value,
+    RetryClass.INSTANT.value,
+    RetryClass.INFRASTRUCTURE.value,
+)
 _FIELDS = ("first_interval", "multiplier", "max_retries", "max_interval")
 
 
@@ -189,6 +193,10 @@ def _phase(spec: RetrySpec, entry: Mapping[str, Any], path: str) -> RetrySpec:
             raise InvalidRequestError(f"{path}.{name}", problem)
     if "jitter" in entry:
         spec = replace(spec, jitter=_jitter(entry["jitter"], f"{path}.jitter"))
+    if RetryClass.INFRASTRUCTURE.value in entry:
+        where = f"{path}.infrastructure"
+        wait = _infrastructure(spec.infrastructure_wait, entry[RetryClass.INFRASTRUCTURE], where)
+        spec = replace(spec, infrastructure=wait)
     instant = spec.instant or DEFAULT_INSTANT
     if RetryClass.INSTANT.value in entry:
         instant = _class(instant, entry[RetryClass.INSTANT.value], f"{path}.instant")
@@ -209,6 +217,25 @@ def _class(spec: RetrySpec, entry: object, path: str) -> RetrySpec:
         values[name] = _value(name, value, f"{path}.{name}")
     try:
         return replace(spec, **values)
+    except InvalidRequestError as err:
+        raise InvalidRequestError(f"{path}.{err.field}", err.problem) from None
+
+
+def _infrastructure(wait: InfrastructureWait, entry: object, path: str) -> InfrastructureWait:
+    """The wait on the infrastructure with the entry's fields; max_retries is a positive
+    integer with no upper bound here (none: without limit)."""
+    values: dict[str, Any] = {}
+    for name, value in _mapping(entry, path).items():
+        if name not in _FIELDS:
+            raise InvalidRequestError(f"{path}.{name}", f"must be one of {', '.join(_FIELDS)}")
+        if name == "max_retries":
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise InvalidRequestError(f"{path}.{name}", "must be a positive integer")
+            values[name] = value
+        else:
+            values[name] = _value(name, value, f"{path}.{name}")
+    try:
+        return replace(wait, **values)
     except InvalidRequestError as err:
         raise InvalidRequestError(f"{path}.{err.field}", err.problem) from None
 

@@ -14,7 +14,7 @@ from typing import Any, Generic
 from pydantic import JsonValue
 from temporalio import workflow
 from temporalio.common import SearchAttributeUpdate
-from temporalio.exceptions import ActivityError, ApplicationError, RetryState
+from temporalio.exceptions import ActivityError, ApplicationError, RetryState, TimeoutError
 
 from sagas.engine._audit_call import AuditKind
 from sagas.engine._audit_trail import audit_completed_sagas, outcome_payload, write_audit_record
@@ -25,6 +25,7 @@ from sagas.engine._definition import (
     StepDefinition,
 )
 from sagas.engine._events import EventInbox, EventRecord, EventWait
+from sagas.engine._infrastructure_wait import InfrastructureWaits
 from sagas.engine._inquiry import Inquiry, InquiryAnswer, InquiryRecord
 from sagas.engine._metrics import (
     compensation_ended,
@@ -58,7 +59,12 @@ from sagas.engine._search_attributes import SAGA_STATUS, SAGA_STATUS_SINCE, SAGA
 from sagas.engine._snapshot import CompensationEntry, RunClaim, Snapshot
 from sagas.engine._status import Phase, SagaStatus
 from sagas.engine._workflow_util import uncancellable
-from sagas.foundations import ResolutionRefusedError, SagaIdReusedError, is_business_error_type
+from sagas.foundations import (
+    ResolutionRefusedError,
+    RetryClass,
+    SagaIdReusedError,
+    is_business_error_type,
+)
 
 CLOSING_RECORD = "terminal"
 """Dedupe suffix of the one record a saga writes as it closes, whatever its kind."""
@@ -113,6 +119,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
         self.inbox = inbox or EventInbox()
         self.events: list[EventRecord] = []
         self.retry_specs: SagaRetrySpecs = code_specs(definition)
+        self.infrastructure = InfrastructureWaits(definition.saga_type, self._show_details)
 
     # ---- public surface used by the workflow's handlers
     def view(self) -> SagaView:
@@ -132,6 +139,8 @@ class SagaRuntime(Generic[RequestT, StateT]):
             ignored_stops=list(self.ignored_stops),
             inquiries=list(self.inquiries),
             events=list(self.events),
+            waiting_on=self.infrastructure.error_type or None,
+            waiting_since=self.infrastructure.since,
         )
 
     @property
@@ -367,6 +376,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
             asyncio.CancelledError, ActivityError, StepActivityError, _ForwardStoppedError
         ):
             await forward
+        self.infrastructure.over()  # a cancel or the deadline ended the step's wait
 
     def _stop_failure(self, reason: FailureReason, message: str) -> StepFailure:
         return StepFailure(
@@ -407,12 +417,21 @@ class SagaRuntime(Generic[RequestT, StateT]):
         while True:
             deadline_in = None if self.forward_only else self._until_deadline()
             if deadline_in is not None and deadline_in <= timedelta(0):
+                self.infrastructure.over()
                 raise _ForwardStoppedError(self._deadline_failure())
             try:
                 self.state = await run_step_activity(
                     step,
                     step.action,
-                    self._call(index, step.name, Phase.ACTION, snapshot, retry, event),
+                    self._call(
+                        index,
+                        step.name,
+                        Phase.ACTION,
+                        snapshot,
+                        retry,
+                        event,
+                        earlier_attempts=self.infrastructure.earlier_attempts,
+                    ),
                     retry=retry,
                     summary=step.describe_action(self._request),
                     result_type=self.definition.state_type,
@@ -422,12 +441,24 @@ class SagaRuntime(Generic[RequestT, StateT]):
                 failed = None
             except StepActivityError as error:
                 failed = error
+            waits = failed is not None and self._waits_on_infrastructure(failed)
             answer = (
-                None if failed is None else await self._inquire_after(index, step, failed, event)
+                None
+                if failed is None or waits
+                else await self._inquire_after(index, step, failed, event)
             )
             if retrying:  # the operator's retry update returns once this attempt has ended
                 retrying = False
                 self.decisions_applied += 1
+            if (
+                failed is not None
+                and waits
+                and await self.infrastructure.wait_out(
+                    failed, Phase.ACTION, retry.infrastructure_wait, deadline_in
+                )
+            ):
+                continue
+            self.infrastructure.over()
             if failed is None or answer is InquiryAnswer.EXECUTED:
                 return
             failure = self._step_failure(step.name, failed)
@@ -508,6 +539,15 @@ class SagaRuntime(Generic[RequestT, StateT]):
             raise _ForwardStoppedError(failure)
         self.failure = None
 
+    def _waits_on_infrastructure(self, failed: StepActivityError) -> bool:
+        """A fault of the infrastructure is waited out, never parked on."""
+        return (
+            failed.retry_class is RetryClass.INFRASTRUCTURE
+            and not failed.deadline
+            and failed.error_type != SagaIdReusedError.__name__
+            and self.infrastructure.enabled()
+        )
+
     def _retry(self, step: StepDefinition[RequestT], phase: Phase) -> RetrySpec:
         specs = self.retry_specs.steps.get(step.name)
         if specs is None:  # a step the definition gained after this saga started
@@ -553,6 +593,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
         snapshot: Snapshot | None,
         retry: RetrySpec,
         event: dict[str, JsonValue] | None = None,
+        earlier_attempts: int = 0,
     ) -> Any:
         return self.definition.call_type(
             saga_id=self.saga_id,
@@ -566,6 +607,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
             snapshot=snapshot,
             retry=retry,
             event=event,
+            earlier_attempts=earlier_attempts,
         )
 
     # ---- compensation path
@@ -580,6 +622,13 @@ class SagaRuntime(Generic[RequestT, StateT]):
             if retrying:
                 retrying = False
                 self.decisions_applied += 1
+            if failed is not None and self._waits_on_infrastructure(failed):
+                retry = self._retry(self.definition.steps[entry.step_index], Phase.COMPENSATION)
+                if await self.infrastructure.wait_out(
+                    failed, Phase.COMPENSATION, retry.infrastructure_wait, None
+                ):
+                    continue
+            self.infrastructure.over()
             if failed is None:
                 self._record_compensation(entry, CompensationResult.COMPENSATED)
                 self.stack.pop()
@@ -589,7 +638,9 @@ class SagaRuntime(Generic[RequestT, StateT]):
                 self.failure = _id_reused(failed)
                 self._close_rejected()
                 return
-            self._record_compensation(entry, CompensationResult.FAILED, failed.message)
+            self._record_compensation(
+                entry, CompensationResult.FAILED, failed.message, failed.error_type
+            )
             if await self._park() is OperatorDecision.APPROVE:
                 resolved = True
                 self._record_compensation(entry, CompensationResult.RESOLVED)
@@ -617,6 +668,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
                     Phase.COMPENSATION,
                     None,
                     retry,
+                    earlier_attempts=self.infrastructure.earlier_attempts,
                 ),
                 retry=retry,
                 summary=step.describe_compensation(self._request),
@@ -657,7 +709,11 @@ class SagaRuntime(Generic[RequestT, StateT]):
         return decision
 
     def _record_compensation(
-        self, entry: CompensationEntry, result: CompensationResult, message: str = ""
+        self,
+        entry: CompensationEntry,
+        result: CompensationResult,
+        message: str = "",
+        error_type: str = "",
     ) -> None:
         compensation_ended(self.definition.saga_type, entry.step_name, result.value)
         self.compensations.append(
@@ -667,6 +723,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
                 result=result,
                 message=message,
                 at=workflow.now(),
+                error_type=error_type,
             )
         )
 
@@ -727,6 +784,9 @@ class SagaRuntime(Generic[RequestT, StateT]):
             lines.append(f"**Pivot:** {pivot} ({'passed' if self.forward_only else 'ahead'})")
         if self.failure is not None:
             lines.append(f"**Failure:** {self.failure.reason}: {self.failure.message}")
+        waiting = self.infrastructure.describe()
+        if waiting is not None:
+            lines.append(f"**Waiting on infrastructure:** {waiting}")
         if self.ignored_stops:
             lines.append(f"**Ignored:** {', '.join(s.reason for s in self.ignored_stops)}")
         if self.events:
@@ -768,9 +828,12 @@ class StepActivityError(Exception):
         business: bool,
         deadline: bool,
         claimed_by: str | None = None,
+        retry_class: RetryClass | None = None,
     ) -> None:
         super().__init__(message)
         self.claimed_by = claimed_by
+        self.retry_class = retry_class
+        """The class of the fault that ended the run, when the step's activity said it."""
         self.error_type = error_type
         self.message = message
         self.attempts = attempts
@@ -845,6 +908,8 @@ def _from_activity_error(err: ActivityError, max_attempts: int) -> StepActivityE
         attempts=max_attempts,
         business=non_retryable,
         deadline=deadline,
+        # Every run timed out: the worker died or lost Temporal, as far as the saga can tell.
+        retry_class=RetryClass.INFRASTRUCTURE if isinstance(cause, TimeoutError) else None,
     )
 
 
@@ -863,6 +928,7 @@ def _from_application_error(
     if isinstance(details.get("attempt"), int):
         attempts = details["attempt"]
     claimed_by = details.get("claimed_by")
+    retry_class = details.get("retry_class")
     # The step's activity ended a retry class at its own C: exhausted, not a business refusal.
     exhausted = details.get(RETRIES_EXHAUSTED) is True
     business = is_business_error_type(error_type) or non_retryable or err.non_retryable
@@ -873,7 +939,12 @@ def _from_application_error(
         business=business and not exhausted,
         deadline=deadline,
         claimed_by=claimed_by if isinstance(claimed_by, str) else None,
+        retry_class=_retry_class(retry_class),
     )
+
+
+def _retry_class(value: object) -> RetryClass | None:
+    return RetryClass(value) if isinstance(value, str) and value in set(RetryClass) else None
 
 
 def _id_reused(failed: StepActivityError) -> StepFailure:

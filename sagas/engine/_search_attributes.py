@@ -16,7 +16,20 @@ SAGA_DEADLINE = SearchAttributeKey.for_datetime("SagaDeadline")
 """When the saga's deadline passes; set by whoever starts the saga."""
 SAGA_STATUS_SINCE = SearchAttributeKey.for_datetime("SagaStatusSince")
 """When the saga's status last changed; absent while it is still the status it started with."""
-ALL_KEYS = (SAGA_STATUS, SAGA_TYPE, SAGA_DEADLINE, SAGA_STATUS_SINCE)
+SAGA_WAITING_ON = SearchAttributeKey.for_keyword("SagaWaitingOn")
+"""The fault of the infrastructure the saga waits out (an error type); empty once it goes on,
+absent if it never waited. Emptied rather than unset: the time-skipping test server keeps an
+unset attribute as a null that the SDK cannot decode as a time."""
+SAGA_WAITING_SINCE = SearchAttributeKey.for_datetime("SagaWaitingSince")
+"""When the saga last began to wait on the infrastructure (see SagaWaitingOn)."""
+ALL_KEYS = (
+    SAGA_STATUS,
+    SAGA_TYPE,
+    SAGA_DEADLINE,
+    SAGA_STATUS_SINCE,
+    SAGA_WAITING_ON,
+    SAGA_WAITING_SINCE,
+)
 
 
 def deadline_pair(started_at: datetime, deadline_seconds: int) -> SearchAttributePair[datetime]:

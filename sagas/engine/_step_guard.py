@@ -55,8 +55,10 @@ def to_application_error(
 
     With the step's call (and so its retry spec), the error's retry class decides the wait
     before the next attempt, or ends the retries (non-retryable, marked `retries_exhausted`).
+    `attempt` is the attempt of this run of the activity; the details count earlier runs too.
     """
-    details: dict[str, object] = {"attempt": attempt}
+    earlier = call.earlier_attempts if call is not None else 0
+    details: dict[str, object] = {"attempt": earlier + attempt}
     if isinstance(err, SagaIdReusedError):
         details["claimed_by"] = err.claimed_by
     non_retryable = isinstance(err, FundsagaError) and is_non_retryable(err)
@@ -98,7 +100,8 @@ def step_guard(
     effect's own transaction instead: one commit fewer, and still no effect can be durable
     without them. A step with any other effect (an external API) must keep the default.
     """
-    attempt = activity.info().attempt if activity.in_activity() else 1
+    run_attempt = activity.info().attempt if activity.in_activity() else 1
+    attempt = call.earlier_attempts + run_attempt
     accounts = _touched(call)
     with step_attempt(call), logged_attempt(call):
         try:
@@ -107,13 +110,13 @@ def step_guard(
                 yield
                 faults.after_effect(call.saga_type, call.step_name, call.phase, attempt, accounts)
         except FundsagaError as err:
-            raise to_application_error(err, attempt, call) from err
+            raise to_application_error(err, run_attempt, call) from err
         except TemporalError:
             raise  # a cancel, or a failure already typed for Temporal
         except Exception as err:
             if call.retry is None:
                 raise
-            raise to_application_error(err, attempt, call) from err
+            raise to_application_error(err, run_attempt, call) from err
 
 
 def _beginning(

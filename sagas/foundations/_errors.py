@@ -23,10 +23,11 @@
     │   └── UnknownAccountError
     └── TransientError             retried by the step's retry spec for its class (temporary)
         ├── StepTimeoutError           instant
-        ├── ConnectionDroppedError     instant
-        ├── DeadlockError
-        ├── SerializationFailureError
-        └── DatabaseBusyError
+        └── InfrastructureError        infrastructure: the saga waits it out, it never parks
+            ├── ConnectionDroppedError
+            ├── DeadlockError
+            ├── SerializationFailureError
+            └── DatabaseBusyError
 
 Across the Temporal boundary an error travels as an ApplicationError whose `type` is the
 class name. Every subclass of FundsagaError, the engine's and those a saga type defines in its
@@ -187,21 +188,27 @@ class StepTimeoutError(TransientError):
     retry_class = RetryClass.INSTANT
 
 
-class ConnectionDroppedError(TransientError):
-    """The connection to a dependency dropped."""
+class InfrastructureError(TransientError):
+    """A fault of fundsaga's own infrastructure (the ledger's database, the audit store,
+    Temporal as seen from an activity), not of the business: a step waits it out until the
+    saga's deadline, a compensation without limit; neither parks for it."""
 
-    retry_class = RetryClass.INSTANT
+    retry_class = RetryClass.INFRASTRUCTURE
 
 
-class DeadlockError(TransientError):
+class ConnectionDroppedError(InfrastructureError):
+    """The connection to the database dropped, or it refused one (down, restarting)."""
+
+
+class DeadlockError(InfrastructureError):
     """The database chose this transaction as a deadlock victim."""
 
 
-class SerializationFailureError(TransientError):
+class SerializationFailureError(InfrastructureError):
     """The database could not serialize this transaction with a concurrent one."""
 
 
-class DatabaseBusyError(TransientError):
+class DatabaseBusyError(InfrastructureError):
     """The database was locked or busy."""
 
 
@@ -215,6 +222,7 @@ BUSINESS_ERRORS: tuple[type[BusinessError], ...] = (
 )
 TRANSIENT_ERRORS: tuple[type[TransientError], ...] = (
     StepTimeoutError,
+    InfrastructureError,
     ConnectionDroppedError,
     DeadlockError,
     SerializationFailureError,

@@ -11,3 +11,4 @@ class RetryClass(StrEnum):
     INSTANT = "instant"  # passes in milliseconds: a timeout, a dropped connection
     TEMPORARY = "temporary"  # passes in seconds: a deadlock, a busy database, an unknown error
     PERMANENT = "permanent"  # a business refusal: never retried
+    INFRASTRUCTURE = "infrastructure"  # the database, the audit store, Temporal: it waits

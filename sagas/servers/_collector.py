@@ -15,7 +15,15 @@ from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import Client
 
 from sagas.client import SagaRecoveries
-from sagas.engine import SAGA_DEADLINE, SAGA_STATUS, SAGA_STATUS_SINCE, SAGA_TYPE, SagaStatus
+from sagas.engine import (
+    SAGA_DEADLINE,
+    SAGA_STATUS,
+    SAGA_STATUS_SINCE,
+    SAGA_TYPE,
+    SAGA_WAITING_ON,
+    SAGA_WAITING_SINCE,
+    SagaStatus,
+)
 from sagas.ledger import Ledger
 
 POLLER_FRESHNESS = timedelta(minutes=2)
@@ -51,6 +59,11 @@ class SagaTypeBacklog:
     """How long the longest-parked saga of this type has been parked; zero when none is."""
     past_deadline: int
     """Sagas still RUNNING (not compensating, not parked) after their deadline passed."""
+    waiting_on_infrastructure: int = 0
+    """Sagas waiting out a fault of the infrastructure (the database down, say); they go on
+    by themselves once it passes."""
+    oldest_infrastructure_wait: timedelta = timedelta()
+    """How long the longest of those waits has lasted; zero when no saga waits."""
     killed: int = 0
     """Sagas whose execution was closed from outside, their recovery not yet approved."""
 
@@ -102,9 +115,21 @@ class VisibilityCollector:
             f"{SAGA_DEADLINE.name} < '{now.isoformat()}'",
         )
         past_deadline = (await self._temporal.count_workflows(overdue)).count
+        waiting, longest = await self._waiting(saga_type, now)
         killed = await self._killed(saga_type)
         parked_for = max(now - oldest, timedelta())
-        return SagaTypeBacklog(saga_type, count, parked_for, past_deadline, killed)
+        return SagaTypeBacklog(
+            saga_type, count, parked_for, past_deadline, waiting, longest, killed=killed
+        )
+
+    async def _waiting(self, saga_type: str, now: datetime) -> tuple[int, timedelta]:
+        waiting = self._query(saga_type, f"{SAGA_WAITING_ON.name} != ''")
+        count = 0
+        oldest = now
+        async for execution in self._temporal.list_workflows(waiting):
+            count += 1
+            oldest = min(oldest, execution.typed_search_attributes.get(SAGA_WAITING_SINCE) or now)
+        return count, max(now - oldest, timedelta())
 
     async def _killed(self, saga_type: str) -> int:
         """Start the recovery of each newly killed saga; how many await their operators."""

@@ -16,6 +16,8 @@ from sagas.servers._collector import Collection, VisibilityCollector
 NEEDING_ATTENTION = "fundsaga_sagas_needing_attention"
 OLDEST_NEEDING_ATTENTION = "fundsaga_oldest_needing_attention_age_seconds"
 PAST_DEADLINE = "fundsaga_sagas_past_deadline"
+WAITING_ON_INFRASTRUCTURE = "fundsaga_sagas_waiting_on_infrastructure"
+OLDEST_INFRASTRUCTURE_WAIT = "fundsaga_oldest_infrastructure_wait_age_seconds"
 KILLED = "fundsaga_sagas_killed"
 TASK_QUEUE_POLLERS = "fundsaga_task_queue_pollers"
 LEDGER_VIOLATIONS = "fundsaga_ledger_invariant_violations"
@@ -42,6 +44,15 @@ class CollectorGauges:
         self._overdue = meter.create_gauge(
             PAST_DEADLINE, "Sagas still RUNNING after their deadline passed."
         )
+        self._waiting = meter.create_gauge(
+            WAITING_ON_INFRASTRUCTURE,
+            "Sagas waiting out a fault of the infrastructure; they go on by themselves.",
+        )
+        self._longest_wait = meter.create_gauge_float(
+            OLDEST_INFRASTRUCTURE_WAIT,
+            "How long the longest wait of a saga on the infrastructure has lasted.",
+            "s",
+        )
         self._killed = meter.create_gauge(
             KILLED, "Sagas closed from outside (terminated, timed out), not yet recovered."
         )
@@ -64,6 +75,8 @@ class CollectorGauges:
             self._parked.set(backlog.needing_attention, labels)
             self._oldest.set(backlog.oldest_needing_attention.total_seconds(), labels)
             self._overdue.set(backlog.past_deadline, labels)
+            self._waiting.set(backlog.waiting_on_infrastructure, labels)
+            self._longest_wait.set(backlog.oldest_infrastructure_wait.total_seconds(), labels)
             self._killed.set(backlog.killed, labels)
         for kind, count in collection.pollers.items():
             self._pollers.set(count, {**queue, "kind": kind.value})

@@ -20,6 +20,7 @@ REQUIRED = {
     "FundsagaSagaParkedTooLong",
     "FundsagaSagasPastDeadline",
     "FundsagaSagaKilled",
+    "FundsagaSagasWaitingOnInfrastructure",
     "FundsagaAuditWritesFailing",
     "FundsagaAnchorWritesFailing",
     "FundsagaCompensationRateHigh",

@@ -50,8 +50,24 @@ def test_the_table_shows_each_retry_and_the_time_so_far() -> None:
     assert result.stderr == ""
     lines = result.stdout.splitlines()
     assert lines[0].startswith("F=10 s M=2 C=10")
-    assert lines[1].split() == ["retry", "wait", "cumulative"]
-    assert lines[3].split() == ["2", "20", "s", "30", "s"]
+    assert lines[2].split() == ["retry", "wait", "cumulative"]
+    assert lines[4].split() == ["2", "20", "s", "30", "s"]
+
+
+def test_the_plan_shows_how_a_saga_waits_out_the_infrastructure() -> None:
+    """Its defaults: quick retries, then 1 s doubling to the one-minute cap, never parked."""
+    result = plan("--first", "10s", "--multiplier", "2", "--max-retries", "10")
+    data = plan_json("--first", "10s", "--multiplier", "2", "--max-retries", "10")
+
+    line = result.stdout.splitlines()[1]
+    assert "then runs again after 1 s, 2 s, 4 s, 8 s, 16 s, 32 s, 1 min" in line
+    assert "a compensation without limit; never parked" in line
+    assert data["infrastructure"] == {
+        "first_interval_ms": 1000,
+        "multiplier": "2",
+        "max_interval_ms": 60000,
+        "max_retries": None,
+    }
 
 
 def test_a_cap_holds_every_wait() -> None:

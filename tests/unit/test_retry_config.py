@@ -61,9 +61,35 @@ def test_classes_jitter_and_durations_are_read() -> None:
     assert credit.instant.multiplier == Decimal(3)
 
 
+def test_the_wait_on_the_infrastructure_can_be_tightened() -> None:
+    """A compensation waits without limit by default; a configured max_retries ends it (it then
+    parks as an exhausted compensation), and a shorter cap shortens every wait."""
+    specs = transfer(
+        {"credit": {"compensation": {"infrastructure": {"max_retries": 20, "max_interval": "10s"}}}}
+    )
+
+    wait = specs.of("credit", Phase.COMPENSATION).infrastructure_wait
+    assert (wait.max_retries, wait.max_interval) == (20, timedelta(seconds=10))
+    assert wait.first_interval == timedelta(seconds=1)
+    assert not wait.exhausted_after(19)
+    assert wait.exhausted_after(20)
+    assert DEFAULTS.of("credit", Phase.COMPENSATION).infrastructure_wait.max_retries is None
+    assert DEFAULTS.of("credit", Phase.COMPENSATION).infrastructure_wait.max_interval == (
+        timedelta(minutes=1)
+    )
+
+
 @pytest.mark.parametrize(
     ("entries", "path"),
     [
+        (
+            {"credit": {"compensation": {"infrastructure": {"max_retries": 0}}}},
+            "retry_specs.transfer.credit.compensation.infrastructure.max_retries",
+        ),
+        (
+            {"credit": {"compensation": {"infrastructure": {"max_interval": "100ms"}}}},
+            "retry_specs.transfer.credit.compensation.infrastructure.max_interval",
+        ),
         (
             {"credit": {"action": {"instant": {"multiplier": 9}}}},
             "retry_specs.transfer.credit.action.instant.multiplier",

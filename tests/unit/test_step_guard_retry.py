@@ -15,6 +15,8 @@ from sagas import (
     FaultPlan,
     InsufficientFundsError,
     Jitter,
+    StepTimeoutError,
+    TransientError,
     retry_spec,
 )
 from sagas.engine import retry_delay
@@ -23,8 +25,10 @@ from tests.unit._guard import RecordingSnapshotStore, at_attempt, run_guarded, t
 SPEC = retry_spec(1, 2, 4)
 
 
-def failure(attempt: int, raised: Callable[[], None], spec: object = SPEC) -> ApplicationError:
-    call = transfer_call().model_copy(update={"retry": spec})
+def failure(
+    attempt: int, raised: Callable[[], None], spec: object = SPEC, earlier: int = 0
+) -> ApplicationError:
+    call = transfer_call().model_copy(update={"retry": spec, "earlier_attempts": earlier})
     env = at_attempt(ActivityEnvironment(), attempt)
     with pytest.raises(ApplicationError) as caught:
         run_guarded(env, call, RecordingSnapshotStore(), FaultPlan(), raised)
@@ -39,7 +43,7 @@ def raising(error: Exception) -> Callable[[], None]:
 
 
 def test_a_temporary_fault_sets_its_class_wait_for_this_attempt() -> None:
-    err = failure(3, raising(DeadlockError("victim")))
+    err = failure(3, raising(TransientError("victim")))
 
     assert err.next_retry_delay == timedelta(seconds=4)
     assert not err.non_retryable
@@ -47,11 +51,26 @@ def test_a_temporary_fault_sets_its_class_wait_for_this_attempt() -> None:
 
 
 def test_an_instant_fault_beyond_its_c_is_non_retryable_and_marked_exhausted() -> None:
-    err = failure(4, raising(ConnectionDroppedError("reset")))
+    err = failure(4, raising(StepTimeoutError("no answer")))
 
     assert err.non_retryable
-    assert err.type == "ConnectionDroppedError"
+    assert err.type == "StepTimeoutError"
     assert err.details[0] == {"attempt": 4, "retry_class": "instant", "retries_exhausted": True}
+
+
+def test_an_infrastructure_fault_takes_the_instant_waits_then_hands_over_to_the_saga() -> None:
+    """Its quick retries spent, the run ends marked `infrastructure`: the saga waits it out."""
+    assert failure(2, raising(ConnectionDroppedError("reset"))).next_retry_delay == timedelta(
+        milliseconds=200
+    )
+    err = failure(4, raising(DeadlockError("victim")))
+
+    assert err.non_retryable
+    assert err.details[0] == {
+        "attempt": 4,
+        "retry_class": "infrastructure",
+        "retries_exhausted": True,
+    }
 
 
 def test_an_unknown_error_is_temporary() -> None:
@@ -71,7 +90,7 @@ def test_a_business_error_is_non_retryable_without_a_wait() -> None:
 
 def test_a_jittered_wait_is_drawn_from_the_effect_key() -> None:
     jittered = retry_spec(1, 2, 4).__class__(**{**SPEC.__dict__, "jitter": Jitter.FULL})
-    err = failure(2, raising(DeadlockError("victim")), jittered)
+    err = failure(2, raising(TransientError("victim")), jittered)
 
     key = transfer_call().effect_key()
     assert err.next_retry_delay == retry_delay(jittered, 2, key=key)
@@ -84,3 +103,12 @@ def test_without_a_spec_on_the_call_an_unknown_error_passes_untouched() -> None:
         run_guarded(
             env, transfer_call(), RecordingSnapshotStore(), FaultPlan(), raising(KeyError())
         )
+
+
+def test_attempts_count_on_across_runs_while_each_run_draws_its_own_waits() -> None:
+    """After a wait on the infrastructure the saga runs the activity again: its first attempt
+    is the ninth of the step, and waits as a first attempt does."""
+    err = failure(1, raising(TransientError("victim")), earlier=8)
+
+    assert err.details[0]["attempt"] == 9
+    assert err.next_retry_delay == timedelta(seconds=1)

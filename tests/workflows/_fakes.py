@@ -80,17 +80,18 @@ class FakeSteps:
     def _activity(self, name: str) -> Callable[..., Any]:
         async def run(call: TransferCall) -> TransferState:
             info = activity.info()
-            self.attempts.append(Attempt(name, info.attempt, info.started_time))
+            attempt = call.earlier_attempts + info.attempt  # runs after a wait count on
+            self.attempts.append(Attempt(name, attempt, info.started_time))
             gate = self.gates.get(name)
             if gate is not None:
                 await gate.wait()
             error: FundsagaError | None = None
             if name in self.business:
                 error = AccountFrozenError(f"fake business error in {name}")
-            elif name in self.transient and self.transient[name](info.attempt):
+            elif name in self.transient and self.transient[name](attempt):
                 error = TransientError(f"fake transient error in {name}")
             elif name in self.raising:
-                error = self.raising[name](info.attempt)
+                error = self.raising[name](attempt)
             if error is not None:
                 raise to_application_error(error, info.attempt, call)
             return call.state.model_copy(update={"hold_key": call.state.hold_key or name})
