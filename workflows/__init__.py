@@ -6,6 +6,7 @@ from workflows.fees import FeeCollectionWorkflow
 from workflows.fx import FxTransferWorkflow
 from workflows.operator_actions import FundingWorkflow, OperatorActionWorkflow
 from workflows.payouts import ExternalPayoutWorkflow
+from workflows.recovery import SagaRecoveryWorkflow
 from workflows.schedules import ScheduleAuditWorkflow, ScheduledSagaWorkflow
 from workflows.sweep import EodSweepWorkflow
 from workflows.transfer import TransferLocalStepsWorkflow, TransferWorkflow
@@ -31,6 +32,7 @@ __all__ = [
     "FxTransferWorkflow",
     "OperatorActionWorkflow",
     "PayoutBatchWorkflow",
+    "SagaRecoveryWorkflow",
     "ScheduleAuditWorkflow",
     "ScheduledSagaWorkflow",
     "TransferLocalStepsWorkflow",

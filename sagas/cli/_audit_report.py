@@ -17,7 +17,7 @@ from sagas.cli._invocation import Invocation
 from sagas.cli._output import OutputFormat, Shown, emit, said, write_out
 from sagas.cli._report_formats import ReportFormat, report_text
 from sagas.client import TemporalUnreachableError
-from sagas.engine import SAGA_STATUS, SAGA_TYPE, SagaStatus
+from sagas.engine import SagaStatus
 from sagas.foundations import InvalidRequestError
 from sagas.verify import (
     AUDITED,
@@ -109,16 +109,13 @@ def _audit(
 
 
 async def _temporal_statuses(invocation: Invocation) -> dict[str, str] | None:
-    """SagaStatus per saga id of this task queue, as Temporal lists it; None if unreachable."""
+    """SagaStatus per saga id of this task queue, as Temporal lists it (a killed saga as KILLED,
+    or as its recovery left it); None if unreachable."""
     try:
-        temporal = await invocation.temporal()
+        client = await invocation.client()
     except TemporalUnreachableError:
         return None
-    query = f"{SAGA_TYPE.name} IS NOT NULL AND TaskQueue = '{invocation.settings.task_queue}'"
-    return {
-        execution.id: execution.typed_search_attributes.get(SAGA_STATUS) or ""
-        async for execution in temporal.list_workflows(query)
-    }
+    return {saga: status for saga, _, status in await client.list_sagas()}
 
 
 def _written(report: CompensationAudit, output: ReportFormat, file: Path) -> Shown:

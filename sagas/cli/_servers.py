@@ -99,11 +99,15 @@ async def serve_collector(invocation: Invocation) -> None:
 def render_collection(collection: Collection) -> str:
     lines = [f"task queue {collection.task_queue}"]
     lines += [f"  pollers ({kind.value}): {count}" for kind, count in collection.pollers.items()]
-    lines.append(f"  {'saga type':<24} {'parked':>7} {'oldest parked':>14} {'past deadline':>14}")
+    lines.append(
+        f"  {'saga type':<24} {'parked':>7} {'oldest parked':>14} {'past deadline':>14}"
+        f" {'killed':>7}"
+    )
     for b in collection.backlogs:
         oldest = f"{int(b.oldest_needing_attention.total_seconds())} s"
         lines.append(
             f"  {b.saga_type:<24} {b.needing_attention:>7} {oldest:>14} {b.past_deadline:>14}"
+            f" {b.killed:>7}"
         )
     findings = collection.ledger_findings
     if findings is None:

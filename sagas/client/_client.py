@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from temporalio.client import Client, WorkflowHandle
+from temporalio.client import Client, WorkflowExecutionStatus, WorkflowHandle
 from temporalio.common import (
     SearchAttributePair,
     TypedSearchAttributes,
@@ -24,12 +24,14 @@ from temporalio.exceptions import WorkflowAlreadyStartedError
 from sagas.client._bulk_actions import BulkActions
 from sagas.client._operator_actions import OperatorActions
 from sagas.client._operator_credentials import OperatorCredential, configured_operator
+from sagas.client._recoveries import KILLED_CLAUSES, NOT_RECOVERY, SagaRecoveries
 from sagas.client._saga_handle import SagaHandle
 from sagas.client._schedules import SagaSchedules
 from sagas.codec import data_converter, refuse_plain_text_start
 from sagas.engine import (
     AUDIT_COMPLETED_MEMO,
     FINGERPRINT_MEMO,
+    OPEN_SAGA_STATUSES,
     SAGA_STATUS,
     SAGA_TYPE,
     SAGA_WAITING_ON,
@@ -155,6 +157,10 @@ class FundsagaClient:
             check_request=self._check_accounts if self.ledger is not None else None,
         )
 
+    def recoveries(self) -> SagaRecoveries:
+        """Killed sagas on this client's task queue and their recoveries by two operators."""
+        return SagaRecoveries(self.temporal, self.task_queue, self.operator)
+
     def bulk_actions(self) -> BulkActions:
         """Operator actions on every parked saga a filter selects, one audited update each."""
         return BulkActions(self.temporal, self.task_queue, self.registry, self.operator)
@@ -212,21 +218,71 @@ class FundsagaClient:
     ) -> list[tuple[str, str, str]]:
         """(saga id, saga type, status) of every saga on this client's task queue, newest
         first, optionally of one type and status; `waiting`: only those waiting out a fault of
-        the infrastructure now."""
+        the infrastructure now.
+
+        A saga whose execution was closed from outside shows as KILLED until its recovery is
+        approved, then with its recovery's status; one whose execution was deleted while open
+        shows as KILLED once the collector found it."""
         clauses = [f"{SAGA_TYPE.name} IS NOT NULL", f"TaskQueue = '{self.task_queue}'"]
+        clauses.append(NOT_RECOVERY)
         if saga_type is not None:
             clauses.append(f"{SAGA_TYPE.name} = '{self.registry.get(saga_type).name}'")
-        if status is not None:
-            clauses.append(f"{SAGA_STATUS.name} = '{SagaStatus(status).value}'")
+        wanted = None if status is None else SagaStatus(status)
+        if wanted is SagaStatus.KILLED:
+            clauses.extend(KILLED_CLAUSES)
+        elif wanted is not None:
+            clauses.append(f"{SAGA_STATUS.name} = '{wanted.value}'")
+            if not wanted.is_terminal:
+                clauses.append("ExecutionStatus = 'Running'")
         if waiting:
             clauses += ["ExecutionStatus = 'Running'", f"{SAGA_WAITING_ON.name} != ''"]
         found: list[tuple[str, str, str]] = []
+        killed: list[int] = []
         async for execution in self.temporal.list_workflows(" AND ".join(clauses)):
             attributes = execution.typed_search_attributes
-            found.append(
-                (execution.id, attributes.get(SAGA_TYPE) or "", attributes.get(SAGA_STATUS) or "")
-            )
+            shown = attributes.get(SAGA_STATUS) or ""
+            if _killed(execution.status, shown):
+                killed.append(len(found))
+            found.append((execution.id, attributes.get(SAGA_TYPE) or "", shown))
+        if killed or (wanted is not None and wanted.is_terminal):
+            found = await self._with_recoveries(found, killed, saga_type, wanted)
+        if wanted in (None, SagaStatus.KILLED) and not waiting:  # those whose execution is deleted
+            listed = {row[0] for row in found}
+            awaiting = await self.recoveries().awaiting(saga_type)
+            found += [(s, t, SagaStatus.KILLED.value) for s, t in awaiting if s not in listed]
         return found
+
+    async def _with_recoveries(
+        self,
+        found: list[tuple[str, str, str]],
+        killed: list[int],
+        saga_type: str | None,
+        wanted: SagaStatus | None,
+    ) -> list[tuple[str, str, str]]:
+        """Killed sagas shown with their recovery's status (KILLED until it is approved), and
+        the recovered ones that `wanted` asks for."""
+        recoveries = await self.recoveries().recovery_statuses(saga_type)
+        shown = list(found)
+        for index in killed:
+            saga, kind, _ = shown[index]
+            shown[index] = (saga, kind, recoveries.get(saga, SagaStatus.KILLED.value))
+        if wanted is SagaStatus.KILLED:
+            return [row for row in shown if row[2] == SagaStatus.KILLED.value]
+        if wanted is not None:
+            listed = {row[0] for row in shown}
+            types = {row[0]: row[1] for row in await self._killed_rows(saga_type)}
+            shown += [
+                (saga, types.get(saga, saga_type or ""), status)
+                for saga, status in recoveries.items()
+                if status == wanted.value and saga not in listed
+            ]
+        return shown
+
+    async def _killed_rows(self, saga_type: str | None) -> list[tuple[str, str]]:
+        return [
+            (execution.id, execution.typed_search_attributes.get(SAGA_TYPE) or "")
+            for execution in await self.recoveries().killed(saga_type)
+        ]
 
     def _parse(self, saga_type: str, request: SagaRequest | Mapping[str, Any]) -> SagaRequest:
         return self.registry.parse_request(saga_type, request)
@@ -270,6 +326,13 @@ class FundsagaClient:
             static_summary=request.summary(),
         )
         return handle
+
+
+def _killed(execution: WorkflowExecutionStatus | None, shown: str) -> bool:
+    """Closed by Temporal while the engine still showed it open."""
+    return execution is not WorkflowExecutionStatus.RUNNING and shown in {
+        s.value for s in OPEN_SAGA_STATUSES
+    }
 
 
 async def _check_same_request(handle: WorkflowHandle[Any, Any], fingerprint: str) -> None:

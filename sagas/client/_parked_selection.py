@@ -8,6 +8,7 @@ from datetime import datetime
 
 from temporalio.client import Client
 
+from sagas.client._recoveries import NOT_RECOVERY
 from sagas.engine import (
     SAGA_STATUS,
     SAGA_STATUS_SINCE,
@@ -137,10 +138,13 @@ async def parked_sagas(
     temporal: Client, task_queue: str, selection: ParkedFilter
 ) -> list[tuple[str, str, datetime | None]]:
     """(saga id, saga type, parked since) of the sagas Temporal lists as parked on `task_queue`,
-    of the filter's type, newest first."""
+    of the filter's type, newest first; not the killed ones, nor their recoveries."""
     clauses = [
         f"{SAGA_STATUS.name} = '{SagaStatus.NEEDS_ATTENTION.value}'",
         f"TaskQueue = '{task_queue}'",
+        # A killed execution keeps the status it had; a parked recovery is listed on its own.
+        "ExecutionStatus = 'Running'",
+        NOT_RECOVERY,
     ]
     if selection.saga_type is not None:
         clauses.append(f"{SAGA_TYPE.name} = '{selection.saga_type}'")

@@ -30,6 +30,7 @@ from sagas.engine import (
     SagaView,
     completed_or_raise,
     outcome_from,
+    recovery_id,
     saga_id,
     view_from,
 )
@@ -172,17 +173,32 @@ class SagaHandle:
         return OperatorAction(operator=credential.name, note=note, proof=credential.token())
 
     async def _operator_update(self, update: str, action: OperatorAction, result: type) -> Any:
+        """The update on the saga, or, once it was killed, on its recovery (which parks as the
+        saga would)."""
         try:
-            return await self.workflow.execute_update(update, action, result_type=result)
-        except WorkflowUpdateFailedError as err:
-            cause = err.cause
-            if isinstance(cause, ApplicationError) and cause.type in _REFUSALS:
-                raise _REFUSALS[cause.type](cause.message) from err
-            raise
+            return await _update(self.workflow, update, action, result)
+        except RPCError as err:
+            if err.status is not RPCStatusCode.NOT_FOUND:
+                raise
+        recovery = self.temporal.get_workflow_handle(recovery_id(self.saga_id))
+        try:
+            return await _update(recovery, update, action, result)
         except RPCError as err:
             if err.status is RPCStatusCode.NOT_FOUND:
                 raise NotParkedError(f"saga {self.saga_id} is closed or unknown") from err
             raise
+
+
+async def _update(
+    handle: WorkflowHandle[Any, Any], update: str, action: OperatorAction, result: type
+) -> Any:
+    try:
+        return await handle.execute_update(update, action, result_type=result)
+    except WorkflowUpdateFailedError as err:
+        cause = err.cause
+        if isinstance(cause, ApplicationError) and cause.type in _REFUSALS:
+            raise _REFUSALS[cause.type](cause.message) from err
+        raise
 
 
 async def _query_view(handle: WorkflowHandle[Any, Any]) -> SagaView:

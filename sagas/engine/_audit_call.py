@@ -46,6 +46,10 @@ class AuditKind(StrEnum):
     FUNDING_PROPOSED = "funding_proposed"  # an operator proposed to create money in an account
     FUNDING_APPROVED = "funding_approved"  # another operator approved it: the entry is posted
     FUNDING_EXPIRED = "funding_expired"  # nobody approved it in time: no money was created
+    SAGA_KILLED = "saga_killed"  # the saga's execution closed from outside: its effects, found
+    RECOVERY_PROPOSED = "recovery_proposed"  # an operator proposed to recover the killed saga
+    RECOVERY_APPROVED = "recovery_approved"  # another operator approved it: the recovery runs
+    SAGA_RECOVERED = "saga_recovered"  # the recovery closed the killed saga: how it ended
 
 
 class AuditReceipt(BaseModel):

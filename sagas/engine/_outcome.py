@@ -24,6 +24,7 @@ class FailureReason(StrEnum):
     DEADLINE = "deadline"  # the saga's deadline passed
     INVALID_INPUT = "invalid_input"  # the input was refused before any step: REJECTED
     SAGA_ID_REUSED = "saga_id_reused"  # another run chain already took effects under this id
+    KILLED = "killed"  # its execution was closed from outside before its pivot: recovered backwards
 
 
 class CompensationResult(StrEnum):

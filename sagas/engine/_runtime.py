@@ -43,6 +43,7 @@ from sagas.engine._outcome import (
     SagaView,
     StepFailure,
 )
+from sagas.engine._recovery import stack_to_undo
 from sagas.engine._resolution import ParkedAt, Proposals
 from sagas.engine._retry import RETRIES_EXHAUSTED, RetrySpec
 from sagas.engine._retry_specs import (
@@ -55,7 +56,7 @@ from sagas.engine._retry_specs import (
     runs_on_code_specs,
 )
 from sagas.engine._search_attributes import SAGA_STATUS, SAGA_STATUS_SINCE, SAGA_TYPE
-from sagas.engine._snapshot import CompensationEntry, Snapshot
+from sagas.engine._snapshot import CompensationEntry, RunClaim, Snapshot
 from sagas.engine._status import Phase, SagaStatus
 from sagas.engine._workflow_util import uncancellable
 from sagas.foundations import (
@@ -83,13 +84,19 @@ class SagaRuntime(Generic[RequestT, StateT]):
         definition: SagaDefinition[RequestT, StateT],
         request: RequestT | None,
         inbox: EventInbox | None = None,
+        *,
+        killed: RunClaim | None = None,
     ) -> None:
         """`request` is None for a saga whose input was refused: it can only `reject()`.
 
-        `inbox` holds the external events the workflow received (perhaps before the run)."""
+        `inbox` holds the external events the workflow received (perhaps before the run).
+        `killed` is the claim of a saga whose execution was closed from outside: this runtime
+        then acts as that saga, with its run chain, to `recover()` it."""
         self.definition = definition
         self.request = request
-        self.saga_id = workflow.info().workflow_id
+        self.saga_id = killed.saga_id if killed else workflow.info().workflow_id
+        self.run_chain = killed.run_chain if killed else workflow.info().first_execution_run_id
+        self._recovering = killed is not None
         self.status = SagaStatus.RUNNING
         self.state: StateT = definition.state_type()
         self.current_step: str | None = None
@@ -202,22 +209,68 @@ class SagaRuntime(Generic[RequestT, StateT]):
             self.failure = self._stop_failure(FailureReason.CANCELLED, "the saga was cancelled")
         else:
             self.failure = await self._run_forward()
+        await self._end()
+        if self.status is not SagaStatus.COMPLETED:
+            await self._audit(AuditKind.TERMINAL, CLOSING_RECORD, self._outcome_payload())
+        elif audit_completed_sagas():
+            await self._audit(AuditKind.COMPLETED, CLOSING_RECORD, self._outcome_payload())
+        return await self._closed()
+
+    async def _end(self) -> None:
+        """Close on how the forward path ended: COMPLETED, RESOLVED, REJECTED, or compensate."""
         if self.failure is None:
             self.current_step = None
             self._set_status(SagaStatus.COMPLETED)
-            if audit_completed_sagas():
-                await self._audit(AuditKind.COMPLETED, CLOSING_RECORD, self._outcome_payload())
         elif self._resolved_forward:
             self.current_step = None
             self._set_status(SagaStatus.RESOLVED)
-            await self._audit(AuditKind.TERMINAL, CLOSING_RECORD, self._outcome_payload())
         elif self.failure.reason is FailureReason.SAGA_ID_REUSED:
             self._close_rejected()
-            await self._audit(AuditKind.TERMINAL, CLOSING_RECORD, self._outcome_payload())
         else:
             await self._compensate()
-            await self._audit(AuditKind.TERMINAL, CLOSING_RECORD, self._outcome_payload())
+
+    async def recover(
+        self, stored: Sequence[Snapshot], closed_as: str, recovery: dict[str, JsonValue]
+    ) -> SagaOutcome:
+        """Finish a saga whose execution was closed from outside (`closed_as`), from its stored
+        snapshots: before its pivot, compensate what it did; from the pivot on, finish it
+        forward from the step in flight. Each effect keeps its key, so what already happened is
+        not done twice. The closing record carries `recovery` (who approved it). The saga's
+        start was counted when it started; its end is counted here."""
+        self.snapshots = list(stored)
+        if stored and stored[0].retry_specs is not None:
+            self.retry_specs = stored[0].retry_specs
+        latest = stored[-1] if stored else None
+        self._set_status(SagaStatus.RUNNING)
+        if latest is not None and latest.forward_only:
+            self.failure = await self._finish_forward(latest)
+        else:
+            self._restore_backwards(latest)
+            message = f"the saga's execution was {closed_as.lower()} from outside"
+            self.failure = self._stop_failure(FailureReason.KILLED, message)
+        await self._end()
+        payload = self._outcome_payload() | {"recovery": recovery}
+        await self._audit(AuditKind.SAGA_RECOVERED, CLOSING_RECORD, payload)
         return await self._closed()
+
+    def _restore_backwards(self, latest: Snapshot | None) -> None:
+        if latest is None:
+            return
+        self.state = self.definition.state_type.model_validate(latest.data)
+        self.inquiries = list(latest.inquiries)
+        self.stack = stack_to_undo(self.definition, latest)
+        self.current_step = latest.step_name
+
+    async def _finish_forward(self, latest: Snapshot) -> StepFailure | None:
+        self.state = self.definition.state_type.model_validate(latest.data)
+        self.inquiries = list(latest.inquiries)
+        self.forward_only = True
+        self.snapshots = [s for s in self.snapshots if s.step_index < latest.step_index]
+        try:
+            await self._run_steps(start=latest.step_index)
+        except _ForwardStoppedError as stopped:
+            return stopped.failure
+        return None
 
     async def _resolve_retry_specs(self) -> SagaRetrySpecs:
         """The worker's configured specs, fixed for this saga by the marker in its history."""
@@ -330,8 +383,10 @@ class SagaRuntime(Generic[RequestT, StateT]):
             step_name=self.current_step, reason=reason, error_type=reason.value, message=message
         )
 
-    async def _run_steps(self) -> None:
+    async def _run_steps(self, start: int = 0) -> None:
         for index, step in enumerate(self.definition.steps):
+            if index < start:
+                continue
             self.current_step = step.name
             if self.definition.forward_only(index) and not self.forward_only:
                 self._pass_pivot()
@@ -450,7 +505,8 @@ class SagaRuntime(Generic[RequestT, StateT]):
         name = step.awaits
         if name is None:
             return None
-        if name not in self.inbox.first:
+        # A recovery waits for nothing: the event went to the killed execution's id.
+        if name not in self.inbox.first and not self._recovering:
             with contextlib.suppress(asyncio.TimeoutError):
                 await workflow.wait_condition(
                     lambda: name in self.inbox.first, timeout=step.event_wait(self._request)
@@ -545,7 +601,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
             step_index=index,
             step_name=step_name,
             phase=phase,
-            run_chain=workflow.info().first_execution_run_id,
+            run_chain=self.run_chain,
             request=self._request,
             state=self.state,
             snapshot=snapshot,
@@ -680,6 +736,9 @@ class SagaRuntime(Generic[RequestT, StateT]):
     async def _audit(
         self, kind: AuditKind, dedupe_suffix: str, payload: dict[str, JsonValue]
     ) -> None:
+        if self._recovering and dedupe_suffix != CLOSING_RECORD:
+            # Its parkings and operator actions count from 1 again: apart from the killed run's.
+            dedupe_suffix = f"recovery:{dedupe_suffix}"
         await write_audit_record(
             kind,
             self.saga_id,

@@ -15,6 +15,7 @@ class SagaStatus(StrEnum):
     )
     RESOLVED = "RESOLVED"  # an operator resolved the parked saga by hand
     REJECTED = "REJECTED"  # took no effect: its input was refused or its id was already used
+    KILLED = "KILLED"  # its execution was closed from outside; waits for an operator's recovery
 
     @property
     def is_terminal(self) -> bool:

@@ -9,6 +9,8 @@
     ├── ResolutionRefusedError     an approval the saga refuses (maker-checker)
     │   ├── ProposalStaleError         it names no open proposal, or the saga changed since
     │   └── SameOperatorError          the approver is the operator who proposed
+    ├── RecoveryRefusedError       a recovery of a killed saga refused: not killed, or already
+    │                              recovered or being recovered
     ├── RegistrationError          a saga type is declared inconsistently; the worker refuses it
     ├── SagaIdReusedError          non-retryable: another run chain took effects under this id
     ├── EffectCompensatedError     non-retryable: an action found its own effect compensated
@@ -115,6 +117,11 @@ class ProposalStaleError(ResolutionRefusedError):
 
 class SameOperatorError(ResolutionRefusedError):
     """The approver is the operator who proposed: a resolution needs two operators."""
+
+
+class RecoveryRefusedError(FundsagaError):
+    """A recovery of a killed saga refused: the saga is not killed, or its one recovery is
+    already approved or done; nothing changed."""
 
 
 class RegistrationError(FundsagaError):

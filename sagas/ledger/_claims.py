@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import cast
 
 from sqlalchemy import Table, bindparam, select
@@ -49,3 +50,16 @@ def claim_of(session: Session, saga_id: str) -> str | None:
     """The run chain holding the saga id, if any."""
     holder: str | None = session.scalar(_CLAIM_OF, {"saga_id": saga_id})
     return holder
+
+
+def claims_between(
+    session: Session, since: datetime, until: datetime, limit: int
+) -> list[RunClaim]:
+    """The claims made in [since, until), newest first, at most `limit`."""
+    rows = session.execute(
+        select(SagaClaim.saga_id, SagaClaim.saga_type, SagaClaim.run_chain)
+        .where(SagaClaim.claimed_at >= since, SagaClaim.claimed_at < until)
+        .order_by(SagaClaim.claimed_at.desc())
+        .limit(limit)
+    )
+    return [RunClaim(saga_id=row[0], saga_type=row[1], run_chain=row[2]) for row in rows]

@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TypeVar
 
 from sqlalchemy import Engine, select
@@ -322,6 +323,12 @@ class Ledger:
             _pending_step.reset(token)
             if not pending.settled:
                 self.begin_step(claim, snapshot)
+
+    def claims_between(
+        self, since: datetime, until: datetime, *, limit: int = 1000
+    ) -> list[RunClaim]:
+        """The sagas that claimed their id in [since, until), newest first, at most `limit`."""
+        return self._run(lambda s: _claims.claims_between(s, since, until, limit))
 
     def claim_of(self, saga_id: str) -> str | None:
         """The run chain that holds the saga id (the launch fence), if any."""

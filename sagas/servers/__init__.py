@@ -4,7 +4,13 @@ UI, the provider webhook receiver and the visibility collector."""
 from sagas.foundations import AccessTokenCheck
 from sagas.servers._codec_auth import CodecAuthorisation
 from sagas.servers._codec_server import CodecServer, serve_codec
-from sagas.servers._collector import Collection, PollerKind, SagaTypeBacklog, VisibilityCollector
+from sagas.servers._collector import (
+    DELETED_GRACE,
+    Collection,
+    PollerKind,
+    SagaTypeBacklog,
+    VisibilityCollector,
+)
 from sagas.servers._collector_metrics import CollectorGauges, run_collector
 from sagas.servers._devserver import (
     DEV_SERVER_DYNAMIC_CONFIG,
@@ -16,6 +22,7 @@ from sagas.servers._webhook_auth import SIGNATURE_HEADER, WebhookSecrets, signat
 from sagas.servers._webhooks import WebhookServer, serve_webhooks
 
 __all__ = [
+    "DELETED_GRACE",
     "DEV_SERVER_DYNAMIC_CONFIG",
     "SIGNATURE_HEADER",
     "AccessTokenCheck",

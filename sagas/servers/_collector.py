@@ -14,6 +14,7 @@ from temporalio.api.taskqueue.v1 import TaskQueue
 from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import Client
 
+from sagas.client import SagaRecoveries
 from sagas.engine import (
     SAGA_DEADLINE,
     SAGA_STATUS,
@@ -28,6 +29,15 @@ from sagas.ledger import Ledger
 POLLER_FRESHNESS = timedelta(minutes=2)
 """A poller counts when it polled this recently. The server remembers pollers for minutes after
 they stop, and a long poll lasts about a minute, so a live worker is never older than this."""
+
+
+DELETED_LOOKBACK = timedelta(hours=12)
+"""How far back the collector looks for claimed sagas whose execution was deleted while open:
+shorter than any namespace's retention, so a saga closed long ago is not taken for deleted."""
+DELETED_GRACE = timedelta(minutes=1)
+"""A claim this recent is not checked yet: visibility may not show its execution yet."""
+DELETED_CHECKS = 1000
+"""Claims checked per run at most, newest first (a visibility query per 50)."""
 
 
 class PollerKind(StrEnum):
@@ -54,6 +64,8 @@ class SagaTypeBacklog:
     by themselves once it passes."""
     oldest_infrastructure_wait: timedelta = timedelta()
     """How long the longest of those waits has lasted; zero when no saga waits."""
+    killed: int = 0
+    """Sagas whose execution was closed from outside, their recovery not yet approved."""
 
 
 @dataclass(frozen=True)
@@ -67,7 +79,8 @@ class Collection:
 
 class VisibilityCollector:
     """Asks Temporal (count and list queries on the custom search attributes) and the ledger;
-    every figure is for the sagas on one task queue."""
+    every figure is for the sagas on one task queue. Each run also starts the recovery of every
+    saga it finds killed (closed from outside while the engine showed it open)."""
 
     def __init__(
         self, temporal: Client, task_queue: str, saga_types: Iterable[str], ledger: Ledger | None
@@ -76,8 +89,11 @@ class VisibilityCollector:
         self._task_queue = task_queue
         self._saga_types = sorted(set(saga_types))
         self._ledger = ledger
+        self._recoveries = SagaRecoveries(temporal, task_queue)
 
     async def collect(self, now: datetime, *, check_ledger: bool) -> Collection:
+        if self._ledger is not None:
+            await self._open_deleted(self._ledger, now)
         backlogs = [await self._backlog(saga_type, now) for saga_type in self._saga_types]
         pollers = {kind: await self._pollers(kind, now) for kind in PollerKind}
         findings = None
@@ -100,8 +116,10 @@ class VisibilityCollector:
         )
         past_deadline = (await self._temporal.count_workflows(overdue)).count
         waiting, longest = await self._waiting(saga_type, now)
+        killed = await self._killed(saga_type)
+        parked_for = max(now - oldest, timedelta())
         return SagaTypeBacklog(
-            saga_type, count, max(now - oldest, timedelta()), past_deadline, waiting, longest
+            saga_type, count, parked_for, past_deadline, waiting, longest, killed=killed
         )
 
     async def _waiting(self, saga_type: str, now: datetime) -> tuple[int, timedelta]:
@@ -112,6 +130,24 @@ class VisibilityCollector:
             count += 1
             oldest = min(oldest, execution.typed_search_attributes.get(SAGA_WAITING_SINCE) or now)
         return count, max(now - oldest, timedelta())
+
+    async def _killed(self, saga_type: str) -> int:
+        """Start the recovery of each newly killed saga; how many await their operators."""
+        started = await self._recoveries.open_recoveries(saga_type)
+        awaiting = {saga for saga, _ in await self._recoveries.awaiting(saga_type)}
+        return len(awaiting | set(started))
+
+    async def _open_deleted(self, ledger: Ledger, now: datetime) -> None:
+        """Start the recovery of each saga of these types that claimed its id in the last
+        DELETED_LOOKBACK and whose execution Temporal no longer knows."""
+        claims = await asyncio.to_thread(
+            ledger.claims_between,
+            now - DELETED_LOOKBACK,
+            now - DELETED_GRACE,
+            limit=DELETED_CHECKS,
+        )
+        ours = [claim for claim in claims if claim.saga_type in self._saga_types]
+        await self._recoveries.open_deleted(ours)
 
     def _query(self, saga_type: str, *clauses: str) -> str:
         return " AND ".join(

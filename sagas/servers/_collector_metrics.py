@@ -18,6 +18,7 @@ OLDEST_NEEDING_ATTENTION = "fundsaga_oldest_needing_attention_age_seconds"
 PAST_DEADLINE = "fundsaga_sagas_past_deadline"
 WAITING_ON_INFRASTRUCTURE = "fundsaga_sagas_waiting_on_infrastructure"
 OLDEST_INFRASTRUCTURE_WAIT = "fundsaga_oldest_infrastructure_wait_age_seconds"
+KILLED = "fundsaga_sagas_killed"
 TASK_QUEUE_POLLERS = "fundsaga_task_queue_pollers"
 LEDGER_VIOLATIONS = "fundsaga_ledger_invariant_violations"
 LEDGER_CHECKS = "fundsaga_ledger_checks"
@@ -52,6 +53,9 @@ class CollectorGauges:
             "How long the longest wait of a saga on the infrastructure has lasted.",
             "s",
         )
+        self._killed = meter.create_gauge(
+            KILLED, "Sagas closed from outside (terminated, timed out), not yet recovered."
+        )
         self._pollers = meter.create_gauge(
             TASK_QUEUE_POLLERS, "Workers that polled the task queue in the last two minutes."
         )
@@ -73,6 +77,7 @@ class CollectorGauges:
             self._overdue.set(backlog.past_deadline, labels)
             self._waiting.set(backlog.waiting_on_infrastructure, labels)
             self._longest_wait.set(backlog.oldest_infrastructure_wait.total_seconds(), labels)
+            self._killed.set(backlog.killed, labels)
         for kind, count in collection.pollers.items():
             self._pollers.set(count, {**queue, "kind": kind.value})
         if collection.ledger_findings is not None:

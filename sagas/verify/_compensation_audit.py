@@ -17,8 +17,11 @@ AUDITED = (
     SagaStatus.NEEDS_ATTENTION,
     SagaStatus.RESOLVED,
     SagaStatus.REJECTED,
+    SagaStatus.KILLED,
 )
-CLOSING_KINDS = (AuditKind.TERMINAL, AuditKind.NEEDS_ATTENTION)
+FINAL_KINDS = (AuditKind.TERMINAL, AuditKind.SAGA_RECOVERED)
+"""The one record a saga closes with: by its own run, or by its recovery once killed."""
+CLOSING_KINDS = (*FINAL_KINDS, AuditKind.NEEDS_ATTENTION, AuditKind.SAGA_KILLED)
 
 
 @dataclass(frozen=True)
@@ -48,13 +51,14 @@ class CompensationAudit:
 
 
 def closing_records(records: Iterable[AuditRecord]) -> dict[str, AuditRecord]:
-    """Per saga, the record that says how it stands: its terminal one, else its latest parking."""
+    """Per saga, the record that says how it stands: its closing one (terminal, or its
+    recovery's), else its latest parking or the record that found it killed."""
     latest: dict[str, AuditRecord] = {}
     for record in records:
         if record.kind not in CLOSING_KINDS:
             continue
         current = latest.get(record.saga_id)
-        if current is None or current.kind != AuditKind.TERMINAL:
+        if current is None or current.kind not in FINAL_KINDS:
             latest[record.saga_id] = record
     return latest
 
@@ -111,10 +115,32 @@ def _ledger_check(ledger: Ledger, saga_id: str, status: str) -> tuple[str, str |
     return f"outstanding: {outstanding}", None
 
 
+def _recovery_check(record: AuditRecord, status: str, check: str) -> tuple[str, str | None]:
+    """A killed saga not recovered is a finding; a recovered one names its record and operators."""
+    payload: dict[str, Any] = dict(record.payload)
+    if record.kind == AuditKind.SAGA_KILLED:
+        finding = (
+            f"{record.saga_id}: killed ({_text(payload.get('closed_as'))}) and not recovered"
+            f" (record {record.sequence}): {check}"
+        )
+        return f"KILLED, not recovered: {check}", finding
+    if record.kind == AuditKind.SAGA_RECOVERED:
+        recovery = payload.get("recovery") or {}
+        who = [
+            _text((recovery.get(role) or {}).get("operator"))
+            for role in ("proposed_by", "approved_by")
+        ]
+        note = f"recovered {status} by record {record.sequence} (proposed by {who[0]}, "
+        return f"{check}; {note}approved by {who[1]})", None
+    return check, None
+
+
 def audit_saga(ledger: Ledger, record: AuditRecord) -> SagaAudit:
     payload: dict[str, Any] = dict(record.payload)
     status = _text(payload.get("status"))
     check, finding = _ledger_check(ledger, record.saga_id, status)
+    check, killed = _recovery_check(record, status, check)
+    finding = finding or killed
     moved = ledger_amount(ledger, record.saga_id)
     recorded, recorded_money = _recorded_amount(payload)
     # Compared as money, not text: "2 EUR" in a request is the 2.00 EUR the ledger moved.
@@ -163,7 +189,8 @@ def run_compensation_audit(
             report.findings.append(f"{saga_id}: Temporal shows {shown} but no audit record exists")
     for record in sorted(closing.values(), key=lambda r: r.sequence):
         line = audit_saga(ledger, record)
-        if line.status not in {s.value for s in AUDITED}:
+        recovered = record.kind == AuditKind.SAGA_RECOVERED
+        if line.status not in {s.value for s in AUDITED} and not recovered:
             continue
         if status is not None and line.status != status.value:
             continue

@@ -15,6 +15,7 @@ from temporalio.worker.workflow_sandbox import SandboxRestrictions
 from activities.accounts import AccountActivities
 from activities.audit import AuditActivities
 from activities.operator_identity import OperatorIdentityActivity
+from activities.recovery import RecoveryActivities
 from activities.retry_specs import RetrySpecsActivity
 from sagas.audit import AnchoredAuditStore, AuditStore
 from sagas.codec import EncryptingCodec, RecordSealer
@@ -25,6 +26,7 @@ from sagas.engine import (
     RetrySpecsSource,
     configured_specs,
     read_retry_specs,
+    register_recoverable,
 )
 from sagas.ledger import Ledger
 from sagas.registry import SagaRegistry, WorkerContext, built_in_registry
@@ -33,6 +35,7 @@ from workflows import (
     AuditAnchorWorkflow,
     FundingWorkflow,
     OperatorActionWorkflow,
+    SagaRecoveryWorkflow,
     ScheduleAuditWorkflow,
     ScheduledSagaWorkflow,
 )
@@ -110,6 +113,7 @@ def build_worker(
     chosen = list(workflows) if workflows is not None else registry.workflows()
     modules = sorted({cls.__module__ for cls in chosen})
     context = WorkerContext(ledger=ledger, faults=faults)
+    register_recoverable(task_queue, registry.definitions())
     anchors = audit_store.anchors if isinstance(audit_store, AnchoredAuditStore) else None
     audit = AuditActivities(audit_store, anchors, ledger, _record_sealer(client))
     activities: list[Callable[..., Any]] = [
@@ -118,6 +122,7 @@ def build_worker(
         audit.anchor,
         RetrySpecsActivity(configured).resolve,
         OperatorIdentityActivity(operators).verify,
+        RecoveryActivities(ledger).load,
         *_account_activities(ledger),
     ]
     return Worker(
@@ -130,6 +135,7 @@ def build_worker(
             ScheduleAuditWorkflow,
             OperatorActionWorkflow,
             FundingWorkflow,
+            SagaRecoveryWorkflow,
         ],
         activities=activities,
         activity_executor=ThreadPoolExecutor(max_workers=slots),

@@ -19,6 +19,7 @@ REQUIRED = {
     "FundsagaSagaNeedsAttention",
     "FundsagaSagaParkedTooLong",
     "FundsagaSagasPastDeadline",
+    "FundsagaSagaKilled",
     "FundsagaSagasWaitingOnInfrastructure",
     "FundsagaAuditWritesFailing",
     "FundsagaAnchorWritesFailing",

@@ -22,6 +22,7 @@ def test_the_statuses_are_exactly_those_of_the_design() -> None:
         "NEEDS_ATTENTION",
         "RESOLVED",
         "REJECTED",
+        "KILLED",
     ]
 
 
@@ -42,6 +43,7 @@ def test_a_status_value_is_its_name(status: SagaStatus) -> None:
         (SagaStatus.NEEDS_ATTENTION, False),  # waits for an operator, never closes on its own
         (SagaStatus.RESOLVED, True),
         (SagaStatus.REJECTED, True),
+        (SagaStatus.KILLED, False),  # its recovery closes it, once two operators agreed
     ],
 )
 def test_only_completed_compensated_resolved_and_rejected_are_terminal(
