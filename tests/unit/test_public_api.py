@@ -123,6 +123,11 @@ PUBLIC = {
         "step_keys",
         "time_skipping_server_path",
         "time_skipping_environment",
+        "PostgresCluster",
+        "PostgresNotFoundError",
+        "StopMode",
+        "postgres_bin_dir",
+        "postgres_cluster",
     ],
     "sagas.client": [
         "ActionResult",
