@@ -54,6 +54,10 @@ class ChaosConfig:
     in_flight: int = 48
     db_fault_rate: float = 0.01
     """Chance that one SQL statement fails with an injected transient database error."""
+    outage_seconds: float = 60
+    """How long the database is out once mid-run (0: no outage)."""
+    terminations: int = 3
+    """Transfers terminated from outside (as `temporal workflow terminate` does) mid-run."""
 
     def counts(self) -> dict[str, int]:
         """How many sagas of each type the run launches, all mixed in one order."""
@@ -96,6 +100,10 @@ class ChaosPlan:
     restart_after: tuple[int, ...]
     faults: str
     """FUNDSAGA_FAULTS for the workers: transient faults on some accounts' steps."""
+    outage_after: int | None = None
+    """The launch index at which the database outage begins; None: no outage."""
+    terminate: tuple[int, ...] = ()
+    """Launch indexes of the transfers to terminate from outside once they are under way."""
     frozen: tuple[str, ...] = field(default=())
     spenders: tuple[Spender, ...] = field(default=())
     """Payees that spend all they can, all the time, while every transfer they are in fails
@@ -159,6 +167,11 @@ def make_plan(config: ChaosConfig) -> ChaosPlan:
     marks = sorted(rng.sample(range(1, config.total), config.kills + config.restarts))
     rng.shuffle(marks)
     kills = sorted(marks[: config.kills])
+    outage_after = (
+        rng.randrange(config.total // 4, config.total // 2 + 1) if config.outage_seconds else None
+    )
+    transfers = [saga.index for saga in sagas if saga.saga_type == TRANSFER]
+    terminate = tuple(sorted(rng.sample(transfers, min(config.terminations, len(transfers)))))
     kill_after = tuple((at, rng.choice(("signal", "after_commit"))) for at in kills)
     faults = [
         _faults(rng, accounts),
@@ -170,6 +183,8 @@ def make_plan(config: ChaosConfig) -> ChaosPlan:
         sagas=tuple(sagas),
         kill_after=kill_after,
         restart_after=tuple(sorted(marks[config.kills :])),
+        outage_after=outage_after,
+        terminate=terminate,
         faults=";".join(faults),
         frozen=frozen,
         spenders=spenders,
