@@ -19,11 +19,11 @@ def no_infrastructure_parking(parked: Mapping[str, str]) -> Check:
     """`parked`: by saga id, the infrastructure fault it parked on."""
     first = min(parked.items(), default=None)
     detail = f"{len(parked)} parked" + (f", first: {first[0]}: {first[1]}" if first else "")
-    return Check("i) no saga parked by an infrastructure fault", not parked, detail)
+    return Check("n) no saga parked by an infrastructure fault", not parked, detail)
 
 
 def terminated_recovered(terminated: Sequence[str], recovered: Mapping[str, str] | None) -> Check:
-    name = "j) every saga terminated from outside found and recovered"
+    name = "o) every saga terminated from outside found and recovered"
     if recovered is None:
         return Check(name, True, f"{len(terminated)} terminated", skipped=RECOVERY_NOT_BUILT)
     missing = [saga for saga in terminated if recovered.get(saga) not in RECOVERED]
@@ -51,7 +51,7 @@ def monotonic_times(store: AuditStore, ledger: Ledger) -> Check:
     audit_back = times_backwards(record.recorded_at for record in audit)
     journal_back = times_backwards(entry.created_at for entry in journal)
     return Check(
-        "k) record times never go backwards within a chain",
+        "p) record times never go backwards within a chain",
         audit_back == 0 and journal_back == 0,
         f"audit: {audit_back} of {len(audit)} backwards, journal: {journal_back} of "
         f"{len(journal)} backwards",

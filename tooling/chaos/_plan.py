@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pydantic import JsonValue
 
 from sagas.fees import FEE_COLLECTION
-from sagas.foundations import Money
+from sagas.foundations import Money, parse_money
 from sagas.fx import FX_TRANSFER
 from sagas.payouts import EXTERNAL_PAYOUT, PAYOUT_BATCH
 from sagas.sweep import EOD_SWEEP
@@ -170,8 +170,7 @@ def make_plan(config: ChaosConfig) -> ChaosPlan:
     outage_after = (
         rng.randrange(config.total // 4, config.total // 2 + 1) if config.outage_seconds else None
     )
-    transfers = [saga.index for saga in sagas if saga.saga_type == TRANSFER]
-    terminate = tuple(sorted(rng.sample(transfers, min(config.terminations, len(transfers)))))
+    terminate = _to_terminate(rng, sagas, spenders, frozen, config.terminations)
     kill_after = tuple((at, rng.choice(("signal", "after_commit"))) for at in kills)
     faults = [
         _faults(rng, accounts),
@@ -188,6 +187,42 @@ def make_plan(config: ChaosConfig) -> ChaosPlan:
         faults=";".join(faults),
         frozen=frozen,
         spenders=spenders,
+    )
+
+
+def _to_terminate(
+    rng: random.Random,
+    sagas: list[PlannedSaga],
+    spenders: tuple[Spender, ...],
+    frozen: tuple[str, ...],
+    count: int,
+) -> tuple[int, ...]:
+    """Transfers that take effect to a spending payee first: they never settle, so each is still
+    under way, money moved, for seconds of settle retries when it is terminated; then other
+    transfers that take effect; then any."""
+    payees = {spender.payee for spender in spenders}
+
+    def preference(saga: PlannedSaga) -> int:
+        if not _may_take_effect(saga, frozen):
+            return 2
+        return 0 if saga.request["destination_account"] in payees else 1
+
+    transfers = [saga for saga in sagas if saga.saga_type == TRANSFER]
+    rng.shuffle(transfers)
+    transfers.sort(key=preference)
+    return tuple(sorted(saga.index for saga in transfers[:count]))
+
+
+def _may_take_effect(transfer: PlannedSaga, frozen: tuple[str, ...]) -> bool:
+    """Whether no rule refuses the transfer's first steps: an amount its payer can hold, a payer
+    that is not frozen, a payee of the same currency."""
+    request = transfer.request
+    currency = str(request["currency"])
+    amount = parse_money(str(request["amount"]), currency)
+    return (
+        amount.minor < OPENING_MINOR
+        and request["source_account"] not in frozen
+        and f"-{currency.lower()}-" in str(request["destination_account"])
     )
 
 

@@ -11,6 +11,9 @@ from temporalio.client import WorkflowQueryFailedError
 from temporalio.service import RPCError
 
 from sagas.client import SagaHandle
+from sagas.engine import SagaStatus
+
+OPEN = {SagaStatus.RUNNING, SagaStatus.COMPENSATING, SagaStatus.NEEDS_ATTENTION}
 
 UNDER_WAY_STEPS = 2
 """Snapshots a saga shows before it is terminated: its first step took effect, the next began."""
@@ -25,9 +28,9 @@ async def terminate_under_way(saga: SagaHandle) -> bool:
     deadline = time.monotonic() + WAIT_FOR_PROGRESS_S
     while time.monotonic() < deadline:
         with contextlib.suppress(RPCError, RuntimeError, WorkflowQueryFailedError, TimeoutError):
-            if await saga.is_closed():
-                return False
             view = await asyncio.wait_for(saga.view(), timeout=15)
+            if view.status not in OPEN:
+                return False
             if len(view.snapshots) >= UNDER_WAY_STEPS:
                 break
         await asyncio.sleep(POLL_S)
