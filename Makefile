@@ -50,7 +50,7 @@ chaos: $(STAMP)
 
 # The ledger-outage test (tests/outage) with a ten-minute outage instead of make test's minute.
 outage-long: $(STAMP)
-	FUNDSAGA_OUTAGE_SECONDS=600 $(BIN)/pytest -q -rP -p no:cacheprovider tests/outage
+	FUNDSAGA_OUTAGE_SECONDS=600 $(BIN)/pytest -q -rP --show-capture=stdout -p no:cacheprovider tests/outage
 
 clean:
 	rm -rf $(VENV) $(LOCK_VENV) .fundsaga .mypy_cache .pytest_cache .ruff_cache
