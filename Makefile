@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint clean bench chaos lock
+.PHONY: run test lint clean bench chaos outage-long lock
 
 LOCK_VENV := .venv-lock
 PIP_COMPILE = $(LOCK_VENV)/bin/pip-compile --quiet --generate-hashes --allow-unsafe --strip-extras \
@@ -47,6 +47,10 @@ bench: $(STAMP)
 
 chaos: $(STAMP)
 	$(BIN)/python -m tooling.chaos $(CHAOS_ARGS)
+
+# The ledger-outage test (tests/outage) with a ten-minute outage instead of make test's minute.
+outage-long: $(STAMP)
+	FUNDSAGA_OUTAGE_SECONDS=600 $(BIN)/pytest -q -rP --show-capture=stdout -p no:cacheprovider tests/outage
 
 clean:
 	rm -rf $(VENV) $(LOCK_VENV) .fundsaga .mypy_cache .pytest_cache .ruff_cache

@@ -3,7 +3,12 @@ from hypothesis import HealthCheck, settings
 
 from sagas.testing import dev_identity
 
-pytest_plugins = ["tests.fixtures_db", "tests.fixtures_temporal", "tests.fixtures_cli"]
+pytest_plugins = [
+    "tests.fixtures_db",
+    "tests.fixtures_temporal",
+    "tests.fixtures_cli",
+    "tests.fixtures_cluster",
+]
 
 # Property tests check behaviour, never speed: a loaded CI machine must not fail them on time.
 settings.register_profile("fundsaga", deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -46,7 +46,9 @@ from sagas.foundations import (
     FundsagaError,
     IdempotencyConflictError,
     InvalidRequestError,
+    LedgerUnavailableError,
     Settings,
+    TransientError,
 )
 from sagas.ledger import Ledger
 from sagas.registry import SagaRegistry, built_in_registry, load_registry
@@ -177,6 +179,10 @@ class FundsagaClient:
         The same key with a different request raises IdempotencyConflictError; bad input raises
         InvalidRequestError naming the field, before anything starts. A key whose saga was
         REJECTED for its input (it took no effect) may carry a corrected request.
+
+        While the ledger cannot answer the account checks (its database down, restarting, busy
+        or dropping connections), it raises LedgerUnavailableError with nothing started: the
+        same start again, with the same key, is safe and starts the saga once the ledger is back.
         """
         parsed = self._parse(saga_type, request)
         self._check_accounts(parsed)
@@ -290,16 +296,13 @@ class FundsagaClient:
     def _check_accounts(self, request: SagaRequest) -> None:
         if self.ledger is None:
             return
-        currencies = request.account_currencies()
-        for field, account_id in sorted(request.account_fields().items()):
-            found = self.ledger.find_account(account_id)
-            if found is None:
-                raise InvalidRequestError(field, f"unknown account {account_id!r}")
-            expected = currencies.get(field, found.currency)
-            if found.currency != expected:
-                raise InvalidRequestError(
-                    field, f"account {account_id!r} holds {found.currency}, not {expected}"
-                )
+        try:
+            _check_accounts_on(self.ledger, request)
+        except TransientError as fault:
+            raise LedgerUnavailableError(
+                f"the ledger could not check the accounts of {request.idempotency_key!r} "
+                f"({type(fault).__name__}: {fault}); nothing started: start it again"
+            ) from fault
 
     async def _start(
         self, saga_type: str, request: SagaRequest, reuse: ReusePolicy
@@ -352,3 +355,17 @@ async def _rejected_input(handle: WorkflowHandle[Any, SagaOutcome]) -> bool:
         return False
     failure = (await handle.result()).failure
     return failure is not None and failure.reason is FailureReason.INVALID_INPUT
+
+
+def _check_accounts_on(ledger: Ledger, request: SagaRequest) -> None:
+    """InvalidRequestError naming the field of an account that is unknown or of another currency."""
+    currencies = request.account_currencies()
+    for field, account_id in sorted(request.account_fields().items()):
+        found = ledger.find_account(account_id)
+        if found is None:
+            raise InvalidRequestError(field, f"unknown account {account_id!r}")
+        expected = currencies.get(field, found.currency)
+        if found.currency != expected:
+            raise InvalidRequestError(
+                field, f"account {account_id!r} holds {found.currency}, not {expected}"
+            )

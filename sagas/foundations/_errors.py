@@ -27,7 +27,9 @@
             ├── ConnectionDroppedError
             ├── DeadlockError
             ├── SerializationFailureError
-            └── DatabaseBusyError
+            ├── DatabaseBusyError
+            └── LedgerUnavailableError     a client's checks before a start found no ledger;
+                                           nothing started: start again with the same key
 
 Across the Temporal boundary an error travels as an ApplicationError whose `type` is the
 class name. Every subclass of FundsagaError, the engine's and those a saga type defines in its
@@ -212,6 +214,12 @@ class DatabaseBusyError(InfrastructureError):
     """The database was locked or busy."""
 
 
+class LedgerUnavailableError(InfrastructureError):
+    """A client could not check a request's accounts: the ledger's database was unreachable,
+    restarting, busy or dropped the connection. Nothing started; starting again with the same
+    idempotency key and request is safe once the ledger answers."""
+
+
 BUSINESS_ERRORS: tuple[type[BusinessError], ...] = (
     InsufficientFundsError,
     AccountFrozenError,
@@ -227,6 +235,7 @@ TRANSIENT_ERRORS: tuple[type[TransientError], ...] = (
     DeadlockError,
     SerializationFailureError,
     DatabaseBusyError,
+    LedgerUnavailableError,
 )
 
 _NON_RETRYABLE: tuple[type[FundsagaError], ...] = (

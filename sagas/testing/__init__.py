@@ -9,6 +9,8 @@
   checked against the expected end and the ledger's and audit trail's invariants;
 - `ReplayGuard(scenario, directory)`: record one type's histories, replay them against today's
   code (`python -m sagas.testing record MODULE:SCENARIO DIRECTORY`);
+- `postgres_cluster()` / `PostgresCluster`: a PostgreSQL cluster of the test's own (data
+  directory, port), to stop and restart under running sagas;
 - `resolve_by_two(saga, note)`: a resolution proposed by one operator, approved by another;
 - `assert_eventually(check)`.
 
@@ -38,6 +40,13 @@ from sagas.testing._ledger_checks import (
 from sagas.testing._matrix import Decision, Expected, Fault, MatrixCase
 from sagas.testing._matrix_run import CaseRun, ClearableFaults, run_case
 from sagas.testing._operators import resolve_by_two
+from sagas.testing._postgres_cluster import (
+    PostgresCluster,
+    PostgresNotFoundError,
+    StopMode,
+    postgres_bin_dir,
+    postgres_cluster,
+)
 from sagas.testing._replay import ReplayGuard, load_history
 from sagas.testing._scenario import KeyCheck, KeyScheme, SagaScenario, step_keys
 
@@ -52,8 +61,11 @@ __all__ = [
     "KeyScheme",
     "MatrixCase",
     "Outcome",
+    "PostgresCluster",
+    "PostgresNotFoundError",
     "ReplayGuard",
     "SagaScenario",
+    "StopMode",
     "assert_eventually",
     "conservation_findings",
     "customer_money",
@@ -67,6 +79,8 @@ __all__ = [
     "load_history",
     "money_on",
     "new_task_queue",
+    "postgres_bin_dir",
+    "postgres_cluster",
     "resolve_by_two",
     "run_case",
     "saga_worker",

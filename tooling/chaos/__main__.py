@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import random
 import sys
 import tempfile
 from pathlib import Path
 
+from sagas.testing import postgres_cluster
+from tooling.chaos._outage import ClusterOutage
 from tooling.chaos._plan import ChaosConfig, make_plan
 from tooling.chaos._report import render
 from tooling.chaos._runner import ChaosRun
@@ -33,8 +36,26 @@ def main() -> int:
     parser.add_argument("--sweeps", type=int, default=defaults.sweeps, help="end-of-day sweeps")
     parser.add_argument("--kills", type=int, default=50)
     parser.add_argument("--restarts", type=int, default=3)
+    parser.add_argument(
+        "--outage-seconds",
+        type=float,
+        default=defaults.outage_seconds,
+        help="one database outage mid-run this long (0: none)",
+    )
+    parser.add_argument(
+        "--terminations",
+        type=int,
+        default=defaults.terminations,
+        help="transfers terminated from outside mid-run",
+    )
     parser.add_argument("--seed", type=int, default=None, help="default: a random one, printed")
-    parser.add_argument("--database-url", help="default: a SQLite file in the work directory")
+    database = parser.add_mutually_exclusive_group()
+    database.add_argument("--database-url", help="default: a SQLite file in the work directory")
+    database.add_argument(
+        "--postgres",
+        action="store_true",
+        help="on a PostgreSQL cluster the run starts itself, and crashes for the outage",
+    )
     parser.add_argument("--workdir", type=Path, help="default: a new temporary directory")
     args = parser.parse_args()
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 10**6)
@@ -47,14 +68,22 @@ def main() -> int:
         sweeps=args.sweeps,
         kills=args.kills,
         restarts=args.restarts,
+        outage_seconds=args.outage_seconds,
+        terminations=args.terminations,
         seed=seed,
     )
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="fundsaga-chaos-"))
     workdir.mkdir(parents=True, exist_ok=True)
-    url = args.database_url or f"sqlite:///{workdir / 'ledger.db'}"
     mix = ", ".join(f"{n} {name}" for name, n in config.counts().items())
     print(f"chaos run: seed {seed}, {mix}, work directory {workdir}")
-    report = asyncio.run(ChaosRun(make_plan(config), url, workdir).run())
+    with contextlib.ExitStack() as stack:
+        if args.postgres:
+            cluster = stack.enter_context(postgres_cluster())
+            run = ChaosRun(make_plan(config), cluster.url(), workdir, ClusterOutage(cluster))
+        else:
+            url = args.database_url or f"sqlite:///{workdir / 'ledger.db'}"
+            run = ChaosRun(make_plan(config), url, workdir)
+        report = asyncio.run(run.run())
     print(render(report), end="")
     return 0 if report.ok else 1
 

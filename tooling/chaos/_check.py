@@ -10,3 +10,5 @@ class Check:
     name: str
     ok: bool
     detail: str
+    skipped: str = ""
+    """Why the check could not run yet (it then passes, and the report says SKIP and why)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from sqlalchemy import text
 
@@ -16,6 +17,11 @@ from sagas.verify import verify_ledger
 from tooling.chaos._batch_checks import batches
 from tooling.chaos._catalog_checks import fees, fx_positions, paid_to_rail, rail, sweeps
 from tooling.chaos._check import Check
+from tooling.chaos._outage_checks import (
+    monotonic_times,
+    no_infrastructure_parking,
+    terminated_recovered,
+)
 from tooling.chaos._plan import ChaosPlan
 from tooling.chaos._rail import RailPayout
 
@@ -72,8 +78,8 @@ def _final_states(ledger: Ledger, statuses: Mapping[str, str], launched: int) ->
     return Check("c) every saga terminal; compensated = no net effect", ok, detail)
 
 
-def _holds(ledger: Ledger) -> Check:
-    holds = ledger.holds()
+def _holds(ledger: Ledger, unrecovered: set[str]) -> Check:
+    holds = [h for h in ledger.holds() if h.saga_id not in unrecovered]
     active = [h for h in holds if h.status is HoldStatus.ACTIVE]
     return Check(
         "d) every hold posted or voided", not active, f"{len(holds)} holds, {len(active)} active"
@@ -149,17 +155,23 @@ def check_run(
     parked_by_spent_funds: Sequence[str],
     at_rail: Mapping[str, RailPayout | None],
     batch_outcomes: Mapping[str, BatchOutcome],
+    faults: FaultsSeen,
 ) -> list[Check]:
     """`statuses` by saga id, the batches' items among them; `at_rail` what the provider holds
-    per payout key; `batch_outcomes` by batch saga id."""
+    per payout key; `batch_outcomes` by batch saga id.
+
+    A saga terminated from outside and not recovered is left out of the checks of sagas' ends,
+    holds and audit records: until it is recovered it holds what it took."""
     paid_out = paid_to_rail(ledger)
     batch_ids = {saga.saga_id for saga in plan.of_type(PAYOUT_BATCH)}
+    unrecovered = set(faults.terminated) - set(faults.recovered or {})
+    ended = {saga: status for saga, status in statuses.items() if saga not in unrecovered}
     return [
         _conservation(ledger, funded, paid_out),
         _no_double_postings(ledger),
-        _final_states(ledger, statuses, len(plan.followed())),
-        _holds(ledger),
-        _audit(store, statuses, batch_ids),
+        _final_states(ledger, ended, len(plan.followed()) - len(unrecovered)),
+        _holds(ledger, unrecovered),
+        _audit(store, ended, batch_ids),
         _overdrafts(ledger),
         _ledger_verifies(ledger, anchors, keyring),
         _spent_funds(parked_by_spent_funds),
@@ -168,4 +180,19 @@ def check_run(
         rail(ledger, plan, statuses, at_rail, paid_out),
         batches(plan, statuses, batch_outcomes),
         sweeps(ledger, plan, statuses),
+        no_infrastructure_parking(faults.parked_by_infrastructure),
+        terminated_recovered(faults.terminated, faults.recovered),
+        monotonic_times(store, ledger),
     ]
+
+
+@dataclass(frozen=True)
+class FaultsSeen:
+    """What the run saw of issue 31's faults."""
+
+    parked_by_infrastructure: Mapping[str, str]
+    """By saga id, the infrastructure fault it parked on."""
+    terminated: Sequence[str]
+    """Sagas terminated from outside mid-run."""
+    recovered: Mapping[str, str] | None
+    """By terminated saga id, its status once found and recovered; None: recovery not built."""

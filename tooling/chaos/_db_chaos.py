@@ -57,3 +57,16 @@ def kill_after_next_commit_on_sigusr1() -> None:
 
     signal.signal(signal.SIGUSR1, arm)
     event.listen(Session, "after_commit", after_commit)
+
+
+def fail_during_outage(engine: Engine, flag: str) -> None:
+    """While the file `flag` exists, every SQL statement fails as a connection the server
+    refused (SQLSTATE 08006): the injected outage of a database the harness cannot stop."""
+
+    def before_execute(*_: Any) -> None:
+        if os.path.exists(flag):
+            raise OperationalError(
+                "chaos outage", None, _InjectedError("injected outage: server unreachable", "08006")
+            )
+
+    event.listen(engine, "before_cursor_execute", before_execute)

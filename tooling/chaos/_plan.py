@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pydantic import JsonValue
 
 from sagas.fees import FEE_COLLECTION
-from sagas.foundations import Money
+from sagas.foundations import Money, parse_money
 from sagas.fx import FX_TRANSFER
 from sagas.payouts import EXTERNAL_PAYOUT, PAYOUT_BATCH
 from sagas.sweep import EOD_SWEEP
@@ -54,6 +54,10 @@ class ChaosConfig:
     in_flight: int = 48
     db_fault_rate: float = 0.01
     """Chance that one SQL statement fails with an injected transient database error."""
+    outage_seconds: float = 60
+    """How long the database is out once mid-run (0: no outage)."""
+    terminations: int = 3
+    """Transfers terminated from outside (as `temporal workflow terminate` does) mid-run."""
 
     def counts(self) -> dict[str, int]:
         """How many sagas of each type the run launches, all mixed in one order."""
@@ -96,6 +100,10 @@ class ChaosPlan:
     restart_after: tuple[int, ...]
     faults: str
     """FUNDSAGA_FAULTS for the workers: transient faults on some accounts' steps."""
+    outage_after: int | None = None
+    """The launch index at which the database outage begins; None: no outage."""
+    terminate: tuple[int, ...] = ()
+    """Launch indexes of the transfers to terminate from outside once they are under way."""
     frozen: tuple[str, ...] = field(default=())
     spenders: tuple[Spender, ...] = field(default=())
     """Payees that spend all they can, all the time, while every transfer they are in fails
@@ -159,6 +167,10 @@ def make_plan(config: ChaosConfig) -> ChaosPlan:
     marks = sorted(rng.sample(range(1, config.total), config.kills + config.restarts))
     rng.shuffle(marks)
     kills = sorted(marks[: config.kills])
+    outage_after = (
+        rng.randrange(config.total // 4, config.total // 2 + 1) if config.outage_seconds else None
+    )
+    terminate = _to_terminate(rng, sagas, spenders, frozen, config.terminations)
     kill_after = tuple((at, rng.choice(("signal", "after_commit"))) for at in kills)
     faults = [
         _faults(rng, accounts),
@@ -170,9 +182,47 @@ def make_plan(config: ChaosConfig) -> ChaosPlan:
         sagas=tuple(sagas),
         kill_after=kill_after,
         restart_after=tuple(sorted(marks[config.kills :])),
+        outage_after=outage_after,
+        terminate=terminate,
         faults=";".join(faults),
         frozen=frozen,
         spenders=spenders,
+    )
+
+
+def _to_terminate(
+    rng: random.Random,
+    sagas: list[PlannedSaga],
+    spenders: tuple[Spender, ...],
+    frozen: tuple[str, ...],
+    count: int,
+) -> tuple[int, ...]:
+    """Transfers that take effect to a spending payee first: they never settle, so each is still
+    under way, money moved, for seconds of settle retries when it is terminated; then other
+    transfers that take effect; then any."""
+    payees = {spender.payee for spender in spenders}
+
+    def preference(saga: PlannedSaga) -> int:
+        if not _may_take_effect(saga, frozen):
+            return 2
+        return 0 if saga.request["destination_account"] in payees else 1
+
+    transfers = [saga for saga in sagas if saga.saga_type == TRANSFER]
+    rng.shuffle(transfers)
+    transfers.sort(key=preference)
+    return tuple(sorted(saga.index for saga in transfers[:count]))
+
+
+def _may_take_effect(transfer: PlannedSaga, frozen: tuple[str, ...]) -> bool:
+    """Whether no rule refuses the transfer's first steps: an amount its payer can hold, a payer
+    that is not frozen, a payee of the same currency."""
+    request = transfer.request
+    currency = str(request["currency"])
+    amount = parse_money(str(request["amount"]), currency)
+    return (
+        amount.minor < OPENING_MINOR
+        and request["source_account"] not in frozen
+        and f"-{currency.lower()}-" in str(request["destination_account"])
     )
 
 

@@ -6,6 +6,7 @@ from collections import Counter
 
 from sagas.payouts import PAYOUT_BATCH
 from tooling.chaos._catalog import Beneficiary
+from tooling.chaos._check import Check
 from tooling.chaos._runner import ChaosReport
 
 
@@ -37,6 +38,18 @@ def _tally(counts: Counter[str]) -> str:
     return f"{sum(counts.values())}: " + ", ".join(f"{s} {n}" for s, n in sorted(counts.items()))
 
 
+def _outage(report: ChaosReport) -> str:
+    return (
+        f"{report.outage_seconds:.1f} s, {report.outage_kind}" if report.outage_seconds else "none"
+    )
+
+
+def _verdict(check: Check) -> str:
+    if check.skipped:
+        return f"SKIP  {check.detail}; {check.skipped}"
+    return f"{'PASS' if check.ok else 'FAIL'}  {check.detail}"
+
+
 def render(report: ChaosReport) -> str:
     config = report.plan.config
     rows = [("seed", str(config.seed)), ("sagas", str(len(report.statuses)))]
@@ -51,15 +64,15 @@ def render(report: ChaosReport) -> str:
         ("worker deaths observed", str(report.worker_deaths)),
         ("dev server restarts", str(report.restarts)),
         ("injected database faults", str(report.db_faults)),
+        ("database outage", _outage(report)),
+        ("sagas terminated from outside", str(len(report.terminated))),
         ("injected step faults", report.plan.faults),
         ("payees spending all they can", ", ".join(s.payee for s in report.plan.spenders)),
         ("payee spends", str(report.spends)),
         ("sagas parked by spent funds", str(len(report.parked_by_spent_funds))),
         ("wall time", f"{report.wall_seconds:.1f} s"),
     ]
-    rows += [
-        (check.name, f"{'PASS' if check.ok else 'FAIL'}  {check.detail}") for check in report.checks
-    ]
+    rows += [(check.name, _verdict(check)) for check in report.checks]
     width = max(len(name) for name, _ in rows)
     lines = [f"{name.ljust(width)}  {value}" for name, value in rows]
     verdict = (

@@ -16,14 +16,22 @@ from temporalio.service import RPCError
 from sagas.audit import AnchorStore, AuditKeys, SigningKey, open_audit_store
 from sagas.client import FundsagaClient, SagaHandle, TemporalUnreachableError
 from sagas.engine import BatchOutcome, SagaOutcome, SagaStatus
-from sagas.foundations import Money, SagaNotFoundError, Settings, upgrade_database
+from sagas.foundations import (
+    LedgerUnavailableError,
+    Money,
+    SagaNotFoundError,
+    Settings,
+    upgrade_database,
+)
 from sagas.ledger import Ledger
 from sagas.payouts import PAYOUT_BATCH
 from sagas.registry import built_in_registry
 from tooling.chaos._catalog import PROVIDER_TIMEOUT_SECONDS
 from tooling.chaos._catalog_checks import rail_key
 from tooling.chaos._check import Check
-from tooling.chaos._checker import check_run
+from tooling.chaos._checker import FaultsSeen, check_run
+from tooling.chaos._outage import OUTAGE_FLAG_ENV, DatabaseOutage, InjectedOutage
+from tooling.chaos._parking import infrastructure_fault
 from tooling.chaos._plan import OPENING_MINOR, ChaosPlan, PlannedSaga, account_ids, batch_items
 from tooling.chaos._processes import (
     DevServer,
@@ -33,12 +41,16 @@ from tooling.chaos._processes import (
     webhook_receiver_args,
 )
 from tooling.chaos._rail import RailPayout, rail_payout, start_rail
+from tooling.chaos._recovery import recover_terminated
 from tooling.chaos._spending import parked_by_spent_funds, spend_until
+from tooling.chaos._terminations import terminate_under_way
 from tooling.provider import ProviderProcess
 
 T = TypeVar("T")
 TASK_QUEUE = "chaos"
 SAGA_TIMEOUT_S = 900
+TERMINATED = "TERMINATED"
+"""The status the run gives a saga it terminated from outside, until it is recovered."""
 COMPENSATIONS = frozenset(
     step.compensation
     for saga_type in built_in_registry()
@@ -64,6 +76,12 @@ class ChaosReport:
     restarts: int
     db_faults: int
     wall_seconds: float
+    outage_seconds: float
+    """How long the database was out; 0 without an outage."""
+    outage_kind: str
+    """What the outage did (DatabaseOutage.kind)."""
+    terminated: list[str]
+    """Sagas terminated from outside mid-run."""
 
     @property
     def ok(self) -> bool:
@@ -86,16 +104,29 @@ async def _retrying(call: Callable[[], Awaitable[T]]) -> T:
     for _ in range(600):
         try:
             return await call()
-        except (RPCError, RuntimeError, TemporalUnreachableError):
+        except (RPCError, RuntimeError, TemporalUnreachableError, LedgerUnavailableError):
             await asyncio.sleep(0.5)
     return await call()
 
 
 class ChaosRun:
-    def __init__(self, plan: ChaosPlan, database_url: str, workdir: Path) -> None:
+    def __init__(
+        self,
+        plan: ChaosPlan,
+        database_url: str,
+        workdir: Path,
+        outage: DatabaseOutage | None = None,
+    ) -> None:
+        """`outage`: how the database goes out mid-run (a ClusterOutage of the run's own
+        PostgreSQL cluster); by default it is injected into the chaos workers."""
         self.plan = plan
         self.database_url = database_url
         self.workdir = workdir
+        self.outage = outage or InjectedOutage(workdir / "db-outage.flag")
+        self.outage_seconds = 0.0
+        self.terminated: list[str] = []
+        self.recovered: dict[str, str] | None = None
+        self.parked_by_infrastructure: dict[str, str] = {}
         self.server = DevServer(workdir / "temporal.db", free_port(), workdir / "server.log")
         self.audit_spec = f"dir:{workdir / 'audit'}"
         self.anchor_spec = f"dir:{workdir / 'anchors'}"
@@ -123,6 +154,11 @@ class ChaosRun:
             "FUNDSAGA_FAULTS": self.plan.faults,
             "FUNDSAGA_CHAOS_DB_FAULT_RATE": str(self.plan.config.db_fault_rate),
             "FUNDSAGA_CHAOS_SEED": str(self.plan.config.seed),
+            **(
+                {OUTAGE_FLAG_ENV: str(self.outage.flag)}
+                if isinstance(self.outage, InjectedOutage)
+                else {}
+            ),
         }
 
     async def run(self) -> ChaosReport:
@@ -149,6 +185,7 @@ class ChaosRun:
             self.parked_by_spent_funds,
             at_rail,
             self.batch_outcomes,
+            FaultsSeen(self.parked_by_infrastructure, self.terminated, self.recovered),
         )
         store.close_connections()
         anchors.close_connections()
@@ -165,6 +202,9 @@ class ChaosRun:
             restarts=self.restarts,
             db_faults=self._count_db_faults(),
             wall_seconds=time.monotonic() - started,
+            outage_seconds=self.outage_seconds,
+            outage_kind=self.outage.kind,
+            terminated=self.terminated,
         )
 
     async def _run_sagas(self, ledger: Ledger, provider: ProviderProcess) -> int:
@@ -191,6 +231,7 @@ class ChaosRun:
             )
             client.ledger = ledger
             await self._launch_all(client, workers)
+            await self._recover(client)
         finally:
             launched.set()
             spends = await spending
@@ -225,6 +266,8 @@ class ChaosRun:
         tasks = []
         for saga in self.plan.sagas:
             await gate.acquire()
+            if saga.index == self.plan.outage_after:
+                tasks.append(asyncio.create_task(self._outage_window()))
             if saga.index in kills:
                 self._kill(workers[saga.index % len(workers)], kills[saga.index])
             if saga.index in restarts:
@@ -232,6 +275,23 @@ class ChaosRun:
                 self.restarts += 1
             tasks.append(asyncio.create_task(self._one(client, saga, gate)))
         await asyncio.gather(*tasks)
+
+    async def _outage_window(self) -> None:
+        """The database out for the plan's outage seconds, then back."""
+        began = time.monotonic()
+        await asyncio.to_thread(self.outage.begin)
+        print(f"chaos: database outage begins ({self.outage.kind})", flush=True)
+        try:
+            await asyncio.sleep(self.plan.config.outage_seconds)
+        finally:
+            await asyncio.to_thread(self.outage.end)
+            self.outage_seconds = time.monotonic() - began
+            print(f"chaos: database back after {self.outage_seconds:.1f} s", flush=True)
+
+    async def _recover(self, client: FundsagaClient) -> None:
+        self.recovered = await recover_terminated(client, self.terminated)
+        if self.recovered is not None:
+            self.statuses.update(self.recovered)
 
     def _kill(self, worker: WorkerProcess, how: str) -> None:
         self.kills_issued += 1
@@ -246,10 +306,14 @@ class ChaosRun:
         try:
             await _retrying(lambda: client.start(saga.saga_type, saga.body()))
             self.statuses[saga.saga_id] = SagaStatus.RUNNING.value
-            if saga.saga_type == PAYOUT_BATCH:
+            handle = client.saga(saga.saga_type, saga.key)
+            if saga.index in self.plan.terminate and await terminate_under_way(handle):
+                self.terminated.append(saga.saga_id)
+                self.statuses[saga.saga_id] = TERMINATED
+            elif saga.saga_type == PAYOUT_BATCH:
                 await self._follow_batch(client, saga)
             else:
-                await self._follow(client.saga(saga.saga_type, saga.key))
+                await self._follow(handle)
         finally:
             gate.release()
 
@@ -310,6 +374,9 @@ class ChaosRun:
             view = await asyncio.wait_for(saga.view(), timeout=15)
             where = "on its step" if view.parked_on_step else "on a compensation"
             print(f"parked {where}: {saga.saga_id}: {view.failure}", flush=True)
+            fault = infrastructure_fault(view)
+            if fault is not None:
+                self.parked_by_infrastructure[saga.saga_id] = fault
         if await _retrying(lambda: parked_by_spent_funds(saga.workflow, COMPENSATIONS)):
             self.parked_by_spent_funds.append(saga.saga_id)
 

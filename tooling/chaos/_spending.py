@@ -28,12 +28,12 @@ async def spend_until(ledger: Ledger, plan: ChaosPlan, done: asyncio.Event) -> i
 
 
 def _spend_all(ledger: Ledger, spender: Spender, key: str) -> int:
-    available = ledger.account(spender.payee).available
-    if available.minor <= 0:
-        return 0
     try:
+        available = ledger.account(spender.payee).available
+        if available.minor <= 0:
+            return 0
         ledger.transfer(key, spender.payee, spender.shop, available, saga_id=key)
-    except (InsufficientFundsError, TransientError):  # a saga reserved it first; a locked database
+    except (InsufficientFundsError, TransientError):  # a saga reserved it first; no database
         return 0
     return 1
 

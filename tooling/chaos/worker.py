@@ -1,7 +1,8 @@
 """A chaos worker process: the real worker, plus injected database faults and kill points.
 
-Run by the chaos harness with FUNDSAGA_* settings, FUNDSAGA_FAULTS and these two variables:
-FUNDSAGA_CHAOS_DB_FAULT_RATE (chance per SQL statement) and FUNDSAGA_CHAOS_SEED.
+Run by the chaos harness with FUNDSAGA_* settings, FUNDSAGA_FAULTS and these variables:
+FUNDSAGA_CHAOS_DB_FAULT_RATE (chance per SQL statement), FUNDSAGA_CHAOS_SEED, and
+FUNDSAGA_CHAOS_OUTAGE_FLAG (a file whose existence is an injected database outage).
 """
 
 from __future__ import annotations
@@ -18,7 +19,12 @@ from sagas.ledger import Ledger
 from sagas.registry import load_registry
 from sagas.verify import writer_keys
 from sagas.worker import build_worker
-from tooling.chaos._db_chaos import inject_db_faults, kill_after_next_commit_on_sigusr1
+from tooling.chaos._db_chaos import (
+    fail_during_outage,
+    inject_db_faults,
+    kill_after_next_commit_on_sigusr1,
+)
+from tooling.chaos._outage import OUTAGE_FLAG_ENV
 
 
 async def serve(settings: Settings) -> None:
@@ -26,6 +32,8 @@ async def serve(settings: Settings) -> None:
     keys = writer_keys(settings)
     ledger = Ledger.from_url(settings.database_url, signer=keys.require_signer())
     inject_db_faults(ledger.engine, float(os.environ.get("FUNDSAGA_CHAOS_DB_FAULT_RATE", "0")), rng)
+    if os.environ.get(OUTAGE_FLAG_ENV):
+        fail_during_outage(ledger.engine, os.environ[OUTAGE_FLAG_ENV])
     kill_after_next_commit_on_sigusr1()
     client = await connect_temporal(settings)
     store = open_audit_store(settings.audit_store, keys)
