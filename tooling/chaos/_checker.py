@@ -92,9 +92,12 @@ def _audit(store: AuditStore, statuses: Mapping[str, str], batch_ids: set[str]) 
     terminal: Counter[str] = Counter()
     listed: Counter[str] = Counter()
     parked: set[str] = set()
+    recovered: Counter[str] = Counter()
     for record in store.records():
         if record.kind == AuditKind.TERMINAL:
             terminal[record.saga_id] += 1
+        elif record.kind == AuditKind.SAGA_RECOVERED:
+            recovered[record.saga_id] += 1
         elif record.kind == AuditKind.BATCH_COMPLETED:
             listed[record.saga_id] += 1
         elif record.kind == AuditKind.NEEDS_ATTENTION:
@@ -102,7 +105,10 @@ def _audit(store: AuditStore, statuses: Mapping[str, str], batch_ids: set[str]) 
     wrong = [saga for saga in listed if saga not in batch_ids]
     for saga, status in statuses.items():
         expected = 0 if status == SagaStatus.COMPLETED.value else 1
-        if status == SagaStatus.NEEDS_ATTENTION.value:
+        if recovered[saga]:
+            # A saga killed from outside closes by its recovery's one record, whatever its end.
+            ok = recovered[saga] == 1 and terminal[saga] == 0
+        elif status == SagaStatus.NEEDS_ATTENTION.value:
             ok = saga in parked and terminal[saga] == 0
         else:
             ok = terminal[saga] == expected
@@ -195,4 +201,5 @@ class FaultsSeen:
     terminated: Sequence[str]
     """Sagas terminated from outside mid-run."""
     recovered: Mapping[str, str] | None
-    """By terminated saga id, its status once found and recovered; None: recovery not built."""
+    """By terminated saga id, its status once found and recovered; None: the run never got
+    to recover them."""

@@ -1,28 +1,36 @@
-"""Recovering the sagas a chaos run terminated from outside.
-
-PLUG-IN POINT for killed-saga recovery (issue 31, item 4): once the engine finds a saga whose
-Temporal execution closed without it (the collector) and an operator can recover it from its
-durable snapshot and compensation stack, `recover_terminated` finds each terminated saga with
-that detection, recovers it (maker and checker: two verified operators) and returns its status
-after recovery. Until then it returns None and the run's check of it is skipped, saying why.
-"""
+"""Recovering the sagas a chaos run terminated from outside, as a deployment would: the
+collector's run finds each one (and opens its recovery), one operator proposes, another
+approves, and the recovery compensates or finishes it forward from the database's snapshot."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
+from datetime import UTC, datetime
 
-from sagas.client import FundsagaClient
+from sagas.client import DevIdentityProvider, FundsagaClient
+from sagas.servers import VisibilityCollector
 
-RECOVERY_NOT_BUILT = (
-    "killed-saga detection and recovery (issue 31, item 4) is not built yet: "
-    "tooling/chaos/_recovery.py recover_terminated is where it plugs in"
-)
+MAKER, CHECKER = "chaos-maker", "chaos-checker"
 
 
 async def recover_terminated(
-    client: FundsagaClient, saga_ids: Sequence[str]
-) -> dict[str, str] | None:
+    client: FundsagaClient, saga_ids: Sequence[str], identity: DevIdentityProvider
+) -> dict[str, str]:
     """By saga id, the status of each terminated saga once found and recovered (a saga left out
-    was not found); None while the engine cannot recover one."""
-    del client, saga_ids
-    return None
+    was not found); `identity` is the provider the run's workers trust."""
+    collector = VisibilityCollector(
+        client.temporal, client.task_queue, client.registry.names(), None
+    )
+    await collector.collect(datetime.now(UTC), check_ledger=False)
+    recoveries = client.recoveries()
+    found = await recoveries.recovery_statuses()
+    maker = replace(recoveries, operator=identity.operator(MAKER))
+    checker = replace(recoveries, operator=identity.operator(CHECKER))
+    recovered: dict[str, str] = {}
+    for saga_id in saga_ids:
+        if saga_id not in found:
+            continue
+        proposal = await maker.propose(saga_id, "terminated from outside by the chaos run")
+        recovered[saga_id] = (await checker.approve(saga_id, proposal)).value
+    return recovered

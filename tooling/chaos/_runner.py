@@ -14,7 +14,14 @@ from temporalio.client import WorkflowQueryFailedError as QueryFailed
 from temporalio.service import RPCError
 
 from sagas.audit import AnchorStore, AuditKeys, SigningKey, open_audit_store
-from sagas.client import FundsagaClient, SagaHandle, TemporalUnreachableError
+from sagas.client import (
+    DEV_AUDIENCE,
+    DEV_ISSUER,
+    DevIdentityProvider,
+    FundsagaClient,
+    SagaHandle,
+    TemporalUnreachableError,
+)
 from sagas.engine import BatchOutcome, SagaOutcome, SagaStatus
 from sagas.foundations import (
     LedgerUnavailableError,
@@ -125,6 +132,7 @@ class ChaosRun:
         self.outage = outage or InjectedOutage(workdir / "db-outage.flag")
         self.outage_seconds = 0.0
         self.terminated: list[str] = []
+        self.identity = DevIdentityProvider(self.workdir / "identity")
         self.recovered: dict[str, str] | None = None
         self.parked_by_infrastructure: dict[str, str] = {}
         self.server = DevServer(workdir / "temporal.db", free_port(), workdir / "server.log")
@@ -154,6 +162,10 @@ class ChaosRun:
             "FUNDSAGA_FAULTS": self.plan.faults,
             "FUNDSAGA_CHAOS_DB_FAULT_RATE": str(self.plan.config.db_fault_rate),
             "FUNDSAGA_CHAOS_SEED": str(self.plan.config.seed),
+            # The workers trust the run's own identity provider: its operators recover sagas.
+            "FUNDSAGA_OPERATOR_JWKS": str(self.identity.jwks_path),
+            "FUNDSAGA_OPERATOR_ISSUER": DEV_ISSUER,
+            "FUNDSAGA_OPERATOR_AUDIENCE": DEV_AUDIENCE,
             **(
                 {OUTAGE_FLAG_ENV: str(self.outage.flag)}
                 if isinstance(self.outage, InjectedOutage)
@@ -289,9 +301,8 @@ class ChaosRun:
             print(f"chaos: database back after {self.outage_seconds:.1f} s", flush=True)
 
     async def _recover(self, client: FundsagaClient) -> None:
-        self.recovered = await recover_terminated(client, self.terminated)
-        if self.recovered is not None:
-            self.statuses.update(self.recovered)
+        self.recovered = await recover_terminated(client, self.terminated, self.identity)
+        self.statuses.update(self.recovered)
 
     def _kill(self, worker: WorkerProcess, how: str) -> None:
         self.kills_issued += 1

@@ -12,7 +12,7 @@ import os
 import random
 
 from sagas.audit import open_audit_store
-from sagas.client import connect_temporal
+from sagas.client import configured_operator_check, connect_temporal
 from sagas.engine import parse_faults
 from sagas.foundations import Settings
 from sagas.ledger import Ledger
@@ -40,7 +40,16 @@ async def serve(settings: Settings) -> None:
     # The saga modules first: a fault rule may name an error class one of them defines.
     registry = load_registry(settings.saga_module_names)
     faults = parse_faults(settings.faults)
-    async with build_worker(client, settings.task_queue, ledger, store, faults, registry=registry):
+    operators = configured_operator_check(settings)
+    async with build_worker(
+        client,
+        settings.task_queue,
+        ledger,
+        store,
+        faults,
+        registry=registry,
+        operators=operators,
+    ):
         print("chaos worker ready", flush=True)
         await asyncio.Event().wait()
 
