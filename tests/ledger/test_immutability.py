@@ -13,6 +13,7 @@ PUBLIC_METHODS = {
     "accounts",
     "capture_hold",
     "chain_head",
+    "claims_between",
     "check_invariants",
     "close_account",
     "close_connections",
