@@ -30,6 +30,8 @@ REQUIRED = [
     "Schedule-to-start latency p99",
     "Task-queue pollers",
     "Ledger invariant violations",
+    "Sagas waiting on infrastructure",
+    "Killed sagas awaiting recovery",
 ]
 OPERATIONS = Path(__file__).resolve().parents[2] / "docs" / "operations.md"
 
@@ -95,6 +97,8 @@ BY_SAGA_TYPE = [
     "fundsaga_sagas_needing_attention",
     "fundsaga_oldest_needing_attention_age_seconds",
     "fundsaga_sagas_past_deadline",
+    "fundsaga_sagas_waiting_on_infrastructure",
+    "fundsaga_sagas_killed",
 ]
 BY_TASK_QUEUE = [
     "temporal_worker_task_slots_used",
