@@ -11,12 +11,11 @@ from temporalio.client import (
     WorkflowExecutionDescription,
     WorkflowExecutionStatus,
     WorkflowHandle,
-    WorkflowUpdateFailedError,
 )
-from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError, RPCStatusCode
 
 from sagas.client._operator_credentials import OperatorCredential, required_operator
+from sagas.client._refused_updates import refusable_update, refusals
 from sagas.engine import (
     APPROVE_UPDATE,
     EVENT_SIGNAL,
@@ -35,7 +34,6 @@ from sagas.engine import (
     view_from,
 )
 from sagas.foundations import (
-    FundsagaError,
     NotParkedError,
     OperatorRefusedError,
     ProposalStaleError,
@@ -43,10 +41,7 @@ from sagas.foundations import (
     SameOperatorError,
 )
 
-_REFUSALS: dict[str, type[FundsagaError]] = {
-    error.__name__: error
-    for error in (NotParkedError, OperatorRefusedError, ProposalStaleError, SameOperatorError)
-}
+_REFUSALS = refusals(NotParkedError, OperatorRefusedError, ProposalStaleError, SameOperatorError)
 
 
 @dataclass(frozen=True)
@@ -192,13 +187,7 @@ class SagaHandle:
 async def _update(
     handle: WorkflowHandle[Any, Any], update: str, action: OperatorAction, result: type
 ) -> Any:
-    try:
-        return await handle.execute_update(update, action, result_type=result)
-    except WorkflowUpdateFailedError as err:
-        cause = err.cause
-        if isinstance(cause, ApplicationError) and cause.type in _REFUSALS:
-            raise _REFUSALS[cause.type](cause.message) from err
-        raise
+    return await refusable_update(handle, update, action, result, _REFUSALS)
 
 
 async def _query_view(handle: WorkflowHandle[Any, Any]) -> SagaView:
