@@ -12,6 +12,7 @@ from temporalio.client import (
     WorkflowExecution,
     WorkflowExecutionStatus,
     WorkflowHandle,
+    WorkflowUpdateFailedError,
 )
 from temporalio.common import (
     SearchAttributePair,
@@ -19,11 +20,10 @@ from temporalio.common import (
     WorkflowIDConflictPolicy,
     WorkflowIDReusePolicy,
 )
-from temporalio.exceptions import WorkflowAlreadyStartedError
+from temporalio.exceptions import ApplicationError, WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from sagas.client._operator_credentials import OperatorCredential, required_operator
-from sagas.client._refused_updates import refusable_update, refusals
 from sagas.engine import (
     APPROVE_RECOVERY_UPDATE,
     KILLED_EXECUTION_STATUSES,
@@ -45,6 +45,7 @@ from sagas.engine import (
     view_from,
 )
 from sagas.foundations import (
+    FundsagaError,
     OperatorRefusedError,
     ProposalStaleError,
     RecoveryRefusedError,
@@ -61,9 +62,10 @@ DELETED = "Deleted"
 """How a saga whose execution Temporal no longer knows is shown closed."""
 _BATCH = 50
 """Saga ids per visibility query when looking for deleted executions."""
-_REFUSALS = refusals(
-    OperatorRefusedError, ProposalStaleError, SameOperatorError, RecoveryRefusedError
-)
+_REFUSALS: dict[str, type[FundsagaError]] = {
+    error.__name__: error
+    for error in (OperatorRefusedError, ProposalStaleError, SameOperatorError, RecoveryRefusedError)
+}
 
 
 def _closed_as(status: WorkflowExecutionStatus | None) -> str:
@@ -291,10 +293,14 @@ class SagaRecoveries:
     async def _decide(
         self, update: str, saga_id: str, decision: RecoveryDecision, result: type
     ) -> Any:
+        handle = self._handle(saga_id)
         try:
-            return await refusable_update(
-                self._handle(saga_id), update, decision, result, _REFUSALS
-            )
+            return await handle.execute_update(update, decision, result_type=result)
+        except WorkflowUpdateFailedError as err:
+            cause = err.cause
+            if isinstance(cause, ApplicationError) and cause.type in _REFUSALS:
+                raise _REFUSALS[cause.type](cause.message) from err
+            raise
         except RPCError as err:
             if err.status is RPCStatusCode.NOT_FOUND:
                 raise await self._closed(saga_id) from err

@@ -11,11 +11,12 @@ from temporalio.client import (
     WorkflowExecutionDescription,
     WorkflowExecutionStatus,
     WorkflowHandle,
+    WorkflowUpdateFailedError,
 )
+from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError, RPCStatusCode
 
 from sagas.client._operator_credentials import OperatorCredential, required_operator
-from sagas.client._refused_updates import refusable_update, refusals
 from sagas.engine import (
     APPROVE_UPDATE,
     EVENT_SIGNAL,
@@ -34,6 +35,7 @@ from sagas.engine import (
     view_from,
 )
 from sagas.foundations import (
+    FundsagaError,
     NotParkedError,
     OperatorRefusedError,
     ProposalStaleError,
@@ -41,7 +43,10 @@ from sagas.foundations import (
     SameOperatorError,
 )
 
-_REFUSALS = refusals(NotParkedError, OperatorRefusedError, ProposalStaleError, SameOperatorError)
+_REFUSALS: dict[str, type[FundsagaError]] = {
+    error.__name__: error
+    for error in (NotParkedError, OperatorRefusedError, ProposalStaleError, SameOperatorError)
+}
 
 
 @dataclass(frozen=True)
@@ -187,7 +192,13 @@ class SagaHandle:
 async def _update(
     handle: WorkflowHandle[Any, Any], update: str, action: OperatorAction, result: type
 ) -> Any:
-    return await refusable_update(handle, update, action, result, _REFUSALS)
+    try:
+        return await handle.execute_update(update, action, result_type=result)
+    except WorkflowUpdateFailedError as err:
+        cause = err.cause
+        if isinstance(cause, ApplicationError) and cause.type in _REFUSALS:
+            raise _REFUSALS[cause.type](cause.message) from err
+        raise
 
 
 async def _query_view(handle: WorkflowHandle[Any, Any]) -> SagaView:
