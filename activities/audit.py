@@ -25,8 +25,9 @@ from sagas.ledger import JOURNAL_CHAIN, Ledger
 
 
 def anchor_journal(ledger: Ledger, anchors: AnchorStore) -> Checkpoint | None:
-    """Anchor the ledger's journal chain at its head; None while the journal is empty."""
-    head = ledger.chain_head()
+    """Seal the entries written since the last run, and anchor the journal chain at its head;
+    None while the journal is empty."""
+    head = ledger.seal()
     if head.sequence == 0:
         return None
     return anchors.anchor_chain(JOURNAL_CHAIN, head.sequence, head.entry_hash)

@@ -1,7 +1,7 @@
 """The double-entry ledger: accounts, holds, immutable journal entries and saga snapshots."""
 
 from sagas.ledger._accounts import clearing_account_id, funding_account_id, system_account_id
-from sagas.ledger._chain import GENESIS_HASH, JOURNAL_CHAIN, entry_hash
+from sagas.ledger._chain import GENESIS_HASH, JOURNAL_CHAIN, content_hash, entry_hash, seal_hash
 from sagas.ledger._ledger import Ledger
 from sagas.ledger._models import metadata
 from sagas.ledger._pending import pending_hold_key
@@ -34,9 +34,11 @@ __all__ = [
     "RowSigner",
     "SignatureProblem",
     "clearing_account_id",
+    "content_hash",
     "entry_hash",
     "funding_account_id",
     "metadata",
     "pending_hold_key",
+    "seal_hash",
     "system_account_id",
 ]

@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import bindparam, func, select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from sagas.foundations import (
@@ -26,9 +28,11 @@ from sagas.ledger._declarations import (
     check_role,
     declarations_of,
 )
-from sagas.ledger._models import Account
-from sagas.ledger._views import AccountStatus
+from sagas.ledger._models import Account, Posting
+from sagas.ledger._views import AccountStatus, AccountView, account_view
 
+KNOWN_SYSTEM_INFO = "fundsaga_known_system_accounts"
+"""The session.info key of the Ledger's system accounts whose rows exist, with their currency."""
 _ACCOUNT_ID = re.compile(r"[A-Za-z0-9_.:@-]{1,64}")
 _SYSTEM_ID = re.compile(r"@(?P<role>[a-z0-9_-]+):(?P<code>[A-Z]{3})")
 _ACCOUNT_LOCKED = (
@@ -85,26 +89,86 @@ def new_account(account_id: str, code: str, now: datetime, *, overdraft: int = 0
         overdraft=overdraft,
         created_at=now,
         updated_at=now,
+        status_version=0,
     )
 
 
 def lock_account(session: Session, account_id: str) -> Account:
-    """The account row, locked for this transaction; system accounts are created on demand."""
+    """A customer account's row, locked for this transaction; a system account unlocked.
+
+    A system account is always active, takes no holds and has no limit, so nothing about it
+    needs a lock: its row is created on first use and never written again, and its balance is
+    the sum of its postings. So entries of different customers never wait on a shared account.
+    """
+    if account_id.startswith("@"):
+        return system_account(session, account_id)
     row = session.scalars(_ACCOUNT_LOCKED, {"account_id": account_id}).one_or_none()
-    if row is not None:
-        return row
+    if row is None:
+        raise UnknownAccountError(f"no account {account_id!r}")
+    return row
+
+
+def system_account(session: Session, account_id: str) -> Account:
+    """A stand-in for the system account (never added to the session), its row made if new.
+
+    A role not declared to this ledger reaches only the accounts that exist already: a ledger
+    reading or reversing entries need not know every saga type's declarations."""
+    known: dict[str, str] = session.info.setdefault(KNOWN_SYSTEM_INFO, {})
+    code = known.get(account_id)
+    if code is None:
+        code = _existing_or_new(session, account_id)
+        known[account_id] = code
+    return Account(
+        account_id=account_id,
+        currency=code,
+        status=AccountStatus.ACTIVE,
+        is_system=True,
+        balance=0,
+        held=0,
+        overdraft=0,
+    )
+
+
+def _existing_or_new(session: Session, account_id: str) -> str:
+    """The currency of the system account, its row inserted unless another writer did."""
     cur = system_currency(account_id, declarations_of(session))
     if cur is None:
-        raise UnknownAccountError(f"no account {account_id!r}")
-    row = new_account(account_id, cur.code, transaction_now(session))
-    session.add(row)
-    session.flush()
-    return row
+        existing = session.scalar(select(Account.currency).where(Account.account_id == account_id))
+        if existing is None or not account_id.startswith("@"):
+            raise UnknownAccountError(f"no account {account_id!r}")
+        return existing
+    _insert_if_missing(session, new_account(account_id, cur.code, transaction_now(session)))
+    return cur.code
+
+
+def _insert_if_missing(session: Session, row: Account) -> None:
+    values = {column.key: getattr(row, column.key) for column in Account.__table__.columns}
+    dialect = session.get_bind().dialect.name
+    statement = (pg_insert if dialect == "postgresql" else sqlite_insert)(Account).values(values)
+    session.execute(statement.on_conflict_do_nothing(index_elements=["account_id"]))
 
 
 def lock_accounts(session: Session, *account_ids: str) -> dict[str, Account]:
     """Lock several accounts in id order, so concurrent movements cannot deadlock."""
     return {account_id: lock_account(session, account_id) for account_id in sorted(account_ids)}
+
+
+_SYSTEM_BALANCES = (
+    select(Posting.account_id, func.sum(Posting.amount))
+    .where(Posting.account_id.in_(bindparam("account_ids", expanding=True)))
+    .group_by(Posting.account_id)
+)
+
+
+def account_views(session: Session, rows: list[Account]) -> list[AccountView]:
+    """Views of the rows, each system account's balance summed from its postings."""
+    system = [row.account_id for row in rows if row.is_system]
+    sums: dict[str, int] = {}
+    if system:
+        sums = {a: int(t) for a, t in session.execute(_SYSTEM_BALANCES, {"account_ids": system})}
+    return [
+        account_view(row, sums.get(row.account_id, 0) if row.is_system else None) for row in rows
+    ]
 
 
 def find_account_row(session: Session, account_id: str) -> Account | None:
@@ -135,8 +199,3 @@ def check_can_take(account: Account, minor: int) -> None:
         raise InsufficientFundsError(
             f"account {account.account_id!r} has {have} available, needs {need}"
         )
-
-
-def move(account: Account, minor: int, at: datetime) -> None:
-    account.balance += minor
-    account.updated_at = at

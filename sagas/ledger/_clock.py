@@ -19,6 +19,15 @@ def host_clock_of(session: Session) -> HostClock:
     return clock
 
 
+def keep_transaction_now(session: Session, now: datetime) -> None:
+    """Take `now`, the database's time read along with another query, as the transaction's
+    time, unless it has one: one round trip fewer."""
+    transaction = session.get_transaction()
+    kept = session.info.get(_NOW_INFO)
+    if kept is None or kept[0] is not transaction:
+        session.info[_NOW_INFO] = (transaction, now)
+
+
 def transaction_now(session: Session) -> datetime:
     """The database's time, read at the transaction's first call and kept for the rest."""
     transaction = session.get_transaction()

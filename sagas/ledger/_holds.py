@@ -69,10 +69,16 @@ def place_hold(
     existing = find_hold(session, key)
     if existing is not None:
         return _replay_hold(existing, account_id, amount)
+    check_holdable(account)
     check_currency(account, amount)
     check_active(account)
     check_can_take(account, amount.minor)
     return hold_view(add_hold(session, key, account, amount.minor, saga_id=saga_id))
+
+
+def check_holdable(account: Account, field: str = "account_id") -> None:
+    if account.is_system:
+        raise InvalidRequestError(field, "system accounts take no holds: they have no limit")
 
 
 def add_hold(session: Session, key: str, account: Account, minor: int, *, saga_id: str) -> Hold:

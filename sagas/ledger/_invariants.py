@@ -25,10 +25,11 @@ _NET_EFFECT = (
 def check_invariants(session: Session) -> list[str]:
     """The journal chain first, in journal order, so the first finding is the first bad entry."""
     accounts = list(session.scalars(select(Account).order_by(Account.account_id)))
+    posted = _posted(session)
     return [
         *chain_findings(session),
-        *_currency_totals(session),
-        *_cached_balances(session, accounts),
+        *_currency_totals(accounts, posted),
+        *_cached_balances(accounts, posted),
         *_cached_holds(session, accounts),
         *_limits(accounts),
         *_unbalanced_entries(session),
@@ -41,27 +42,31 @@ def net_effect(session: Session, saga_id: str) -> dict[str, Money]:
     return {account: Money.of(int(total), code) for account, code, total in rows if total}
 
 
-def _currency_totals(session: Session) -> Iterator[str]:
+def _posted(session: Session) -> dict[str, int]:
+    """Each account's postings summed: a customer's cached balance, a system account's own."""
     rows = session.execute(
-        select(Account.currency, func.sum(Account.balance))
-        .group_by(Account.currency)
-        .order_by(Account.currency)
+        select(Posting.account_id, func.sum(Posting.amount)).group_by(Posting.account_id)
     )
-    for code, total in rows:
-        if total:
-            yield f"{code}: balances of all accounts sum to {int(total)} minor units, not 0"
+    return {account_id: int(total or 0) for account_id, total in rows}
 
 
-def _cached_balances(session: Session, accounts: list[Account]) -> Iterator[str]:
-    sums = dict(
-        session.execute(
-            select(Posting.account_id, func.sum(Posting.amount)).group_by(Posting.account_id)
-        ).all()
-    )
+def _currency_totals(accounts: list[Account], posted: dict[str, int]) -> Iterator[str]:
+    totals: dict[str, int] = {}
     for row in accounts:
-        posted = int(sums.get(row.account_id) or 0)
-        if row.balance != posted:
-            yield f"{row.account_id}: balance {row.balance} differs from its postings ({posted})"
+        balance = posted.get(row.account_id, 0) if row.is_system else row.balance
+        totals[row.currency] = totals.get(row.currency, 0) + balance
+    for code, total in sorted(totals.items()):
+        if total:
+            yield f"{code}: balances of all accounts sum to {total} minor units, not 0"
+
+
+def _cached_balances(accounts: list[Account], posted: dict[str, int]) -> Iterator[str]:
+    for row in accounts:
+        if row.is_system:
+            continue
+        total = posted.get(row.account_id, 0)
+        if row.balance != total:
+            yield f"{row.account_id}: balance {row.balance} differs from its postings ({total})"
 
 
 def _cached_holds(session: Session, accounts: list[Account]) -> Iterator[str]:

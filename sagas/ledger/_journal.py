@@ -7,32 +7,45 @@ nets to zero. Reversals are in _reversal.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import cast
 
-from sqlalchemy import Table, bindparam, insert, select
+from sqlalchemy import Connection, Table, bindparam, func, select, update
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.attributes import set_committed_value
 
-from sagas.foundations import KEY_LENGTH, EffectCompensatedError, InvalidRequestError, Money
-from sagas.ledger._accounts import check_active, check_can_take, check_currency, lock_accounts, move
-from sagas.ledger._chain import (
-    ChainLink,
-    PostingContent,
-    entry_hash,
-    entry_time,
-    lock_head,
-    move_head,
+from sagas.foundations import (
+    KEY_LENGTH,
+    EffectCompensatedError,
+    InvalidRequestError,
+    Money,
+    UtcDateTime,
+    not_before,
 )
-from sagas.ledger._clock import host_clock_of
+from sagas.ledger._accounts import check_active, check_can_take, check_currency, lock_accounts
+from sagas.ledger._chain import PostingContent, content_hash
+from sagas.ledger._clock import keep_transaction_now, transaction_now
+from sagas.ledger._entry_rows import insert_entry
 from sagas.ledger._invariants import net_effect
-from sagas.ledger._models import Account, JournalEntry, Posting
+from sagas.ledger._models import Account, JournalEntry
 from sagas.ledger._signing import entry_message, signer_of
 from sagas.ledger._views import EntryKind, EntryView, PostingView, entry_view
 
 AccountLeg = tuple[Account, int]
 """A locked account and the signed minor units an entry moves on it."""
 
-_INSERT_ENTRY = insert(cast(Table, JournalEntry.__table__))
-_INSERT_POSTING = insert(cast(Table, Posting.__table__))
+_ENTRIES = cast(Table, JournalEntry.__table__)
+_ACCOUNTS = cast(Table, Account.__table__)
+_MOVE_ACCOUNT = (
+    update(_ACCOUNTS)
+    .where(_ACCOUNTS.c.account_id == bindparam("moved_id"))
+    .values(balance=bindparam("balance"), updated_at=bindparam("updated_at"))
+)
+_ENTRY_ID_BY_KEY = select(_ENTRIES.c.entry_id).where(_ENTRIES.c.idempotency_key == bindparam("key"))
+_ENTRY_ID_AND_NOW = select(
+    _ENTRY_ID_BY_KEY.scalar_subquery(), func.clock_timestamp(type_=UtcDateTime())
+)
+"""On PostgreSQL the key's lookup reads the database's time too (see keep_transaction_now)."""
 _ENTRY_BY_KEY = select(JournalEntry).where(JournalEntry.idempotency_key == bindparam("key"))
 _REVERSAL_OF = select(JournalEntry).where(JournalEntry.reverses_entry_id == bindparam("entry_id"))
 """Hot-path lookups built once (their SQL cache key with them); the values travel as parameters."""
@@ -53,6 +66,15 @@ def check_amount(amount: Money, field: str = "amount") -> None:
 
 
 def find_entry(session: Session, key: str) -> JournalEntry | None:
+    """The entry written under `key`: one index lookup when there is none (the usual case),
+    the entry with its postings loaded when there is."""
+    if session.get_bind().dialect.name == "postgresql":
+        entry_id, now = session.execute(_ENTRY_ID_AND_NOW, {"key": key}).one()
+        keep_transaction_now(session, now)
+    else:
+        entry_id = session.execute(_ENTRY_ID_BY_KEY, {"key": key}).scalar()
+    if entry_id is None:
+        return None
     return session.scalars(_ENTRY_BY_KEY, {"key": key}).one_or_none()
 
 
@@ -101,12 +123,13 @@ def post_entry(
     legs: Sequence[AccountLeg],
     reverses_entry_id: int | None = None,
 ) -> EntryView:
-    """Write one balanced entry at the head of the journal chain and move its accounts' balances.
+    """Write one balanced entry and move its customer accounts' balances.
 
-    The entry and its postings are inserted with prebuilt Core statements: the ORM's unit of
-    work was the largest single cost of a ledger step. The head row is locked last, after the
-    accounts, so appends queue on it for as short a time as possible and in one lock order.
-    The entry's time is the database's, read once the head is held (see entry_time).
+    The entry is hashed and signed on its own: it waits on no row but its customer accounts'
+    (locked by the caller), and the sealer gives it its place in the chain later. Its time is
+    the database's, never before the latest movement of those accounts. The entry and its
+    postings are inserted with prebuilt Core statements: the ORM's unit of work was the
+    largest single cost of a ledger step.
     """
     totals: dict[str, int] = {}
     for account, minor in legs:
@@ -114,58 +137,38 @@ def post_entry(
     if any(totals.values()):
         raise ValueError(f"postings of {key!r} do not sum to zero per currency: {totals}")
     postings = _postings_with_balances(legs)
-    connection = session.connection()
-    head_sequence, head_hash = lock_head(connection)
-    created_at = entry_time(connection, head_sequence, host_clock_of(session))
-    link = ChainLink(
-        sequence=head_sequence + 1,
-        prev_hash=head_hash,
-        entry_hash=entry_hash(
-            sequence=head_sequence + 1,
-            prev_hash=head_hash,
-            key=key,
-            saga_id=saga_id,
-            kind=kind,
-            reverses_entry_id=reverses_entry_id,
-            created_at=created_at,
-            postings=postings,
-        ),
+    created_at = not_before(
+        transaction_now(session),
+        max((a.updated_at for a, _ in legs if not a.is_system), default=None),
+    )
+    digest = content_hash(
+        key=key,
+        saga_id=saga_id,
+        kind=kind,
+        reverses_entry_id=reverses_entry_id,
+        created_at=created_at,
+        postings=postings,
     )
     signer = signer_of(session)
-    inserted = connection.execute(
-        _INSERT_ENTRY,
+    connection = session.connection()
+    entry_id = insert_entry(
+        connection,
         {
             "key_id": None if signer is None else signer.key_id,
-            "signature": None if signer is None else signer.sign(entry_message(link.entry_hash)),
+            "signature": None if signer is None else signer.sign(entry_message(digest)),
             "idempotency_key": key,
             "saga_id": saga_id,
             "kind": kind,
             "reverses_entry_id": reverses_entry_id,
             "created_at": created_at,
-            "sequence": link.sequence,
-            "prev_hash": link.prev_hash,
-            "entry_hash": link.entry_hash,
+            "sequence": None,
+            "prev_hash": None,
+            "entry_hash": digest,
         },
+        postings,
     )
-    entry_id = _new_id(inserted.inserted_primary_key)
-    if postings:
-        connection.execute(
-            _INSERT_POSTING,
-            [
-                {
-                    "entry_id": entry_id,
-                    "account_id": account_id,
-                    "currency": code,
-                    "amount": minor,
-                    "balance_after": balance_after,
-                }
-                for account_id, code, minor, balance_after in postings
-            ],
-        )
-    move_head(connection, link)
-    for account, minor in legs:
-        move(account, minor, created_at)
-    session.flush()
+    session.flush()  # a hold the entry consumes releases its amount first: the row's checks
+    _move_accounts(connection, legs, created_at)
     return EntryView(
         entry_id=entry_id,
         idempotency_key=key,
@@ -174,27 +177,47 @@ def post_entry(
         reverses_entry_id=reverses_entry_id,
         postings=tuple(PostingView(a.account_id, Money.of(m, a.currency)) for a, m in legs),
         created_at=created_at,
-        sequence=link.sequence,
-        entry_hash=link.entry_hash,
+        sequence=None,
+        entry_hash=digest,
     )
 
 
 def _postings_with_balances(legs: Sequence[AccountLeg]) -> list[PostingContent]:
-    """Each leg with the balance its account reaches, legs on one account applied in order."""
+    """Each leg with the balance its customer account reaches, legs on one account applied in
+    order; a system account's leg is a delta with no running balance."""
     running: dict[str, int] = {}
     postings: list[PostingContent] = []
     for account, minor in legs:
+        if account.is_system:
+            postings.append((account.account_id, account.currency, minor, None))
+            continue
         after = running.get(account.account_id, account.balance) + minor
         running[account.account_id] = after
         postings.append((account.account_id, account.currency, minor, after))
     return postings
 
 
-def _new_id(primary_key: Sequence[object] | None) -> int:
-    """The id the database gave the row (lastrowid on SQLite, RETURNING on PostgreSQL)."""
-    if primary_key is None or not isinstance(primary_key[0], int):
-        raise RuntimeError(f"the database returned no entry id: {primary_key!r}")
-    return primary_key[0]
+def _move_accounts(connection: Connection, legs: Sequence[AccountLeg], at: datetime) -> None:
+    """Apply the legs to their customer accounts in one statement, and to the loaded rows as
+    what is stored (the unit of work of the ORM, per row, was a large part of an entry's cost).
+    A system account's row never changes."""
+    balances: dict[str, tuple[Account, int]] = {}
+    for account, minor in legs:
+        if not account.is_system:
+            _, before = balances.get(account.account_id, (account, account.balance))
+            balances[account.account_id] = (account, before + minor)
+    if not balances:
+        return
+    connection.execute(
+        _MOVE_ACCOUNT,
+        [
+            {"moved_id": account_id, "balance": balance, "updated_at": at}
+            for account_id, (_, balance) in balances.items()
+        ],
+    )
+    for account, balance in balances.values():
+        set_committed_value(account, "balance", balance)
+        set_committed_value(account, "updated_at", at)
 
 
 def transfer(
@@ -213,9 +236,6 @@ def transfer(
     if source_id == dest_id:
         raise InvalidRequestError("to_account_id", "must differ from the source account")
     legs = [(source_id, -amount.minor), (dest_id, amount.minor)]
-    existing = find_entry(session, key)
-    if existing is not None:
-        return replay(session, existing, kind, legs)
     accounts = lock_accounts(session, source_id, dest_id)
     existing = find_entry(session, key)
     if existing is not None:

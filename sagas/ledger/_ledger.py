@@ -33,11 +33,13 @@ from sagas.ledger import (
     _pending,
     _posting,
     _reversal,
+    _sealer,
     _signing,
     _snapshots,
+    _status,
     _sweep,
 )
-from sagas.ledger._accounts import find_account_row
+from sagas.ledger._accounts import KNOWN_SYSTEM_INFO, account_views, find_account_row
 from sagas.ledger._clock import HOST_CLOCK_INFO
 from sagas.ledger._declarations import DECLARED_INFO, Declarations
 from sagas.ledger._models import Account, Hold, JournalEntry
@@ -49,7 +51,6 @@ from sagas.ledger._views import (
     ChainHead,
     EntryView,
     HoldView,
-    account_view,
     entry_view,
     hold_view,
 )
@@ -89,6 +90,8 @@ class Ledger:
         self._clock = clock
         self._declared = Declarations()
         self._claims: dict[str, str] = {}
+        self._known_system: dict[str, str] = {}
+        """System accounts whose rows this process saw committed (they are never deleted)."""
         """Claims this process saw committed: a claim never changes, so one check per saga."""
 
     @classmethod
@@ -139,14 +142,18 @@ class Ledger:
         return view
 
     def find_account(self, account_id: str) -> AccountView | None:
-        return self._run(lambda s: _optional(account_view, find_account_row(s, account_id)))
+        def found(session: Session) -> AccountView | None:
+            row = find_account_row(session, account_id)
+            return None if row is None else account_views(session, [row])[0]
+
+        return self._run(found)
 
     def accounts(self, *, include_system: bool = False) -> list[AccountView]:
         """Accounts ordered by id (code point order, whatever the database's collation)."""
         query = select(Account)
         if not include_system:
             query = query.where(Account.is_system.is_(False))
-        views = self._run(lambda s: [account_view(row) for row in s.scalars(query)])
+        views = self._run(lambda s: account_views(s, list(s.scalars(query))))
         return sorted(views, key=lambda view: view.account_id)
 
     def freeze(self, account_id: str) -> AccountView:
@@ -349,18 +356,35 @@ class Ledger:
         """The saga's snapshots ordered by step index."""
         return self._run(lambda s: _snapshots.snapshots(s, saga_id))
 
+    def seal(self, *, batch: int = 5000) -> ChainHead:
+        """Seal every entry committed so far into the journal chain, `batch` per transaction;
+        the chain's head after. Writers never wait on it; another sealer does."""
+        while self._run(lambda s: _sealer.seal(s, batch)) == batch:
+            pass
+        return self.chain_head()
+
+    def unsealed_entries(self) -> int:
+        """How many written entries the sealer has not reached yet."""
+        return self._run(_sealer.unsealed_count)
+
     def chain_head(self) -> ChainHead:
-        """The journal chain's last entry: what an anchor of the ledger names."""
+        """The sealed journal chain's last link: what an anchor of the ledger names."""
         sequence, digest = self._run(_chain.read_head)
         return ChainHead(sequence, digest)
 
     def entry_hash_at(self, sequence: int) -> str | None:
-        """The stored hash of the entry at `sequence` in the chain, if there is one."""
+        """The stored hash of the sealed chain's link at `sequence`, if there is one."""
         return self._run(lambda s: _chain.stored_hash_at(s, sequence))
 
     def signature_findings(self, problem: SignatureProblem) -> list[str]:
-        """Each entry and hold whose signature `problem` (the verifier's keyring) rejects."""
-        return self._run(lambda s: list(_signing.signature_findings(s, problem)))
+        """Each entry, hold and account status change whose signature `problem` (the
+        verifier's keyring) rejects, and each account whose status is not its latest change."""
+        return self._run(
+            lambda s: [
+                *_signing.signature_findings(s, problem),
+                *_status.status_findings(s, problem),
+            ]
+        )
 
     def check_invariants(self) -> list[str]:
         """Findings about inconsistent balances, holds, limits or entries; empty when sound.
@@ -380,6 +404,7 @@ class Ledger:
         try:
             return self._once(work)
         except IntegrityError:  # a concurrent call inserted the same key first: rerun finds it
+            self._known_system.clear()  # or a system account's row was rolled back after all
             return self._once(work)
 
     def _once(self, work: Callable[[Session], T]) -> T:
@@ -390,6 +415,7 @@ class Ledger:
             SIGNER_INFO: self._signer,
             DECLARED_INFO: self._declared,
             HOST_CLOCK_INFO: self._clock,
+            KNOWN_SYSTEM_INFO: self._known_system,
         }
         with (
             translate_db_errors(),

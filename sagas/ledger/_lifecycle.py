@@ -14,6 +14,7 @@ from sagas.ledger._accounts import (
 )
 from sagas.ledger._clock import transaction_now
 from sagas.ledger._journal import transfer
+from sagas.ledger._status import change_status
 from sagas.ledger._views import AccountStatus, AccountView, EntryKind, EntryView, account_view
 
 
@@ -59,9 +60,7 @@ def set_status(session: Session, account_id: str, status: AccountStatus) -> Acco
         raise InvalidRequestError(
             "account_id", f"{account_id!r} cannot close with a non-zero balance or held amount"
         )
-    row.status = status
-    row.updated_at = transaction_now(session)
-    session.flush()
+    change_status(session, row, status)
     return account_view(row)
 
 

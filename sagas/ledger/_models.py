@@ -39,6 +39,10 @@ class Account(Base):
         CheckConstraint("held >= 0", name="held_not_negative"),
         CheckConstraint("overdraft >= 0", name="overdraft_not_negative"),
         CheckConstraint("is_system OR balance - held + overdraft >= 0", name="available"),
+        CheckConstraint(
+            "NOT is_system OR (balance = 0 AND held = 0 AND overdraft = 0)", name="system_derived"
+        ),
+        CheckConstraint("is_system = (account_id LIKE '@%')", name="system_prefix"),
     )
 
     account_id: Mapped[str] = mapped_column(String(64), primary_key=True)
@@ -50,6 +54,23 @@ class Account(Base):
     overdraft: Mapped[int] = mapped_column(BigInteger)
     created_at: Mapped[datetime]
     updated_at: Mapped[datetime]
+    status_version: Mapped[int] = mapped_column(Integer, default=0)
+    """How many status changes the account has had: the version of its latest."""
+
+
+class AccountStatusChange(Base):
+    """One change of an account's status, signed by its writer: append-only, and what the
+    account's status must match (its latest version)."""
+
+    __tablename__ = "account_status_change"
+    __table_args__ = (CheckConstraint("status IN ('active', 'frozen', 'closed')", name="status"),)
+
+    account_id: Mapped[str] = mapped_column(ForeignKey("account.account_id"), primary_key=True)
+    version: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    status: Mapped[str] = mapped_column(String(16))
+    changed_at: Mapped[datetime]
+    key_id: Mapped[str | None] = mapped_column(String(KEY_ID_LENGTH))
+    signature: Mapped[str | None] = mapped_column(String(SIGNATURE_LENGTH))
 
 
 class JournalEntry(Base):
@@ -75,15 +96,19 @@ class JournalEntry(Base):
         ID, ForeignKey("journal_entry.entry_id"), unique=True
     )
     created_at: Mapped[datetime]
-    sequence: Mapped[int] = mapped_column(BigInteger)
-    """Gapless position in the journal chain, from 1: a missing number is a deleted entry."""
-    prev_hash: Mapped[str] = mapped_column(String(HASH_LENGTH))
+    sequence: Mapped[int | None] = mapped_column(BigInteger)
+    """Entries written before the journal was sealed (revision 0011) only: their place in the
+    one chain every append locked. Newer entries take their place from the sealer
+    (journal_seal)."""
+    prev_hash: Mapped[str | None] = mapped_column(String(HASH_LENGTH))
     entry_hash: Mapped[str] = mapped_column(String(HASH_LENGTH))
+    """SHA-256 over the entry's content and postings (and, before revision 0011, its place)."""
     key_id: Mapped[str | None] = mapped_column(String(KEY_ID_LENGTH))
     signature: Mapped[str | None] = mapped_column(String(SIGNATURE_LENGTH))
     """The writer's Ed25519 signature over entry_hash, base64."""
 
     postings: Mapped[list[Posting]] = relationship(order_by="Posting.posting_id", lazy="selectin")
+    seal: Mapped[JournalSeal | None] = relationship(lazy="joined", viewonly=True)
 
 
 class Posting(Base):
@@ -98,12 +123,28 @@ class Posting(Base):
     account_id: Mapped[str] = mapped_column(ForeignKey("account.account_id"))
     currency: Mapped[str] = mapped_column(String(3))
     amount: Mapped[int] = mapped_column(BigInteger)
-    balance_after: Mapped[int] = mapped_column(BigInteger)
-    """The account's balance once this posting applied: what its next posting starts from."""
+    balance_after: Mapped[int | None] = mapped_column(BigInteger)
+    """The customer account's balance once this posting applied: what its next posting starts
+    from. None on a system account, whose postings are deltas no writer serialises."""
+
+
+class JournalSeal(Base):
+    """An entry's place in the sealed chain: gapless from 1, each linked to the one before.
+
+    Writers never touch it: the sealer appends the entries committed since it last ran."""
+
+    __tablename__ = "journal_seal"
+
+    sequence: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    entry_id: Mapped[int] = mapped_column(ID, ForeignKey("journal_entry.entry_id"), unique=True)
+    prev_hash: Mapped[str] = mapped_column(String(HASH_LENGTH))
+    chain_hash: Mapped[str] = mapped_column(String(HASH_LENGTH))
+    """SHA-256 over sequence, prev_hash and the entry's entry_hash (for an entry chained before
+    revision 0011: its own entry_hash, which covered its place already)."""
 
 
 class JournalHead(Base):
-    """The one row every new journal entry locks: the chain's last sequence number and hash."""
+    """The sealed chain's last sequence number and hash: only the sealer locks it."""
 
     __tablename__ = "journal_head"
     __table_args__ = (CheckConstraint("head_id = 1", name="single_row"),)

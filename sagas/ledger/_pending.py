@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 
 from sagas.foundations import InvalidRequestError, Money
 from sagas.ledger._accounts import lock_account
-from sagas.ledger._holds import add_hold, find_hold
+from sagas.ledger._holds import add_hold, check_holdable, find_hold
 from sagas.ledger._journal import check_key, find_entry, transfer
 from sagas.ledger._views import EntryView
 
@@ -44,5 +44,7 @@ def transfer_pending(
         return entry
     if hold is not None:
         raise InvalidRequestError("key", f"the pending hold {hold_key!r} was released already")
-    add_hold(session, hold_key, lock_account(session, dest_id), amount.minor, saga_id=saga_id)
+    payee = lock_account(session, dest_id)
+    check_holdable(payee, "to_account_id")
+    add_hold(session, hold_key, payee, amount.minor, saga_id=saga_id)
     return entry

@@ -17,7 +17,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from sagas.foundations import canonical_json, sha256_hex
-from sagas.ledger._models import Hold, JournalEntry
+from sagas.ledger._models import Hold, JournalEntry, JournalSeal
 
 SIGNER_INFO = "fundsaga_signer"
 """The session.info key under which the Ledger hands its signer to the code that writes."""
@@ -68,22 +68,25 @@ def sign_hold(session: Session, row: Hold) -> None:
 
 
 def signature_findings(session: Session, problem: SignatureProblem) -> Iterator[str]:
-    """Each entry and hold without a signature that proves it, entries in journal order."""
+    """Each entry and hold without a signature that proves it, entries in chain order (those
+    not sealed yet last)."""
     entries = (
         select(
-            JournalEntry.sequence,
+            JournalSeal.sequence,
             JournalEntry.idempotency_key,
             JournalEntry.entry_hash,
             JournalEntry.key_id,
             JournalEntry.signature,
         )
-        .order_by(JournalEntry.sequence)
+        .outerjoin(JournalSeal, JournalSeal.entry_id == JournalEntry.entry_id)
+        .order_by(JournalSeal.sequence.is_(None), JournalSeal.sequence, JournalEntry.entry_id)
         .execution_options(yield_per=1000)
     )
     for sequence, key, digest, key_id, signature in session.execute(entries):
         found = _problem(key_id, signature, entry_message(digest), problem)
         if found is not None:
-            yield f"entry #{sequence} {key!r}: {found}"
+            where = "unsealed entry" if sequence is None else f"entry #{sequence}"
+            yield f"{where} {key!r}: {found}"
     holds = select(Hold).order_by(Hold.hold_id).execution_options(yield_per=1000)
     for row in session.scalars(holds):
         found = _problem(row.key_id, row.signature, hold_message(row), problem)

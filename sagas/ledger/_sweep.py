@@ -45,6 +45,8 @@ def sweep(
     if existing is not None:
         return _replay(session, existing, kind, source_id, dest_id)
     source, dest = accounts[source_id], accounts[dest_id]
+    if source.is_system:
+        raise InvalidRequestError("from_account_id", "a system account has no funds of its own")
     for account in (source, dest):
         check_currency(account, keep)
         check_active(account)

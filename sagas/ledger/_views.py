@@ -82,32 +82,37 @@ class EntryView:
     reverses_entry_id: int | None
     postings: tuple[PostingView, ...]
     created_at: datetime
-    sequence: int
-    """The entry's place in the journal chain (gapless, from 1)."""
+    sequence: int | None
+    """The entry's place in the sealed journal chain (gapless, from 1); None until the sealer
+    reaches it."""
     entry_hash: str
-    """SHA-256 over its content, its postings and the previous entry's hash."""
+    """SHA-256 over its content and postings: what its writer signed."""
 
 
 @dataclass(frozen=True, slots=True)
 class ChainHead:
-    """The last entry of the journal chain; sequence 0 and the genesis hash when empty."""
+    """The last link of the sealed journal chain; sequence 0 and the genesis hash when empty."""
 
     sequence: int
     entry_hash: str
 
 
-def account_view(row: Account) -> AccountView:
+def account_view(row: Account, derived_balance: int | None = None) -> AccountView:
+    """The account as it stands; a system account's balance is `derived_balance`, the sum of
+    its postings (its row carries none)."""
+
     def money(minor: int) -> Money:
         return Money.of(minor, row.currency)
 
+    balance = row.balance if derived_balance is None else derived_balance
     return AccountView(
         account_id=row.account_id,
         currency=row.currency,
         status=AccountStatus(row.status),
-        balance=money(row.balance),
+        balance=money(balance),
         held=money(row.held),
         overdraft=money(row.overdraft),
-        available=money(row.balance - row.held + row.overdraft),
+        available=money(balance - row.held + row.overdraft),
         is_system=row.is_system,
         created_at=row.created_at,
     )
@@ -136,7 +141,7 @@ def entry_view(row: JournalEntry) -> EntryView:
             PostingView(p.account_id, Money.of(p.amount, p.currency)) for p in row.postings
         ),
         created_at=row.created_at,
-        sequence=row.sequence,
+        sequence=None if row.seal is None else row.seal.sequence,
         entry_hash=row.entry_hash,
     )
 

@@ -11,7 +11,15 @@ from contextlib import contextmanager
 
 from sqlalchemy import Connection, Engine, text
 
-GUARDED = ("account", "journal_entry", "posting", "hold", "journal_head")
+GUARDED = (
+    "account",
+    "account_status_change",
+    "journal_entry",
+    "journal_seal",
+    "posting",
+    "hold",
+    "journal_head",
+)
 
 
 @contextmanager

@@ -19,7 +19,7 @@ from sqlalchemy import Connection, Engine, delete, insert, select, update
 from activities.audit import anchor_journal
 from sagas.audit import AnchorStore, SigningKey, open_audit_store
 from sagas.foundations import make_engine
-from sagas.ledger import GENESIS_HASH, Ledger, entry_hash, metadata
+from sagas.ledger import GENESIS_HASH, Ledger, content_hash, metadata, seal_hash
 from sagas.ledger._signing import entry_message
 from sagas.verify import LedgerVerdict, verify_ledger
 from tests.fixtures_audit import TEST_KEYS
@@ -150,6 +150,7 @@ def test_an_entry_appended_with_the_triggers_standing_is_found_unsigned(
     intruder = SigningKey.generate()
     with worker.begin() as db:
         append_funding(db, "bob", 1_000, intruder)
+    anchored.seal()
 
     verdict = verify(anchored, anchors)
 
@@ -164,14 +165,15 @@ def test_an_entry_stamped_before_the_one_it_follows_is_found_even_signed_by_the_
 ) -> None:
     """Chained, balanced and signed with the worker's own key, as a worker whose clock ran an
     hour behind would have written it before the ledger took the database's time."""
-    last = max(anchored.entries(), key=lambda e: e.sequence).created_at
+    last = max(e.created_at for e in anchored.entries() if e.idempotency_key == "t-3")
     stamped = last - timedelta(hours=1)
     with worker.begin() as db:
         append_funding(db, "bob", 1_000, TEST_KEYS.require_signer(), created_at=stamped)
+    anchored.seal()
 
     assert verify(anchored, anchors).findings == [
         f"entry #5 'gift': stamped {stamped.isoformat()}, before the entry it follows "
-        f"({last.isoformat()}): its time goes backwards"
+        f"on bob ({last.isoformat()}): its time goes backwards"
     ]
 
 
@@ -194,10 +196,14 @@ ENTRY = metadata.tables["journal_entry"]
 POSTING = metadata.tables["posting"]
 ACCOUNT = metadata.tables["account"]
 HEAD = metadata.tables["journal_head"]
+SEAL = metadata.tables["journal_seal"]
 HOLD = metadata.tables["hold"]
 
 
 def add_to_balance(db: Connection, account: str, delta: int) -> None:
+    """A customer account's cached balance; a system account's is the sum of its postings."""
+    if account.startswith("@"):
+        return
     db.execute(
         update(ACCOUNT)
         .where(ACCOUNT.c.account_id == account)
@@ -206,38 +212,40 @@ def add_to_balance(db: Connection, account: str, delta: int) -> None:
 
 
 def delete_entry(db: Connection, key: str) -> None:
-    """Delete the entry and its postings, and undo them on the account balances."""
+    """Delete the entry, its seal and its postings, and undo them on the account balances."""
     entry_id = db.execute(select(ENTRY.c.entry_id).where(ENTRY.c.idempotency_key == key)).scalar()
     postings = db.execute(
         select(POSTING.c.account_id, POSTING.c.amount).where(POSTING.c.entry_id == entry_id)
     ).all()
     for account, amount in postings:
         add_to_balance(db, account, -amount)
+    db.execute(delete(SEAL).where(SEAL.c.entry_id == entry_id))
     db.execute(delete(POSTING).where(POSTING.c.entry_id == entry_id))
     db.execute(delete(ENTRY).where(ENTRY.c.entry_id == entry_id))
 
 
 def rechain(db: Connection) -> None:
-    """Renumber, re-hash and re-balance the whole journal, and move the head: a chain that
+    """Re-hash and re-balance every entry, re-seal the journal and move the head: a chain that
     holds together, made without the signing key."""
     balances: dict[str, int] = {}
     prev_hash, sequence = GENESIS_HASH, 0
-    for entry in db.execute(select(ENTRY).order_by(ENTRY.c.sequence)).all():
+    db.execute(delete(SEAL))
+    for entry in db.execute(select(ENTRY).order_by(ENTRY.c.entry_id)).all():
         sequence += 1
-        content = []
+        content: list[tuple[str, str, int, int | None]] = []
         postings = select(POSTING).where(POSTING.c.entry_id == entry.entry_id)
         for posting in db.execute(postings.order_by(POSTING.c.posting_id)).all():
-            balances[posting.account_id] = balances.get(posting.account_id, 0) + posting.amount
-            after = balances[posting.account_id]
+            after = None
+            if not posting.account_id.startswith("@"):
+                after = balances.get(posting.account_id, 0) + posting.amount
+                balances[posting.account_id] = after
             content.append((posting.account_id, posting.currency, posting.amount, after))
             db.execute(
                 update(POSTING)
                 .where(POSTING.c.posting_id == posting.posting_id)
                 .values(balance_after=after)
             )
-        digest = entry_hash(
-            sequence=sequence,
-            prev_hash=prev_hash,
+        digest = content_hash(
             key=entry.idempotency_key,
             saga_id=entry.saga_id,
             kind=entry.kind,
@@ -246,11 +254,15 @@ def rechain(db: Connection) -> None:
             postings=content,
         )
         db.execute(
-            update(ENTRY)
-            .where(ENTRY.c.entry_id == entry.entry_id)
-            .values(sequence=sequence, prev_hash=prev_hash, entry_hash=digest)
+            update(ENTRY).where(ENTRY.c.entry_id == entry.entry_id).values(entry_hash=digest)
         )
-        prev_hash = digest
+        link = seal_hash(sequence, prev_hash, digest)
+        db.execute(
+            insert(SEAL).values(
+                sequence=sequence, entry_id=entry.entry_id, prev_hash=prev_hash, chain_hash=link
+            )
+        )
+        prev_hash = link
     for account, balance in balances.items():
         db.execute(update(ACCOUNT).where(ACCOUNT.c.account_id == account).values(balance=balance))
     db.execute(update(HEAD).values(sequence=sequence, entry_hash=prev_hash))
@@ -263,19 +275,17 @@ def append_funding(
     signer: SigningKey,
     created_at: datetime | None = None,
 ) -> None:
-    """Append a funding entry exactly as the ledger would, signed with `signer` and stamped
-    `created_at` (now, by default)."""
-    head_sequence, head_hash = db.execute(select(HEAD.c.sequence, HEAD.c.entry_hash)).one()
-    legs = []
-    for leg_account, leg_amount in (("@funding:EUR", -amount), (account, amount)):
-        balance = db.execute(
-            select(ACCOUNT.c.balance).where(ACCOUNT.c.account_id == leg_account)
-        ).scalar_one()
-        legs.append((leg_account, "EUR", leg_amount, balance + leg_amount))
+    """Write a funding entry exactly as the ledger would, signed with `signer` and stamped
+    `created_at` (now, by default), for the sealer to seal."""
+    balance = db.execute(
+        select(ACCOUNT.c.balance).where(ACCOUNT.c.account_id == account)
+    ).scalar_one()
+    legs: list[tuple[str, str, int, int | None]] = [
+        ("@funding:EUR", "EUR", -amount, None),
+        (account, "EUR", amount, balance + amount),
+    ]
     created_at = created_at or datetime.now(UTC)
-    digest = entry_hash(
-        sequence=head_sequence + 1,
-        prev_hash=head_hash,
+    digest = content_hash(
         key="gift",
         saga_id=None,
         kind="funding",
@@ -290,8 +300,6 @@ def append_funding(
             kind="funding",
             reverses_entry_id=None,
             created_at=created_at,
-            sequence=head_sequence + 1,
-            prev_hash=head_hash,
             entry_hash=digest,
             key_id=signer.key_id,
             signature=signer.sign(entry_message(digest)),
@@ -309,4 +317,3 @@ def append_funding(
             )
         )
         add_to_balance(db, leg_account, leg_amount)
-    db.execute(update(HEAD).values(sequence=head_sequence + 1, entry_hash=digest))

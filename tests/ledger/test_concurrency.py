@@ -88,8 +88,8 @@ def test_twenty_concurrent_voids_before_the_hold_make_one_tombstone(ledger: Ledg
 
 
 def test_the_invariant_check_never_sees_a_write_half_done(ledger: Ledger) -> None:
-    """A check running while transfers commit reads one snapshot: no false finding (the
-    collector checks a live ledger, and a finding pages someone)."""
+    """A check running while transfers commit, and the sealer seals them, reads one snapshot:
+    no false finding (the collector checks a live ledger, and a finding pages someone)."""
     ledger.open_account("alice", "EUR", opening_balance=eur(BALANCE * 100))
     clearing = clearing_account_id("EUR")
     writes = 200
@@ -105,14 +105,23 @@ def test_the_invariant_check_never_sees_a_write_half_done(ledger: Ledger) -> Non
             time.sleep(CHECK_PAUSE_S)
         return checks, findings
 
+    def keep_sealing() -> None:
+        while not writes_done.is_set():
+            ledger.seal()
+            time.sleep(CHECK_PAUSE_S)
+
     writes_done = threading.Event()
-    with ThreadPoolExecutor(4) as pool:
+    with ThreadPoolExecutor(5) as pool:
         checking = pool.submit(keep_checking)
+        sealing = pool.submit(keep_sealing)
         try:
             list(pool.map(write, range(writes)))
         finally:
             writes_done.set()
         checks, findings = checking.result(timeout=120)
+        sealing.result(timeout=120)
     assert findings == []
     assert checks > 1
-    assert ledger.chain_head().sequence >= writes
+    assert ledger.seal().sequence == writes + 1  # and the opening balance
+    assert ledger.unsealed_entries() == 0
+    assert ledger.check_invariants() == []

@@ -36,22 +36,51 @@ REFUSED = [
     ),
     pytest.param(
         "UPDATE account SET currency = 'USD' WHERE account_id = 'alice'",
-        "keeps its id, currency and kind",
+        "keeps its id, currency, kind and limit",
         id="account-currency",
+    ),
+    pytest.param(
+        "UPDATE account SET overdraft = 100000 WHERE account_id = 'alice'",
+        "keeps its id, currency, kind and limit",
+        id="account-limit",
+    ),
+    pytest.param(
+        "UPDATE account SET status = 'frozen' WHERE account_id = 'alice'",
+        "status changes only as its next recorded status change says",
+        id="status-without-a-change",
+    ),
+    pytest.param(
+        "INSERT INTO account_status_change (account_id, version, status, changed_at)"
+        " VALUES ('alice', 5, 'frozen', '2026-01-01 00:00:00')",
+        "takes the next version of its account",
+        id="status-change-out-of-turn",
+    ),
+    pytest.param(
+        "UPDATE account SET balance = 5 WHERE account_id = '@clearing:EUR'",
+        "balance changes only to the balance its latest posting reached",
+        id="system-balance",
     ),
     pytest.param(
         "INSERT INTO account (account_id, currency, status, is_system, balance, held, overdraft,"
         " created_at, updated_at) VALUES ('mallory', 'EUR', 'active', false, 100, 0, 0,"
         " '2026-01-01 00:00:00', '2026-01-01 00:00:00')",
-        "opens with nothing",
+        "opens active with nothing",
         id="account-opened-with-money",
     ),
     pytest.param(
         "INSERT INTO journal_entry (idempotency_key, kind, created_at, sequence, prev_hash,"
         " entry_hash) VALUES ('late', 'funding', '2026-01-01 00:00:00', 99, 'x', 'y')",
-        "appends at the head of the chain",
-        id="entry-off-the-head",
+        "written unsealed",
+        id="entry-claiming-a-place",
     ),
+    pytest.param(
+        "INSERT INTO journal_seal (sequence, entry_id, prev_hash, chain_hash)"
+        " SELECT 99, MIN(entry_id), 'x', 'y' FROM journal_entry",
+        "links to the seal before it",
+        id="seal-off-the-chain",
+    ),
+    pytest.param("UPDATE journal_seal SET prev_hash = 'x'", "journal_seal", id="seal-update"),
+    pytest.param("DELETE FROM journal_seal", "journal_seal", id="seal-delete"),
     pytest.param(
         "INSERT INTO posting (entry_id, account_id, currency, amount, balance_after)"
         " SELECT MIN(entry_id), 'alice', 'EUR', 1, 123456 FROM journal_entry",
@@ -60,7 +89,7 @@ REFUSED = [
     ),
     pytest.param(
         "UPDATE journal_head SET sequence = sequence - 1",
-        "moves only onto the entry appended after it",
+        "moves only forward, onto a seal",
         id="head-back",
     ),
     pytest.param("DELETE FROM journal_head", "journal_head", id="head-delete"),
@@ -69,12 +98,13 @@ REFUSED = [
 
 @pytest.fixture
 def moved(ledger: Ledger) -> Ledger:
-    """A captured hold and its journal entry, as a transfer leaves them."""
+    """A captured hold and its journal entry, as a transfer leaves them, sealed."""
     ledger.open_account("alice", "EUR", opening_balance=eur(1_000))
     ledger.place_hold("s:reserve:action", "alice", eur(100), saga_id="s")
     ledger.capture_hold(
         "s:capture:action", "s:reserve:action", clearing_account_id("EUR"), saga_id="s"
     )
+    ledger.seal()
     return ledger
 
 

@@ -6,6 +6,7 @@ proves money was conserved and moved once."""
 from tooling.chaos._check import Check
 from tooling.chaos._checker import FaultsSeen, check_run
 from tooling.chaos._outage import ClusterOutage, DatabaseOutage, InjectedOutage
+from tooling.chaos._outage_checks import account_times_backwards
 from tooling.chaos._plan import ChaosConfig, ChaosPlan, make_plan
 from tooling.chaos._report import render
 from tooling.chaos._runner import ChaosReport, ChaosRun
@@ -20,6 +21,7 @@ __all__ = [
     "DatabaseOutage",
     "FaultsSeen",
     "InjectedOutage",
+    "account_times_backwards",
     "check_run",
     "make_plan",
     "render",
