@@ -97,6 +97,9 @@ class VisibilityCollector:
         backlogs = [await self._backlog(saga_type, now) for saga_type in self._saga_types]
         pollers = {kind: await self._pollers(kind, now) for kind in PollerKind}
         findings = None
+        if self._ledger is not None:
+            # Sealing here keeps the entries not yet chained to one collector interval.
+            await asyncio.to_thread(self._ledger.seal)
         if check_ledger and self._ledger is not None:
             findings = await asyncio.to_thread(self._ledger.check_invariants)
         return Collection(self._task_queue, backlogs, pollers, findings)
