@@ -28,6 +28,13 @@ def keep_transaction_now(session: Session, now: datetime) -> None:
         session.info[_NOW_INFO] = (transaction, now)
 
 
+def advance_transaction_now(session: Session, at: datetime) -> None:
+    """Make `at` the transaction's time if it is later: what the transaction stamps after an
+    entry it clamped forward (to its accounts' latest movement) is never before that entry."""
+    if transaction_now(session) < at:
+        session.info[_NOW_INFO] = (session.get_transaction(), at)
+
+
 def transaction_now(session: Session) -> datetime:
     """The database's time, read at the transaction's first call and kept for the rest."""
     transaction = session.get_transaction()

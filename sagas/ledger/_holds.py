@@ -12,6 +12,7 @@ from sagas.foundations import (
     InvalidRequestError,
     Money,
     UnknownAccountError,
+    not_before,
 )
 from sagas.ledger._accounts import (
     check_active,
@@ -85,7 +86,7 @@ def add_hold(session: Session, key: str, account: Account, minor: int, *, saga_i
     """Reserve `minor` units on the (locked, checked) account as an active hold under `key`."""
     now = transaction_now(session)
     account.held += minor
-    account.updated_at = now
+    account.updated_at = not_before(now, account.updated_at)
     hold = Hold(
         hold_key=key,
         account_id=account.account_id,
@@ -111,7 +112,7 @@ def void_hold(session: Session, hold_key: str, *, saga_id: str) -> HoldView:
         return hold_view(hold)
     account = lock_account(session, hold.account_id)
     account.held -= hold.amount
-    account.updated_at = transaction_now(session)
+    account.updated_at = not_before(transaction_now(session), account.updated_at)
     _close(session, hold, HoldStatus.VOIDED)
     session.flush()
     return hold_view(hold)

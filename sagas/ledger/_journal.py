@@ -1,16 +1,19 @@
-"""Journal entries: idempotent lookup, balanced posting, transfers and settlements.
+"""Journal entries: idempotent lookup, and writing one balanced entry with its postings.
 
-A settlement is the postingless last word of a transfer, written only when its clearing leg
-nets to zero. Reversals are in _reversal.
+Each round trip to the database is a large part of what an entry costs its writer, so on
+PostgreSQL the postings are inserted by the same statement as their entry, which hands them its
+new id (a data-modifying WITH). The posting triggers read only earlier postings, and the
+foreign keys are checked at the end of the statement, so the order inside it does not matter.
+Transfers and settlements are in _transfer, reversals in _reversal.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import cast
 
-from sqlalchemy import Connection, Table, bindparam, func, select, update
+from sqlalchemy import Connection, Table, bindparam, func, insert, select, text, update
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
@@ -22,12 +25,9 @@ from sagas.foundations import (
     UtcDateTime,
     not_before,
 )
-from sagas.ledger._accounts import check_active, check_can_take, check_currency, lock_accounts
 from sagas.ledger._chain import PostingContent, content_hash
-from sagas.ledger._clock import keep_transaction_now, transaction_now
-from sagas.ledger._entry_rows import insert_entry
-from sagas.ledger._invariants import net_effect
-from sagas.ledger._models import Account, JournalEntry
+from sagas.ledger._clock import advance_transaction_now, keep_transaction_now, transaction_now
+from sagas.ledger._models import Account, JournalEntry, Posting
 from sagas.ledger._signing import entry_message, signer_of
 from sagas.ledger._views import EntryKind, EntryView, PostingView, entry_view
 
@@ -49,6 +49,37 @@ _ENTRY_ID_AND_NOW = select(
 _ENTRY_BY_KEY = select(JournalEntry).where(JournalEntry.idempotency_key == bindparam("key"))
 _REVERSAL_OF = select(JournalEntry).where(JournalEntry.reverses_entry_id == bindparam("entry_id"))
 """Hot-path lookups built once (their SQL cache key with them); the values travel as parameters."""
+_POSTINGS = cast(Table, Posting.__table__)
+_INSERT_ENTRY = insert(_ENTRIES)
+_INSERT_POSTING = insert(_POSTINGS)
+_POSTING_COLUMNS = ("entry_id", "account_id", "currency", "amount", "balance_after")
+_ENTRY_COLUMNS = (
+    "idempotency_key",
+    "saga_id",
+    "kind",
+    "reverses_entry_id",
+    "created_at",
+    "sequence",
+    "prev_hash",
+    "entry_hash",
+    "key_id",
+    "signature",
+)
+_INSERT_TOGETHER = text(
+    f"""WITH new_entry AS (
+        INSERT INTO journal_entry ({", ".join(_ENTRY_COLUMNS)})
+        VALUES ({", ".join(":" + name for name in _ENTRY_COLUMNS)}) RETURNING entry_id
+    )
+    INSERT INTO posting ({", ".join(_POSTING_COLUMNS)})
+    SELECT new_entry.entry_id, leg.account_id, leg.currency, leg.amount, leg.balance_after
+    FROM new_entry, unnest(
+        CAST(:accounts AS varchar[]), CAST(:currencies AS varchar[]),
+        CAST(:amounts AS bigint[]), CAST(:balances_after AS bigint[])
+    ) WITH ORDINALITY AS leg(account_id, currency, amount, balance_after, n)
+    ORDER BY leg.n
+    RETURNING entry_id"""
+)
+"""The entry and its postings (legs in order, as arrays) in one statement, on PostgreSQL."""
 
 
 def check_key(key: str, field: str = "key") -> None:
@@ -141,6 +172,7 @@ def post_entry(
         transaction_now(session),
         max((a.updated_at for a, _ in legs if not a.is_system), default=None),
     )
+    advance_transaction_now(session, created_at)
     digest = content_hash(
         key=key,
         saga_id=saga_id,
@@ -220,44 +252,48 @@ def _move_accounts(connection: Connection, legs: Sequence[AccountLeg], at: datet
         set_committed_value(account, "updated_at", at)
 
 
-def transfer(
-    session: Session,
-    key: str,
-    source_id: str,
-    dest_id: str,
-    amount: Money,
-    *,
-    saga_id: str | None,
-    kind: EntryKind = EntryKind.TRANSFER,
-) -> EntryView:
-    """Move `amount` from source to destination; a known key returns its entry unchanged."""
-    check_key(key)
-    check_amount(amount)
-    if source_id == dest_id:
-        raise InvalidRequestError("to_account_id", "must differ from the source account")
-    legs = [(source_id, -amount.minor), (dest_id, amount.minor)]
-    accounts = lock_accounts(session, source_id, dest_id)
-    existing = find_entry(session, key)
-    if existing is not None:
-        return replay(session, existing, kind, legs)
-    source, dest = accounts[source_id], accounts[dest_id]
-    for account in (source, dest):
-        check_currency(account, amount)
-        check_active(account)
-    check_can_take(source, amount.minor)
-    legs_rows = [(source, -amount.minor), (dest, amount.minor)]
-    return post_entry(session, key=key, kind=kind, saga_id=saga_id, legs=legs_rows)
-
-
-def settle(session: Session, key: str, clearing_account_id: str, *, saga_id: str) -> EntryView:
-    """Write a postingless 'settlement' entry; refuse while money of the saga sits in clearing."""
-    check_key(key)
-    existing = find_entry(session, key)
-    if existing is not None:
-        return replay(session, existing, EntryKind.SETTLEMENT)
-    in_clearing = net_effect(session, saga_id).get(clearing_account_id)
-    if in_clearing is not None:
-        raise InvalidRequestError(
-            "saga_id", f"{in_clearing} of saga {saga_id} is still in {clearing_account_id}"
+def insert_entry(
+    connection: Connection, entry: Mapping[str, object], postings: Sequence[PostingContent]
+) -> int:
+    """Insert the entry row and its postings; the entry's new id."""
+    if postings and connection.dialect.name == "postgresql":
+        return _insert_together(connection, entry, postings)
+    inserted = connection.execute(_INSERT_ENTRY, dict(entry))
+    entry_id = _new_id(inserted.inserted_primary_key)
+    if postings:
+        connection.execute(
+            _INSERT_POSTING,
+            [
+                dict(zip(_POSTING_COLUMNS, (entry_id, *posting), strict=True))
+                for posting in postings
+            ],
         )
-    return post_entry(session, key=key, kind=EntryKind.SETTLEMENT, saga_id=saga_id, legs=[])
+    return entry_id
+
+
+def _insert_together(
+    connection: Connection, entry: Mapping[str, object], postings: Sequence[PostingContent]
+) -> int:
+    accounts, currencies, amounts, balances_after = zip(*postings, strict=True)
+    entry_id = connection.execute(
+        _INSERT_TOGETHER,
+        {
+            **entry,
+            "accounts": list(accounts),
+            "currencies": list(currencies),
+            "amounts": list(amounts),
+            "balances_after": list(balances_after),
+        },
+    ).scalar()
+    return entry_id if isinstance(entry_id, int) else _no_id(entry_id)
+
+
+def _new_id(primary_key: Sequence[object] | None) -> int:
+    """The id the database gave the row (lastrowid on SQLite, RETURNING on PostgreSQL)."""
+    if primary_key is None or not isinstance(primary_key[0], int):
+        return _no_id(primary_key)
+    return primary_key[0]
+
+
+def _no_id(primary_key: object) -> int:
+    raise RuntimeError(f"the database returned no entry id: {primary_key!r}")

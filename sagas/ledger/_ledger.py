@@ -30,7 +30,6 @@ from sagas.ledger import (
     _invariants,
     _journal,
     _lifecycle,
-    _pending,
     _posting,
     _reversal,
     _sealer,
@@ -38,6 +37,7 @@ from sagas.ledger import (
     _snapshots,
     _status,
     _sweep,
+    _transfer,
 )
 from sagas.ledger._accounts import KNOWN_SYSTEM_INFO, account_views, find_account_row
 from sagas.ledger._clock import HOST_CLOCK_INFO
@@ -209,12 +209,12 @@ class Ledger:
         """
         if pending:
             return self._run(
-                lambda s: _pending.transfer_pending(
+                lambda s: _transfer.transfer_pending(
                     s, key, from_account_id, to_account_id, amount, saga_id=saga_id
                 )
             )
         return self._run(
-            lambda s: _journal.transfer(
+            lambda s: _transfer.transfer(
                 s, key, from_account_id, to_account_id, amount, saga_id=saga_id
             )
         )
@@ -279,7 +279,7 @@ class Ledger:
 
     def settle(self, key: str, clearing_account_id: str, *, saga_id: str) -> EntryView:
         """Certify that the saga's clearing leg nets to zero, as a 'settlement' entry."""
-        return self._run(lambda s: _journal.settle(s, key, clearing_account_id, saga_id=saga_id))
+        return self._run(lambda s: _transfer.settle(s, key, clearing_account_id, saga_id=saga_id))
 
     def entry(self, key: str) -> EntryView | None:
         return self._run(lambda s: _optional(entry_view, _journal.find_entry(s, key)))

@@ -13,8 +13,8 @@ from sagas.ledger._accounts import (
     new_account,
 )
 from sagas.ledger._clock import transaction_now
-from sagas.ledger._journal import transfer
 from sagas.ledger._status import change_status
+from sagas.ledger._transfer import transfer
 from sagas.ledger._views import AccountStatus, AccountView, EntryKind, EntryView, account_view
 
 

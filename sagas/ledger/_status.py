@@ -14,7 +14,7 @@ from pydantic import JsonValue
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from sagas.foundations import canonical_json, sha256_hex
+from sagas.foundations import canonical_json, not_before, sha256_hex
 from sagas.ledger._clock import transaction_now
 from sagas.ledger._models import Account, AccountStatusChange
 from sagas.ledger._signing import SignatureProblem, signer_of
@@ -45,7 +45,8 @@ def change_status(session: Session, row: Account, status: AccountStatus) -> None
         change.key_id, change.signature = signer.key_id, signer.sign(status_message(change))
     session.add(change)
     session.flush()  # the account's trigger looks for the change
-    row.status, row.status_version, row.updated_at = status, change.version, now
+    row.status, row.status_version = status, change.version
+    row.updated_at = not_before(now, row.updated_at)
     session.flush()
 
 

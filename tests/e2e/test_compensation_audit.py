@@ -291,7 +291,8 @@ async def test_ledger_verify_passes_a_real_run_and_finds_a_posting_changed_by_an
 
     assert code == 1
     assert report["ok"] is False
-    assert any("differs from its postings" in finding for finding in report["findings"])
+    assert any("differ from what was hashed: rewritten" in f for f in report["findings"])
+    assert any("postings sum to 1, not 0" in finding for finding in report["findings"])
 
 
 def test_a_record_naming_the_amount_without_decimals_agrees_with_the_ledger(
