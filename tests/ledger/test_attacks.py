@@ -129,6 +129,36 @@ def test_a_deleted_entry_is_found_as_a_gap(
     )
 
 
+def test_a_deleted_first_entry_is_found_as_a_gap_and_a_broken_balance(
+    anchored: Ledger, anchors: AnchorStore, owner: Engine
+) -> None:
+    with guards_off(owner) as db:
+        delete_entry(db, "open:alice", balances=False)
+
+    findings = verify(anchored, anchors).findings
+
+    assert findings[0] == "entry #2 't-1': entries #1 are missing: deleted from the journal"
+    assert "entry #2 't-1': alice goes from 0 by -30 to 70: its running balance was altered" in (
+        findings
+    )
+
+
+def test_two_entries_swapped_in_the_chain_and_re_sealed_are_found(
+    anchored: Ledger, anchors: AnchorStore, owner: Engine
+) -> None:
+    """The seals of t-1 and t-2 exchanged and the chain re-hashed from there with the public
+    seal hash: the links hold, but the accounts' histories and the anchor do not."""
+    with guards_off(owner) as db:
+        swap_seals(db, 2, 3)
+
+    findings = verify(anchored, anchors).findings
+
+    assert findings[0] == (
+        "entry #2 't-2': bob goes from 0 by -5 to 25: its running balance was altered"
+    )
+    assert re.match(r"entry #4: not the entry anchored on .*Z", findings[-1])
+
+
 def test_a_deleted_last_entry_with_the_head_moved_back_is_found_by_the_anchor(
     anchored: Ledger, anchors: AnchorStore, owner: Engine
 ) -> None:
@@ -211,17 +241,40 @@ def add_to_balance(db: Connection, account: str, delta: int) -> None:
     )
 
 
-def delete_entry(db: Connection, key: str) -> None:
-    """Delete the entry, its seal and its postings, and undo them on the account balances."""
+def delete_entry(db: Connection, key: str, *, balances: bool = True) -> None:
+    """Delete the entry, its seal and its postings, and undo them on the account balances
+    (unless that would take an account below its limit: `balances=False`)."""
     entry_id = db.execute(select(ENTRY.c.entry_id).where(ENTRY.c.idempotency_key == key)).scalar()
     postings = db.execute(
         select(POSTING.c.account_id, POSTING.c.amount).where(POSTING.c.entry_id == entry_id)
     ).all()
-    for account, amount in postings:
+    for account, amount in postings if balances else []:
         add_to_balance(db, account, -amount)
     db.execute(delete(SEAL).where(SEAL.c.entry_id == entry_id))
     db.execute(delete(POSTING).where(POSTING.c.entry_id == entry_id))
     db.execute(delete(ENTRY).where(ENTRY.c.entry_id == entry_id))
+
+
+def swap_seals(db: Connection, first: int, second: int) -> None:
+    """Exchange the entries two seals name, and re-hash every link from the first on."""
+    names = dict(db.execute(select(SEAL.c.sequence, SEAL.c.entry_id)).all())
+    db.execute(delete(SEAL).where(SEAL.c.sequence >= first))
+    names[first], names[second] = names[second], names[first]
+    prev_hash = db.execute(
+        select(SEAL.c.chain_hash).where(SEAL.c.sequence == first - 1)
+    ).scalar_one()
+    for sequence in sorted(n for n in names if n >= first):
+        digest = db.execute(
+            select(ENTRY.c.entry_hash).where(ENTRY.c.entry_id == names[sequence])
+        ).scalar_one()
+        link = seal_hash(sequence, prev_hash, digest)
+        db.execute(
+            insert(SEAL).values(
+                sequence=sequence, entry_id=names[sequence], prev_hash=prev_hash, chain_hash=link
+            )
+        )
+        prev_hash = link
+    db.execute(update(HEAD).values(entry_hash=prev_hash))
 
 
 def rechain(db: Connection) -> None:
