@@ -26,7 +26,9 @@ temporary directory, and every measurement runs once with that tree's code and o
 this one's, back to back. Both run the same file, _ledger_append_writer.py, as a script with
 PYTHONPATH=<tree>, so the tree's `sagas` writes and the tree's migrations make the schema;
 the run refuses figures from a script that imported another tree's code. The worktree is
-removed afterwards.
+removed afterwards. With --rounds N every measurement runs N times per tree, each round going
+through all of them (a change in the machine's load then falls on every figure alike), and the
+round of median throughput is reported; the load average is printed beside the figures.
 """
 
 from __future__ import annotations
@@ -39,14 +41,7 @@ from collections.abc import Sequence
 from contextlib import ExitStack
 from pathlib import Path
 
-from tooling.bench._ledger_append_report import (
-    Figures,
-    Measurement,
-    as_json,
-    median,
-    plan,
-    text,
-)
+from tooling.bench._ledger_append_report import Figures, Measurement, as_json, plan, text
 from tooling.bench._ledger_append_trees import Tree, baseline_tree, current_tree, profile_in, run_in
 from tooling.bench._ledger_append_writer import Result, Route, Shape, Spec
 
@@ -79,13 +74,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def measure(trees: Sequence[Tree], measurements: Sequence[Measurement], rounds: int) -> Figures:
-    """Each distinct spec `rounds` times per tree, the trees back to back, in turns."""
+    """Each distinct spec once per tree and round, the trees back to back in turns; a round
+    runs every spec, so that a change in the machine's load spreads over all of them."""
     results: dict[str, dict[Spec, list[Result]]] = {tree.name: {} for tree in trees}
     loads: list[float] = []
     specs = list(dict.fromkeys(m.spec for m in measurements))
-    for n, spec in enumerate(specs, 1):
-        for round_ in range(rounds):
-            for tree in trees if round_ % 2 == 0 else reversed(trees):
+    for round_ in range(rounds):
+        for n, spec in enumerate(specs, 1):
+            rates = []
+            for tree in trees if (round_ + n) % 2 else reversed(trees):
                 result = run_in(tree, spec)
                 if result.invariant_findings:
                     raise RuntimeError(
@@ -94,8 +91,9 @@ def measure(trees: Sequence[Tree], measurements: Sequence[Measurement], rounds: 
                     )
                 results[tree.name].setdefault(spec, []).append(result)
                 loads.append(os.getloadavg()[0])
-        rates = [f"{tree.name} {median(results[tree.name][spec]).rate:.0f}" for tree in trees]
-        print(f"[{n}/{len(specs)}] {_label(spec)}: {', '.join(rates)} entries/s", flush=True)
+                rates.append(f"{tree.name} {result.rate:.0f}")
+            where = f"round {round_ + 1}/{rounds}, {n}/{len(specs)}"
+            print(f"[{where}] {_label(spec)}: {', '.join(rates)} entries/s", flush=True)
     versions = {tree.name: tree.version for tree in trees}
     return Figures(versions, list(measurements), results, loads)
 
