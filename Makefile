@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint clean bench chaos outage-long lock
+.PHONY: run test lint clean bench bench-ledger chaos outage-long lock
 
 LOCK_VENV := .venv-lock
 PIP_COMPILE = $(LOCK_VENV)/bin/pip-compile --quiet --generate-hashes --allow-unsafe --strip-extras \
@@ -44,6 +44,12 @@ FULL ?=
 bench: $(STAMP)
 	$(BIN)/python -c 'import dbos, matplotlib' 2>/dev/null || $(BIN)/pip install --quiet -r tooling/bench/requirements.txt
 	$(BIN)/python -m tooling.bench $(if $(FULL),--full) $(BENCH_ARGS)
+
+# Ledger appends on PostgreSQL by writer count, contention shape and process; BASELINE=<git ref>
+# measures that commit's ledger in the same run (docs/performance-ledger-append.md).
+BASELINE ?=
+bench-ledger: $(STAMP)
+	$(BIN)/python -m tooling.bench.ledger_append $(if $(BASELINE),--baseline $(BASELINE)) $(BENCH_LEDGER_ARGS)
 
 chaos: $(STAMP)
 	$(BIN)/python -m tooling.chaos $(CHAOS_ARGS)
