@@ -32,6 +32,7 @@ from sagas.ledger import (
     _lifecycle,
     _pending,
     _posting,
+    _receipts,
     _reversal,
     _signing,
     _snapshots,
@@ -402,6 +403,7 @@ class Ledger:
             if pending is not None:
                 pending.settled = True
                 self._remember(pending.claim)
+            _receipts.note_returned(result)  # ledger receipts (_receipts.py): committed entries
             return result
 
     def _begin_pending(self, session: Session, pending: _PendingStep) -> None:
