@@ -10,6 +10,7 @@ from sagas.cli._errors import FAILURE
 from sagas.cli._invocation import Invocation
 from sagas.cli._output import Output, OutputFormat, Shown, emit
 from sagas.client import TemporalUnreachableError
+from sagas.codec import PayloadKeys
 from sagas.ledger import Ledger
 from sagas.verify import (
     LEDGER_VERIFIED_HEAD,
@@ -59,7 +60,9 @@ async def ledger_witness_or_none(
         temporal = await invocation.temporal()
     except TemporalUnreachableError:
         return None
-    return await read_ledger_witness(temporal, invocation.settings.task_queue, store, ledger)
+    settings = invocation.settings
+    keys = PayloadKeys.parse(settings.payload_keys.get_secret_value())
+    return await read_ledger_witness(temporal, settings.task_queue, store, ledger, keys)
 
 
 def _shown(verdict: LedgerVerdict, address: str) -> Shown:

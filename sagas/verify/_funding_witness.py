@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from sagas.audit import AuditRecord
+from sagas.codec import SEALED_FIELD
 from sagas.engine import AuditKind, VerifiedOperator, funding_of_entry
 from sagas.foundations import InvalidRequestError, Money, parse_money
 from sagas.ledger import EntryView
@@ -46,9 +47,14 @@ class AuditedFundings:
         approved = self.approved.get(funding)
         if approved is None:
             return f"no signed audit record says a verified operator approved {funding}"
-        return _disagreement(entry, approved) or _same_principal(
-            approved, self.proposed.get(funding)
-        )
+        proposed = self.proposed.get(funding)
+        for record in (approved, proposed):
+            if record is not None and SEALED_FIELD in record.payload:
+                return (
+                    f"record {record.sequence} of {funding} is sealed: set FUNDSAGA_PAYLOAD_KEYS "
+                    "to check who approved what"
+                )
+        return _disagreement(entry, approved) or _same_principal(approved, proposed)
 
 
 def _disagreement(entry: EntryView, approved: AuditRecord) -> str | None:

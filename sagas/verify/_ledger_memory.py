@@ -24,16 +24,16 @@ def rollback_findings(ledger: Ledger, head: ChainHead, memory: Path) -> list[str
     remembered = remembered_head(memory)
     if remembered is None:
         return []
-    accepted = (
-        f"this verifier accepted entry #{remembered.sequence} on "
-        f"{remembered.taken_at:%Y-%m-%d %H:%M}Z"
-    )
-    if head.sequence < remembered.sequence:
-        return [f"journal rolled back: it ends at #{head.sequence}, but {accepted}"]
-    if ledger.entry_hash_at(remembered.sequence) != remembered.hash:
+    number, when = remembered.sequence, f"{remembered.taken_at:%Y-%m-%d %H:%M}Z"
+    if head.sequence < number:
         return [
-            f"journal rolled back: entry #{remembered.sequence} is not the one {accepted}: "
-            "the chain was rewritten from there"
+            f"journal rolled back: it ends at #{head.sequence}, but this verifier accepted "
+            f"entry #{number} on {when}"
+        ]
+    if ledger.entry_hash_at(number) != remembered.hash:
+        return [
+            f"journal rolled back: entry #{number} is not the entry this verifier accepted "
+            f"there on {when}: the chain was rewritten from it"
         ]
     return []
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from temporalio.client import Client
 
 from sagas.audit import AuditRecord, AuditStore
+from sagas.codec import PayloadDecryptionError, PayloadKeys, RecordSealer
 from sagas.engine import funding_of_entry
 from sagas.ledger import EntryView, Ledger
 from sagas.verify._temporal_histories import TemporalWitness, looked_up, temporal_witness
@@ -31,10 +32,15 @@ class LedgerWitness:
 
 
 async def read_ledger_witness(
-    temporal: Client, task_queue: str, store: AuditStore, ledger: Ledger
+    temporal: Client,
+    task_queue: str,
+    store: AuditStore,
+    ledger: Ledger,
+    payload_keys: PayloadKeys | None = None,
 ) -> LedgerWitness:
     """The journal, then every history of the task queue (and, by id, those of young entries'
-    sagas that Temporal's list does not show yet), then the verified audit records."""
+    sagas that Temporal's list does not show yet), then the verified audit records, opened
+    with `payload_keys` where the deployment sealed them."""
     entries = ledger.entries()
     witness = await temporal_witness(temporal, task_queue)
     young = {
@@ -45,7 +51,7 @@ async def read_ledger_witness(
         and not witness.knows(history)
     }
     witness = await looked_up(witness, temporal, task_queue, young)
-    return LedgerWitness(entries, witness, verified_records(store))
+    return LedgerWitness(entries, witness, opened_records(verified_records(store), payload_keys))
 
 
 def verified_records(store: AuditStore) -> list[AuditRecord]:
@@ -56,3 +62,19 @@ def verified_records(store: AuditStore) -> list[AuditRecord]:
     if chain.first_bad_sequence is None:
         return records
     return [record for record in records if record.sequence < chain.first_bad_sequence]
+
+
+def opened_records(records: Sequence[AuditRecord], keys: PayloadKeys | None) -> list[AuditRecord]:
+    """The records with their sealed payloads opened where `keys` can; a record that does not
+    open stays sealed (a funding's witness then says it cannot be read)."""
+    if keys is None:
+        return list(records)
+    sealer = RecordSealer(keys)
+    opened: list[AuditRecord] = []
+    for record in records:
+        try:
+            payload = sealer.open(dict(record.payload))
+        except PayloadDecryptionError:
+            payload = dict(record.payload)
+        opened.append(record.model_copy(update={"payload": payload}))
+    return opened

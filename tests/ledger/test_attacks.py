@@ -174,8 +174,8 @@ def test_a_cut_tail_written_over_since_is_found_by_the_verifier_s_memory(
 
     (finding,) = remembering(anchored, anchors, memory).findings
     assert re.fullmatch(
-        r"journal rolled back: entry #4 is not the one this verifier accepted entry #4 on .*Z: "
-        r"the chain was rewritten from there",
+        r"journal rolled back: entry #4 is not the entry this verifier accepted there on .*Z: "
+        r"the chain was rewritten from it",
         finding,
     )
 

@@ -11,10 +11,12 @@ import pytest
 from pydantic import JsonValue
 
 from sagas.audit import AuditRecord
+from sagas.codec import PayloadKeys, RecordSealer
 from sagas.engine import EntryReceipt
 from sagas.foundations import Money
 from sagas.ledger import EntryKind, EntryView, PostingView
 from sagas.verify import SeenEntry, TemporalWitness, awaiting_witness, entry_witness_findings
+from sagas.verify._ledger_witness import opened_records
 
 NOW = datetime(2026, 11, 26, 12, 0, tzinfo=UTC)
 RETENTION = timedelta(days=30)
@@ -271,3 +273,18 @@ def test_a_young_funding_needs_its_history_and_its_receipt() -> None:
         "the history of funding-f1 names no such entry: not posted by that funding",
     ]
     assert receipted == []
+
+
+def test_funding_records_the_deployment_sealed_are_read_with_its_payload_keys() -> None:
+    """With payload keys the audit store seals who approved what: without the keys the
+    witness cannot be checked, which is said; with them it is."""
+    keys = PayloadKeys.parse(PayloadKeys.generate("k1"))
+    assert keys is not None
+    seal = RecordSealer(keys).seal
+    sealed = [r.model_copy(update={"payload": seal(dict(r.payload))}) for r in funding_records()]
+
+    assert problems([funding()], temporal([]), sealed) == [
+        "entry 'funding:f1' has no witness: record 2 of funding-f1 is sealed: set "
+        "FUNDSAGA_PAYLOAD_KEYS to check who approved what"
+    ]
+    assert problems([funding()], temporal([]), opened_records(sealed, keys)) == []

@@ -181,6 +181,7 @@ PUBLIC = {
         "EncryptingCodec",
         "KEYS_SETTING",
         "PLAIN_TEXT_METADATA",
+        "SEALED_FIELD",
         "PayloadCipher",
         "PayloadDecryptionError",
         "PayloadKeys",
