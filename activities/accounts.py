@@ -11,6 +11,7 @@ from sagas.engine import (
     FUNDING_ACTIVITY,
     AccountStatusCall,
     FundingCall,
+    funding_entry_key,
     to_application_error,
 )
 from sagas.foundations import FundsagaError, parse_money
@@ -40,7 +41,7 @@ class AccountActivities:
         """The funding entry's id; posted once, whatever the attempts (keyed by the funding)."""
         amount = parse_money(call.amount, call.currency, field="amount")
         try:
-            entry = self.ledger.fund(f"funding:{call.funding_key}", call.account_id, amount)
+            entry = self.ledger.fund(funding_entry_key(call.funding_key), call.account_id, amount)
         except FundsagaError as err:
             raise to_application_error(err, activity.info().attempt) from err
         return str(entry.entry_id)

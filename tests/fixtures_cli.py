@@ -26,13 +26,14 @@ from sagas.client import FundsagaClient
 from sagas.foundations import upgrade_database
 from sagas.ledger import Ledger
 from sagas.registry import load_registry
-from sagas.testing import dev_identity, kit_operator
+from sagas.testing import dev_identity, fund_by_two, kit_operator
 from sagas.worker import build_worker
 from tests.fixtures_audit import TEST_KEYS, TEST_SIGNER
 from tests.fixtures_temporal import new_task_queue
 
 CLI_OPERATOR, MAKER = "cli-operator", "maker"
 """Who the CLI's operator actions are by (`FUNDSAGA_OPERATOR`), and who proposes in tests."""
+OPENING = {"alice": "1000.00", "stuck": "1000.00", "slow": "100.00"}
 FAULTS = "hold.compensation=business@stuck;reserve=transient@slow"
 """Escrows paid by `stuck` park in NEEDS_ATTENTION when they compensate; transfers from `slow`
 keep retrying their first step for a few seconds, long enough to be cancelled while running."""
@@ -53,11 +54,10 @@ class Stack:
     proposals: dict[str, str] = field(default_factory=dict)
     """The proposal id of each escrow `propose` proposed to resolve, by key."""
 
-    def account(self, opening: str = "0") -> str:
-        """A new EUR account."""
+    def account(self) -> str:
+        """A new EUR account, empty."""
         account_id = unique("acc")
-        money = parse_money(opening, "EUR", allow_zero=True)
-        self.ledger.open_account(account_id, "EUR", opening_balance=money if money.minor else None)
+        self.ledger.open_account(account_id, "EUR")
         return account_id
 
     async def start_transfer(self, source: str, destination: str, amount: str = "1.00") -> str:
@@ -99,9 +99,7 @@ async def cli_stack(
     url = f"sqlite:///{home / 'fundsaga.db'}"
     upgrade_database(url)
     ledger = Ledger.from_url(url, signer=TEST_SIGNER)
-    for account_id, opening in (("alice", "1000.00"), ("stuck", "1000.00"), ("slow", "100.00")):
-        ledger.open_account(account_id, "EUR", opening_balance=parse_money(opening, "EUR"))
-    for account_id in ("bob", "frozen"):
+    for account_id in ("alice", "stuck", "slow", "bob", "frozen"):
         ledger.open_account(account_id, "EUR")
     ledger.freeze("frozen")
     TEST_SIGNER.write(home / "audit-signing.key")
@@ -128,6 +126,9 @@ async def cli_stack(
         registry=registry,
         operators=dev_identity().check(),
     ):
+        # Funded as operations fund: `ledger verify` finds money nobody approved.
+        for account_id, opening in OPENING.items():
+            await fund_by_two(dev_env.client, queue, account_id, parse_money(opening, "EUR"))
         client = FundsagaClient(dev_env.client, queue, ledger, registry=registry)
         stack = Stack(home, env, client, ledger, "", "", "")
         completed = await stack.start_transfer("alice", "bob")

@@ -14,8 +14,6 @@ CREATE ROLE fundsaga_owner LOGIN PASSWORD :'owner_password';
 CREATE ROLE fundsaga_worker LOGIN PASSWORD :'worker_password';
 CREATE ROLE fundsaga_audit_writer NOLOGIN;
 GRANT fundsaga_audit_writer TO fundsaga_worker;
--- The ledger and the audit trail.
+-- The ledger and the audit trail; their anchors are on anchor-db (init-anchors.sh).
 CREATE DATABASE fundsaga OWNER fundsaga_owner;
--- The audit chain's anchors, in a database apart from the trail they vouch for.
-CREATE DATABASE fundsaga_anchors OWNER fundsaga_owner;
 SQL

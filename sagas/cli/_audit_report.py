@@ -14,6 +14,7 @@ from sagas.audit import witness_findings
 from sagas.cli._audit import witnessed_or_none
 from sagas.cli._errors import FAILURE
 from sagas.cli._invocation import Invocation
+from sagas.cli._ledger import ledger_witness_or_none
 from sagas.cli._output import OutputFormat, Shown, emit, said, write_out
 from sagas.cli._report_formats import ReportFormat, report_text
 from sagas.client import TemporalUnreachableError
@@ -21,6 +22,7 @@ from sagas.engine import SagaStatus
 from sagas.foundations import InvalidRequestError
 from sagas.verify import (
     AUDITED,
+    LEDGER_VERIFIED_HEAD,
     CompensationAudit,
     run_compensation_audit,
     verifier_keys,
@@ -100,7 +102,13 @@ def _audit(
         status=status,
     )
     first = [f"audit trail: {finding}" for finding in trail.findings]
-    ledger = verify_ledger(invocation.ledger(), store.anchors, keys.keyring)
+    ledger = verify_ledger(
+        invocation.ledger(),
+        store.anchors,
+        keys.keyring,
+        witness=invocation.run(ledger_witness_or_none(invocation, store, invocation.ledger())),
+        memory=LEDGER_VERIFIED_HEAD,
+    )
     first += [f"ledger: {finding}" for finding in ledger.findings]
     if witnessed is not None:
         first += witness_findings(store.records(), witnessed)

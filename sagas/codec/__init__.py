@@ -18,13 +18,14 @@ from sagas.codec._payload_codec import (
     PayloadKeys,
 )
 from sagas.codec._plain_text import PLAIN_TEXT_METADATA, PlainTextRefusedError
-from sagas.codec._record_sealing import RecordSealer
+from sagas.codec._record_sealing import SEALED_FIELD, RecordSealer
 
 __all__ = [
     "ENCRYPTION_MARKER",
     "ENCRYPTION_REQUIRED",
     "KEYS_SETTING",
     "PLAIN_TEXT_METADATA",
+    "SEALED_FIELD",
     "EncryptingCodec",
     "PayloadCipher",
     "PayloadDecryptionError",

@@ -1,6 +1,8 @@
 """The Temporal payload codec of a deployment with payload keys: it seals every payload with
 data, authenticates public ones, and marks every plain-text payload it is handed, so that the
-data converter refuses it (sagas.codec._plain_text)."""
+data converter refuses it (sagas.codec._plain_text). A sealed payload keeps its ledger receipt
+(keys and hashes of journal entries, no money data) in clear beside the sealed copy, so that an
+auditor without payload keys reads it."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from temporalio.converter import PayloadCodec
 from sagas.codec._payload_codec import ENCODING, PayloadCipher, PayloadKeys
 from sagas.codec._plain_text import carries_data, marked_plain
 from sagas.codec._public_payloads import PublicPayloads, is_public
+from sagas.engine import LEDGER_RECEIPT_METADATA
 
 
 class EncryptingCodec(PayloadCodec):
@@ -32,6 +35,9 @@ class EncryptingCodec(PayloadCodec):
         if is_public(payload):
             return self._public.authenticate(payload)
         (sealed,) = self._cipher.seal([payload])
+        receipt = payload.metadata.get(LEDGER_RECEIPT_METADATA)
+        if receipt is not None:
+            sealed.metadata[LEDGER_RECEIPT_METADATA] = receipt
         return sealed
 
     def _decode_one(self, payload: Payload) -> Payload:

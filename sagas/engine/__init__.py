@@ -40,6 +40,15 @@ from sagas.engine._faults import ENV_VAR as FAULTS_ENV_VAR
 from sagas.engine._faults import FaultKind, FaultPlan, FaultRule, parse_faults
 from sagas.engine._inquiry import Inquiry, InquiryAnswer, InquiryRecord, asking_first
 from sagas.engine._launcher import launch_scheduled
+from sagas.engine._ledger_receipts import (
+    LEDGER_RECEIPT_METADATA,
+    EntryReceipt,
+    LedgerReceipts,
+    UnreadableReceiptError,
+    note_entry,
+    receipt_of,
+    with_receipt,
+)
 from sagas.engine._metrics import (
     METRICS_HISTOGRAM_BUCKETS,
     PLAIN_TEXT_REFUSED,
@@ -67,7 +76,9 @@ from sagas.engine._operator_actions import (
     FundingView,
     OperatorActionRequest,
     account_status_call,
+    funding_entry_key,
     funding_id,
+    funding_of_entry,
 )
 from sagas.engine._operator_identity import (
     DEFAULT_ROLES_CLAIM,
@@ -208,6 +219,7 @@ __all__ = [
     "FUNDING_WAIT",
     "FUNDING_WORKFLOW",
     "KILLED_EXECUTION_STATUSES",
+    "LEDGER_RECEIPT_METADATA",
     "MAX_BATCH_ITEMS",
     "MAX_CONCURRENCY",
     "MAX_WAIT",
@@ -250,6 +262,7 @@ __all__ = [
     "CompensationEntry",
     "CompensationOutcome",
     "CompensationResult",
+    "EntryReceipt",
     "EventRecord",
     "EventWait",
     "FailureReason",
@@ -267,6 +280,7 @@ __all__ = [
     "InquiryRecord",
     "Jitter",
     "KilledSaga",
+    "LedgerReceipts",
     "NextRetry",
     "OperatorAction",
     "OperatorActionRequest",
@@ -308,6 +322,7 @@ __all__ = [
     "StepDefinition",
     "StepFailure",
     "StepRetrySpecs",
+    "UnreadableReceiptError",
     "VerifiedOperator",
     "account_status_call",
     "asking_first",
@@ -320,7 +335,9 @@ __all__ = [
     "deadline_pair",
     "describe_infrastructure_wait",
     "format_duration",
+    "funding_entry_key",
     "funding_id",
+    "funding_of_entry",
     "infrastructure_waits",
     "item_counts",
     "jitter_seed",
@@ -330,6 +347,7 @@ __all__ = [
     "measured_anchor_write",
     "measured_audit_write",
     "next_retry",
+    "note_entry",
     "operator_refused",
     "outcome_from",
     "overlay",
@@ -338,6 +356,7 @@ __all__ = [
     "plain_text_refused",
     "public_receipt",
     "read_retry_specs",
+    "receipt_of",
     "recovery_id",
     "register_recoverable",
     "retry_delay",
@@ -353,5 +372,6 @@ __all__ = [
     "verified_operator",
     "verify_on_worker",
     "view_from",
+    "with_receipt",
     "write_audit_record",
 ]

@@ -136,5 +136,20 @@ class FundingView(BaseModel):
     entry_id: str | None = None
 
 
+FUNDING_ENTRY_PREFIX = "funding:"
+
+
 def funding_id(funding_key: str) -> str:
     return f"funding-{funding_key}"
+
+
+def funding_entry_key(funding_key: str) -> str:
+    """The idempotency key of the journal entry an approved funding posts."""
+    return f"{FUNDING_ENTRY_PREFIX}{funding_key}"
+
+
+def funding_of_entry(entry_key: str) -> str | None:
+    """The funding (its workflow id) whose entry has this key; None for any other entry."""
+    if not entry_key.startswith(FUNDING_ENTRY_PREFIX):
+        return None
+    return funding_id(entry_key.removeprefix(FUNDING_ENTRY_PREFIX))

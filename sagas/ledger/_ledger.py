@@ -31,6 +31,7 @@ from sagas.ledger import (
     _journal,
     _lifecycle,
     _posting,
+    _receipts,
     _reversal,
     _sealer,
     _signing,
@@ -428,6 +429,7 @@ class Ledger:
             if pending is not None:
                 pending.settled = True
                 self._remember(pending.claim)
+            _receipts.note_returned(result)  # ledger receipts (_receipts.py): committed entries
             return result
 
     def _begin_pending(self, session: Session, pending: _PendingStep) -> None:

@@ -12,6 +12,8 @@
 - `postgres_cluster()` / `PostgresCluster`: a PostgreSQL cluster of the test's own (data
   directory, port), to stop and restart under running sagas;
 - `resolve_by_two(saga, note)`: a resolution proposed by one operator, approved by another;
+- `fund_by_two(temporal, task_queue, account, amount)`: money brought into an account the
+  audited way, proposed by one operator and approved by another;
 - `assert_eventually(check)`.
 
 docs/adding-a-saga.md shows them at work.
@@ -39,7 +41,7 @@ from sagas.testing._ledger_checks import (
 )
 from sagas.testing._matrix import Decision, Expected, Fault, MatrixCase
 from sagas.testing._matrix_run import CaseRun, ClearableFaults, run_case
-from sagas.testing._operators import resolve_by_two
+from sagas.testing._operators import fund_by_two, resolve_by_two
 from sagas.testing._postgres_cluster import (
     PostgresCluster,
     PostgresNotFoundError,
@@ -72,6 +74,7 @@ __all__ = [
     "dev_identity",
     "dev_server_environment",
     "directory_audit_store",
+    "fund_by_two",
     "hold_findings",
     "key_findings",
     "kit_identity_environment",

@@ -1,11 +1,15 @@
-"""Operators in tests: a resolution needs two of them, a maker and a checker."""
+"""Operators in tests: a resolution needs two of them, a maker and a checker; so does money
+brought into an account."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from sagas.client import SagaHandle
-from sagas.engine import SagaStatus
+from temporalio.client import Client
+
+from sagas.client import OperatorActions, SagaHandle
+from sagas.engine import FundingView, SagaStatus
+from sagas.foundations import Money
 from sagas.testing._identity import kit_operator
 
 MAKER, CHECKER = "maker", "checker"
@@ -18,3 +22,23 @@ async def resolve_by_two(
     signed in to the kit's identity provider."""
     proposal = await replace(saga, operator=kit_operator(maker)).propose(note)
     return await replace(saga, operator=kit_operator(checker)).approve(proposal, note)
+
+
+async def fund_by_two(
+    temporal: Client,
+    task_queue: str,
+    account_id: str,
+    amount: Money,
+    *,
+    maker: str = MAKER,
+    checker: str = CHECKER,
+) -> FundingView:
+    """Bring `amount` into the account as operations do: `maker` proposes, `checker` approves,
+    on a worker of `task_queue` that trusts the kit's identity provider. The entry is then
+    witnessed by the audit trail's funding records and the funding's history, which `fundsaga
+    ledger verify` requires of every entry outside a saga (an opening balance is not)."""
+    proposed = await OperatorActions(temporal, task_queue, kit_operator(maker)).propose_funding(
+        account_id, amount, "funded by the testing kit"
+    )
+    approver = OperatorActions(temporal, task_queue, kit_operator(checker))
+    return await approver.approve_funding(proposed, "checked by the testing kit")

@@ -9,17 +9,36 @@ from sagas.verify._compensation_audit import (
     audit_saga,
     run_compensation_audit,
 )
+from sagas.verify._entry_witness import awaiting_witness, entry_witness_findings
+from sagas.verify._ledger_memory import LEDGER_VERIFIED_HEAD
 from sagas.verify._ledger_verify import LedgerVerdict, verify_ledger
+from sagas.verify._ledger_witness import LedgerWitness, read_ledger_witness, verified_records
+from sagas.verify._temporal_histories import (
+    SeenEntry,
+    TemporalWitness,
+    receipt_payloads,
+    temporal_witness,
+)
 
 __all__ = [
     "AUDITED",
+    "LEDGER_VERIFIED_HEAD",
     "CompensationAudit",
     "LedgerVerdict",
+    "LedgerWitness",
+    "SeenEntry",
+    "TemporalWitness",
     "TrailVerdict",
     "anchor_head",
     "audit_saga",
+    "awaiting_witness",
+    "entry_witness_findings",
     "open_audit",
+    "read_ledger_witness",
+    "receipt_payloads",
     "run_compensation_audit",
+    "temporal_witness",
+    "verified_records",
     "verifier_keys",
     "verify_ledger",
     "verify_trail",

@@ -1,11 +1,16 @@
-"""Verifying the ledger: its journal chain, balances and holds, and the journal's anchors."""
+"""Verifying the ledger: its journal chain, balances and holds, the journal's anchors, this
+verifier's memory of the journal, and every entry against its witness."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from sagas.audit import AnchorStore, Keyring
 from sagas.ledger import JOURNAL_CHAIN, ChainHead, Ledger
+from sagas.verify._entry_witness import awaiting_witness, entry_witness_findings
+from sagas.verify._ledger_memory import remember_head, rollback_findings
+from sagas.verify._ledger_witness import LedgerWitness
 
 
 @dataclass
@@ -14,6 +19,10 @@ class LedgerVerdict:
     anchored_at: int | None = None
     """The highest journal entry an anchor names, when every anchor matched."""
     findings: list[str] = field(default_factory=list)
+    temporal_compared: bool = False
+    """Whether every entry was checked against Temporal's histories (its witness)."""
+    awaiting_witness: int = 0
+    """Entries not judged yet: their saga has a step under way that may still report them."""
 
     @property
     def ok(self) -> bool:
@@ -25,19 +34,46 @@ class LedgerVerdict:
         return self.head.sequence
 
 
-def verify_ledger(ledger: Ledger, anchors: AnchorStore, keyring: Keyring) -> LedgerVerdict:
+def verify_ledger(
+    ledger: Ledger,
+    anchors: AnchorStore,
+    keyring: Keyring,
+    *,
+    witness: LedgerWitness | None = None,
+    memory: Path | None = None,
+) -> LedgerVerdict:
     """Every check, the journal chain's first: the first finding names the first bad entry.
 
     The chain proves each entry against its predecessor; the signatures that the ledger's own
     writer made each entry and hold as it stands; the anchors, signed and kept in the audit
     trail's anchor store, prove the chain itself, so that a journal rewritten and re-hashed
-    from some entry on, or cut short, no longer matches what was anchored.
+    from some entry on, or cut short, no longer matches what was anchored. With `memory`, the
+    newest head this verifier accepted must still be there (and is remembered once the chain
+    verifies); with `witness`, every entry must have one and every entry a witness saw must be
+    in the journal as it was written.
     """
     verdict = LedgerVerdict(ledger.chain_head(), findings=ledger.check_invariants())
     verdict.findings += ledger.signature_findings(keyring.problem)
+    verdict.findings += _anchor_findings(ledger, anchors, verdict)
+    if memory is not None:
+        verdict.findings += rollback_findings(ledger, verdict.head, memory)
+        if verdict.ok:
+            remember_head(memory, verdict.head)
+    if witness is not None:
+        verdict.temporal_compared = True
+        verdict.findings += entry_witness_findings(
+            witness.entries, witness.temporal, witness.records, journal=ledger.entries()
+        )
+        awaiting = awaiting_witness(witness.entries, witness.temporal, witness.records)
+        verdict.awaiting_witness = len(awaiting)
+    return verdict
+
+
+def _anchor_findings(ledger: Ledger, anchors: AnchorStore, verdict: LedgerVerdict) -> list[str]:
+    findings: list[str] = []
     store = anchors.verify()
     if not store.ok:
-        verdict.findings.append(
+        findings.append(
             f"anchor store broken at anchor {store.first_bad_sequence}: {store.problem}"
         )
     checkpoints = anchors.checkpoints(JOURNAL_CHAIN)
@@ -45,17 +81,17 @@ def verify_ledger(ledger: Ledger, anchors: AnchorStore, keyring: Keyring) -> Led
     for checkpoint in checkpoints:
         taken = f"{checkpoint.taken_at:%Y-%m-%d %H:%M:%S}Z"
         if checkpoint.sequence > verdict.head.sequence:
-            verdict.findings.append(
+            findings.append(
                 f"entry #{checkpoint.sequence} was anchored on {taken}, but the journal ends "
                 f"at #{verdict.head.sequence}: entries were deleted"
             )
             mismatched = True
         elif ledger.entry_hash_at(checkpoint.sequence) != checkpoint.hash:
-            verdict.findings.append(
+            findings.append(
                 f"entry #{checkpoint.sequence}: not the entry anchored on {taken}: the journal "
                 "was rewritten up to it"
             )
             mismatched = True
     if checkpoints and not mismatched:
         verdict.anchored_at = max(c.sequence for c in checkpoints)
-    return verdict
+    return findings

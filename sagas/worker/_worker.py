@@ -22,6 +22,7 @@ from sagas.codec import EncryptingCodec, RecordSealer
 from sagas.engine import (
     FAULTS_ENV_VAR,
     FaultPlan,
+    LedgerReceipts,
     OperatorTokenCheck,
     RetrySpecsSource,
     configured_specs,
@@ -139,7 +140,7 @@ def build_worker(
         ],
         activities=activities,
         activity_executor=ThreadPoolExecutor(max_workers=slots),
-        interceptors=[RetrySpecsSource(configured=bool(retry_specs))],
+        interceptors=[RetrySpecsSource(configured=bool(retry_specs)), LedgerReceipts()],
         max_concurrent_activities=slots,
         max_concurrent_workflow_tasks=max_concurrent_workflow_tasks,
         max_cached_workflows=max_cached_workflows,

@@ -35,6 +35,7 @@ from sagas.foundations import InvalidRequestError
 from sagas.ledger import Ledger
 from sagas.servers import serve_codec, temporal_cli_path
 from sagas.testing import directory_audit_store, new_task_queue, sqlite_ledger
+from sagas.verify import temporal_witness
 from sagas.worker import build_worker
 from tests.observability.scraping import free_port
 
@@ -163,6 +164,22 @@ async def test_the_audit_witness_reads_encrypted_receipts(stack: Stack) -> None:
     assert status is SagaStatus.COMPENSATED
     assert saga in {w.saga_id for w in witnessed}
     assert witness_findings(stack.store.records(), witnessed) == []
+
+
+async def test_the_ledger_witness_reads_receipts_with_no_payload_key(stack: Stack) -> None:
+    """Every step's ledger receipt sits in clear beside its sealed result: a client without
+    the keys reads the entries a saga wrote, and no amount or account with them."""
+    saga, status = await transfer(stack, stack.temporal, stack.secrets.destination)
+
+    witness = await temporal_witness(stack.plain, stack.task_queue)
+
+    assert status is SagaStatus.COMPLETED
+    written = {(e.idempotency_key, e.entry_hash) for e in stack.ledger.entries(saga_id=saga)}
+    seen = {(s.receipt.key, s.receipt.entry_hash) for s in witness.seen if s.history_of == saga}
+    assert written
+    assert seen == written
+    receipts = b"".join(s.receipt.model_dump_json().encode() for s in witness.seen)
+    assert stack.secrets.found_in(receipts) == []
 
 
 def temporal_show(stack: Stack, workflow_id: str, *codec: str) -> subprocess.CompletedProcess[str]:

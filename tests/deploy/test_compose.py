@@ -42,7 +42,9 @@ ROLES = {
     "the namespace and search attributes (one-shot)": "temporal-setup",
     "the Temporal UI": "temporal-ui",
     "the ledger and audit database": "ledger-db",
+    "the anchors' database, on a server apart": "anchor-db",
     "the migrations (one-shot)": "migrate",
+    "the anchors' migrations, as their own owner (one-shot)": "migrate-anchors",
     "the fundsaga worker": "worker",
     "the fundsaga collector": "collector",
     "the codec server": "codec-server",
@@ -52,11 +54,13 @@ ROLES = {
 }
 SERVER_DEFAULT_POLL_RPS = 20
 """The Temporal server's default for history.*ProcessorMaxPollRPS."""
-ONE_SHOTS = {"temporal-schema", "temporal-setup", "migrate"}
-FUNDSAGA_SERVICES = ("migrate", "worker", "collector", "codec-server")
+ONE_SHOTS = {"temporal-schema", "temporal-setup", "migrate", "migrate-anchors"}
+MIGRATIONS = ("migrate", "migrate-anchors")
+FUNDSAGA_SERVICES = (*MIGRATIONS, "worker", "collector", "codec-server")
 DATA = {
     "temporal-db": "/var/lib/postgresql/data",
     "ledger-db": "/var/lib/postgresql/data",
+    "anchor-db": "/var/lib/postgresql/data",
     "prometheus": "/prometheus",
     "alertmanager": "/alertmanager",
     "grafana": "/var/lib/grafana",
@@ -161,28 +165,77 @@ def test_no_secret_is_written_in_the_file(name: str) -> None:
 
 
 def test_migrations_run_as_the_owner_and_everything_else_as_the_worker() -> None:
-    migrate = environment("migrate")
-    assert database_url(migrate["FUNDSAGA_DATABASE_URL"]).username == DATABASE_OWNER_ROLE
+    for migrations in MIGRATIONS:
+        migrate = environment(migrations)
+        assert database_url(migrate["FUNDSAGA_DATABASE_URL"]).username == DATABASE_OWNER_ROLE
     for name in ("worker", "collector"):
         for key, value in environment(name).items():
             if value.startswith(("postgresql", "db:postgresql")):
                 assert database_url(value).username == DATABASE_WORKER_ROLE, f"{name}: {key}"
 
 
+def served(setting: str) -> tuple[str | None, str | None]:
+    """The server (compose service) and database a setting names."""
+    url = database_url(setting)
+    return url.host, url.database
+
+
 def test_every_database_the_worker_uses_is_migrated() -> None:
-    migrate = environment("migrate")
     # `fundsaga db upgrade` migrates the database and the audit store's (sagas.cli._db).
     migrated = {
-        database_url(migrate[key]).database
-        for key in ("FUNDSAGA_DATABASE_URL", "FUNDSAGA_AUDIT_STORE")
+        served(value)
+        for migrations in MIGRATIONS
+        for key, value in environment(migrations).items()
+        if key in ("FUNDSAGA_DATABASE_URL", "FUNDSAGA_AUDIT_STORE")
     }
     worker = environment("worker")
     used = {
-        database_url(worker[key]).database
+        served(worker[key])
         for key in ("FUNDSAGA_DATABASE_URL", "FUNDSAGA_AUDIT_STORE", "FUNDSAGA_AUDIT_ANCHOR_STORE")
     }
     assert used <= migrated
     assert worker["FUNDSAGA_AUDIT_ANCHOR_STORE"] != worker["FUNDSAGA_AUDIT_STORE"]
+
+
+def test_the_anchors_are_on_a_server_the_ledger_s_owner_cannot_reach() -> None:
+    """The ledger's DBA and owner can switch the journal's triggers off and cut its tail; the
+    anchors that would show it live on another server, whose passwords they do not hold."""
+    worker = environment("worker")
+    anchors_host, _ = served(worker["FUNDSAGA_AUDIT_ANCHOR_STORE"])
+    assert anchors_host == "anchor-db"
+    assert served(worker["FUNDSAGA_DATABASE_URL"])[0] == "ledger-db"
+    ledger_secrets = {"LEDGER_DB_SUPERUSER_PASSWORD", "LEDGER_OWNER_PASSWORD"}
+    anchor_secrets = {
+        "ANCHOR_DB_SUPERUSER_PASSWORD",
+        "ANCHOR_OWNER_PASSWORD",
+        "ANCHOR_WORKER_PASSWORD",
+    }
+    for name, kept_out in (
+        ("anchor-db", ledger_secrets),
+        ("migrate-anchors", ledger_secrets),
+        ("ledger-db", anchor_secrets),
+        ("migrate", anchor_secrets),
+    ):
+        read = set(INTERPOLATION.findall(json.dumps(service(name).get("environment", {}))))
+        assert not read & kept_out, f"{name} reads {sorted(read & kept_out)}"
+    assert named_volume_mounts("anchor-db") != named_volume_mounts("ledger-db")
+    assert environment("anchor-db")["POSTGRES_PASSWORD"] == "${ANCHOR_DB_SUPERUSER_PASSWORD}"
+
+
+def test_the_anchor_server_makes_the_roles_the_migrations_grant_to() -> None:
+    script = (
+        ROOT / bind_mounts("anchor-db")["/docker-entrypoint-initdb.d/init-anchors.sh"]
+    ).read_text()
+    ledger = (DEPLOY / "postgres" / "init-ledger.sh").read_text()
+    assert re.findall(r"CREATE ROLE (\w+)", script) == re.findall(r"CREATE ROLE (\w+)", ledger)
+    assert "GRANT fundsaga_audit_writer TO fundsaga_worker;" in script
+    assert "PASSWORD '" not in script
+    created = set(re.findall(rf"CREATE DATABASE (\w+) OWNER {DATABASE_OWNER_ROLE};", script))
+    migrated = database_url(environment("migrate-anchors")["FUNDSAGA_DATABASE_URL"])
+    assert created == {migrated.database}
+    assert created.isdisjoint(re.findall(r"CREATE DATABASE (\w+)", ledger))
+    for variable in ("ANCHOR_OWNER_PASSWORD", "ANCHOR_WORKER_PASSWORD"):
+        assert environment("anchor-db")[variable] == f"${{{variable}}}"
 
 
 def test_the_ledger_database_makes_the_roles_the_operations_guide_names() -> None:

@@ -16,7 +16,7 @@ from sagas.audit import AuditStore, open_audit_store
 from sagas.cli import run_cli
 from sagas.client import FundsagaClient
 from sagas.ledger import Ledger
-from sagas.testing import dev_identity, kit_operator
+from sagas.testing import dev_identity, fund_by_two, kit_operator
 from sagas.worker import build_worker
 from tests.fixtures_audit import TEST_KEYS, TEST_SIGNER, write_public_key
 from tests.fixtures_temporal import new_task_queue
@@ -32,6 +32,25 @@ def funded(ledger: Ledger) -> Ledger:
     ledger.open_account("bob", "EUR", opening_balance=eur("50.00"))
     ledger.open_account("carol", "EUR")
     ledger.open_account("yen", "JPY")
+    return ledger
+
+
+@pytest.fixture
+async def funded_by_two(
+    dev_env: WorkflowEnvironment, cli_task_queue: str, ledger: Ledger, audit_store: AuditStore
+) -> Ledger:
+    """The accounts of `funded`, their money brought in as operations bring it: proposed by one
+    operator and approved by another on the CLI's task queue, so that the audit trail and
+    Temporal witness it (`ledger verify` finds an opening balance posted straight in)."""
+    for account_id in ("alice", "bob", "carol"):
+        ledger.open_account(account_id, "EUR")
+    ledger.open_account("yen", "JPY")
+    operators = dev_identity().check()
+    async with build_worker(
+        dev_env.client, cli_task_queue, ledger, audit_store, operators=operators
+    ):
+        for account_id, amount in (("alice", "1000.00"), ("bob", "50.00")):
+            await fund_by_two(dev_env.client, cli_task_queue, account_id, eur(amount))
     return ledger
 
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from sqlalchemy import create_engine, text
+from temporalio.client import Client
 from temporalio.testing import WorkflowEnvironment
 
 from sagas import SagaStatus, parse_faults
@@ -17,6 +18,7 @@ from sagas.audit import GENESIS_HASH, AuditRecord, AuditStore, open_audit_store
 from sagas.audit._record import seal
 from sagas.client import FundsagaClient
 from sagas.ledger import Ledger
+from sagas.verify import _temporal_histories as temporal_histories
 from sagas.verify import audit_saga
 from sagas.worker import build_worker
 from tests.e2e._fast import FastTransferWorkflow
@@ -61,8 +63,9 @@ async def run_transfers(
 
 @pytest.fixture
 async def audited_run(
-    dev_env: WorkflowEnvironment, cli_task_queue: str, funded: Ledger, tmp_path: Path
+    dev_env: WorkflowEnvironment, cli_task_queue: str, funded_by_two: Ledger, tmp_path: Path
 ) -> tuple[list[str], AuditStore]:
+    funded = funded_by_two
     funded.open_account("erin", "EUR")
     funded.freeze("carol")
     store = open_audit_store(f"dir:{tmp_path / 'audit'}", TEST_KEYS)
@@ -133,10 +136,11 @@ async def test_a_saga_without_its_audit_record_is_a_finding(
     dev_env: WorkflowEnvironment,
     audited_run: tuple[list[str], AuditStore],
     cli_task_queue: str,
-    funded: Ledger,
+    funded_by_two: Ledger,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
+    funded = funded_by_two
     elsewhere = open_audit_store(f"dir:{tmp_path / 'elsewhere'}", TEST_KEYS)
     async with build_worker(dev_env.client, cli_task_queue, funded, elsewhere):
         client = FundsagaClient(dev_env.client, cli_task_queue, funded)
@@ -246,7 +250,11 @@ async def test_a_saga_whose_history_temporal_deleted_is_proven_from_record_and_l
     audited_run: tuple[list[str], AuditStore],
     temporal: TemporalCli,
     capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """As Temporal deletes a history once the namespace's retention has passed: the saga's
+    entries are then older than the retention, which the witness is told is over."""
+    monkeypatch.setattr(temporal_histories, "namespace_retention", retention_passed)
     (_, business, _), _ = audited_run
     deleted = await temporal("workflow", "delete", "--yes", "--workflow-id", business)
     assert deleted.returncode == 0, deleted.stderr
@@ -262,6 +270,10 @@ async def test_a_saga_whose_history_temporal_deleted_is_proven_from_record_and_l
         "net effect zero on every account; "
         "history no longer in Temporal: proven from the signed record and the ledger"
     )
+
+
+async def retention_passed(temporal: Client) -> timedelta:
+    return timedelta(0)
 
 
 async def until_deleted(temporal: TemporalCli, workflow_id: str) -> None:

@@ -24,7 +24,7 @@ from sagas.ledger._signing import entry_message
 from sagas.verify import LedgerVerdict, verify_ledger
 from tests.fixtures_audit import TEST_KEYS
 from tests.ledger._money import eur
-from tests.ledger._owner import guards_off
+from tests.ledger._owner import cut_tail, guards_off
 
 
 @pytest.fixture
@@ -172,11 +172,62 @@ def test_a_deleted_last_entry_with_the_head_moved_back_is_found_by_the_anchor(
     )
 
 
+def test_a_cut_tail_with_its_anchors_dropped_is_found_by_the_verifier_s_memory(
+    anchored: Ledger, anchors: AnchorStore, owner: Engine, tmp_path: Path
+) -> None:
+    """The owner cuts the newest entries, sets the balances back, moves the head back and drops
+    every anchor: the rest is a sound chain that only a verifier who saw #4 can contradict."""
+    memory = tmp_path / "verifier" / "ledger-verified-head.json"
+    assert remembering(anchored, anchors, memory).ok
+    with guards_off(owner) as db:
+        assert cut_tail(db, 2) == 2
+    drop_every_file(tmp_path / "anchors", anchors)
+
+    assert verify(anchored, anchors).findings == []
+    assert remembering(anchored, anchors, memory).findings == [
+        f"journal rolled back: it ends at #2, but this verifier accepted entry #4 on "
+        f"{datetime.now(UTC):%Y-%m-%d %H:%M}Z"
+    ]
+
+
+def test_a_cut_tail_written_over_since_is_found_by_the_verifier_s_memory(
+    anchored: Ledger, anchors: AnchorStore, owner: Engine, tmp_path: Path
+) -> None:
+    """Business went on after the cut: the journal reaches #4 again, with other entries."""
+    memory = tmp_path / "verifier" / "ledger-verified-head.json"
+    assert remembering(anchored, anchors, memory).ok
+    with guards_off(owner) as db:
+        cut_tail(db, 2)
+    drop_every_file(tmp_path / "anchors", anchors)
+    anchored.transfer("t-8", "alice", "bob", eur(1), saga_id="s-8")
+    anchored.transfer("t-9", "alice", "bob", eur(1), saga_id="s-9")
+    anchored.seal()
+
+    (finding,) = remembering(anchored, anchors, memory).findings
+    assert re.fullmatch(
+        r"journal rolled back: entry #4 is not the entry this verifier accepted there on .*Z: "
+        r"the chain was rewritten from it",
+        finding,
+    )
+
+
+def remembering(ledger: Ledger, anchors: AnchorStore, memory: Path) -> LedgerVerdict:
+    return verify_ledger(ledger, anchors, TEST_KEYS.keyring, memory=memory)
+
+
+def drop_every_file(directory: Path, anchors: AnchorStore) -> None:
+    """Delete the anchor store's files, as its owner can; the verifier reads the store anew."""
+    for path in directory.glob("*.json"):
+        path.chmod(0o644)
+        path.unlink()
+    anchors.close_connections()
+
+
 def test_an_entry_appended_with_the_triggers_standing_is_found_unsigned(
     anchored: Ledger, anchors: AnchorStore, worker: Engine
 ) -> None:
-    """Appended as the triggers demand (next sequence, linked, running balances, head moved),
-    so the chain is sound: only the writer's signature is missing."""
+    """Written as the triggers demand (unsealed, running balances following) and sealed, so the
+    chain is sound: only the writer's signature is missing."""
     intruder = SigningKey.generate()
     with worker.begin() as db:
         append_funding(db, "bob", 1_000, intruder)

@@ -13,7 +13,7 @@ from sagas.audit import AnchorStore, AuditStore, Keyring
 from sagas.engine import AuditKind, BatchOutcome, SagaStatus
 from sagas.ledger import HoldStatus, Ledger, funding_account_id
 from sagas.payouts import PAYOUT_BATCH
-from sagas.verify import verify_ledger
+from sagas.verify import LedgerWitness, awaiting_witness, entry_witness_findings, verify_ledger
 from tooling.chaos._batch_checks import batches
 from tooling.chaos._catalog_checks import fees, fx_positions, paid_to_rail, rail, sweeps
 from tooling.chaos._check import Check
@@ -24,6 +24,7 @@ from tooling.chaos._outage_checks import (
 )
 from tooling.chaos._plan import ChaosPlan
 from tooling.chaos._rail import RailPayout
+from tooling.chaos._spending import spend_prefix
 
 TERMINAL = {SagaStatus.COMPLETED.value, SagaStatus.COMPENSATED.value}
 """Where every saga of a chaos run must end: the plan intends none to park."""
@@ -145,6 +146,28 @@ def _ledger_verifies(ledger: Ledger, anchors: AnchorStore, keyring: Keyring) -> 
     return Check("g) the ledger verifies (chain, signatures, anchor)", verdict.ok, detail)
 
 
+def _witnessed(ledger: Ledger, witness: LedgerWitness | None, spends: str) -> Check:
+    """What `fundsaga ledger verify` compares with Temporal: every entry has a witness. The
+    payees' spends (keys starting `spends`) are the run's own writes outside the engine: each
+    must be found without one, as any such entry is, and nothing else may be."""
+    name = "q) every entry witnessed by a saga's history or an audited funding, but the spends"
+    if witness is None:
+        return Check(name, False, "Temporal's histories were not read")
+    entries, temporal, records = witness.entries, witness.temporal, witness.records
+    findings = entry_witness_findings(entries, temporal, records, journal=ledger.entries())
+    awaiting = awaiting_witness(entries, temporal, records)
+    spent = [e for e in entries if e.idempotency_key.startswith(spends)]
+    unspent = [f for f in findings if not f.startswith(f"entry '{spends}")]
+    detail = (
+        f"{len(entries)} entries, {len(temporal.seen)} receipts in Temporal; "
+        f"{len(findings) - len(unspent)} of {len(spent)} spends found unwitnessed, "
+        f"{len(awaiting)} awaited, {len(unspent)} other findings"
+        + (f", first: {unspent[0]}" if unspent else "")
+    )
+    ok = not unspent and not awaiting and len(findings) - len(unspent) == len(spent)
+    return Check(name, ok, detail)
+
+
 def _spent_funds(parked: Sequence[str]) -> Check:
     detail = f"{len(parked)} parked" + (f", first: {sorted(parked)[0]}" if parked else "")
     return Check("h) no saga parked because its payee spent the money", not parked, detail)
@@ -162,9 +185,11 @@ def check_run(
     at_rail: Mapping[str, RailPayout | None],
     batch_outcomes: Mapping[str, BatchOutcome],
     faults: FaultsSeen,
+    witness: LedgerWitness | None = None,
 ) -> list[Check]:
     """`statuses` by saga id, the batches' items among them; `at_rail` what the provider holds
-    per payout key; `batch_outcomes` by batch saga id.
+    per payout key; `batch_outcomes` by batch saga id; `witness` what Temporal's histories and
+    the audit trail saw (None: not read, a failed check).
 
     A saga terminated from outside and not recovered is left out of the checks of sagas' ends,
     holds and audit records: until it is recovered it holds what it took."""
@@ -189,6 +214,7 @@ def check_run(
         no_infrastructure_parking(faults.parked_by_infrastructure),
         terminated_recovered(faults.terminated, faults.recovered),
         monotonic_times(store, ledger),
+        _witnessed(ledger, witness, spend_prefix(plan)),
     ]
 
 

@@ -25,21 +25,22 @@ from sagas.client import (
 from sagas.engine import BatchOutcome, SagaOutcome, SagaStatus
 from sagas.foundations import (
     LedgerUnavailableError,
-    Money,
     SagaNotFoundError,
     Settings,
     upgrade_database,
 )
-from sagas.ledger import Ledger
+from sagas.ledger import EntryView, Ledger
 from sagas.payouts import PAYOUT_BATCH
 from sagas.registry import built_in_registry
+from sagas.verify import LedgerWitness, TemporalWitness, temporal_witness, verified_records
 from tooling.chaos._catalog import PROVIDER_TIMEOUT_SECONDS
 from tooling.chaos._catalog_checks import rail_key
 from tooling.chaos._check import Check
 from tooling.chaos._checker import FaultsSeen, check_run
+from tooling.chaos._funding import fund_accounts, open_accounts
 from tooling.chaos._outage import OUTAGE_FLAG_ENV, DatabaseOutage, InjectedOutage
 from tooling.chaos._parking import infrastructure_fault
-from tooling.chaos._plan import OPENING_MINOR, ChaosPlan, PlannedSaga, account_ids, batch_items
+from tooling.chaos._plan import ChaosPlan, PlannedSaga, batch_items
 from tooling.chaos._processes import (
     DevServer,
     WorkerProcess,
@@ -95,17 +96,6 @@ class ChaosReport:
         return all(check.ok for check in self.checks)
 
 
-def fund_accounts(ledger: Ledger, plan: ChaosPlan) -> dict[str, int]:
-    funded: dict[str, int] = {}
-    for account_id in account_ids():
-        currency = account_id.split("-")[1].upper()
-        ledger.open_account(account_id, currency, opening_balance=Money.of(OPENING_MINOR, currency))
-        funded[currency] = funded.get(currency, 0) + OPENING_MINOR
-    for account_id in plan.frozen:
-        ledger.freeze(account_id)
-    return funded
-
-
 async def _retrying(call: Callable[[], Awaitable[T]]) -> T:
     """Retry a Temporal call while the server restarts; idempotent calls only."""
     for _ in range(600):
@@ -143,6 +133,10 @@ class ChaosRun:
         self.webhook_port = free_port()
         self.statuses: dict[str, str] = {}
         self.batch_outcomes: dict[str, BatchOutcome] = {}
+        self.funded: dict[str, int] = {}
+        self.witness: tuple[list[EntryView], TemporalWitness] | None = None
+        """The journal, then what Temporal's histories saw written, read before the server
+        stops."""
         self.parked_by_spent_funds: list[str] = []
         self.kills_issued = 0
         self.restarts = 0
@@ -177,7 +171,7 @@ class ChaosRun:
         started = time.monotonic()
         upgrade_database(self.database_url)
         ledger = Ledger.from_url(self.database_url, signer=self.audit_keys.require_signer())
-        funded = fund_accounts(ledger, self.plan)
+        open_accounts(ledger)
         provider = start_rail()
         try:
             spends = await self._run_sagas(ledger, provider)
@@ -186,6 +180,9 @@ class ChaosRun:
             provider.stop()
         store = open_audit_store(self.audit_spec, self.audit_keys)
         anchors = AnchorStore(open_audit_store(self.anchor_spec, self.audit_keys))
+        witness = (
+            None if self.witness is None else LedgerWitness(*self.witness, verified_records(store))
+        )
         checks = check_run(
             ledger,
             store,
@@ -193,11 +190,12 @@ class ChaosRun:
             self.audit_keys.keyring,
             self.plan,
             self.statuses,
-            funded,
+            self.funded,
             self.parked_by_spent_funds,
             at_rail,
             self.batch_outcomes,
             FaultsSeen(self.parked_by_infrastructure, self.terminated, self.recovered),
+            witness,
         )
         store.close_connections()
         anchors.close_connections()
@@ -242,8 +240,12 @@ class ChaosRun:
                 lambda: FundsagaClient.connect(self._settings(), with_ledger=False)
             )
             client.ledger = ledger
+            self.funded = await fund_accounts(client, self.identity, ledger, self.plan)
             await self._launch_all(client, workers)
             await self._recover(client)
+            journal = ledger.entries()
+            seen = await _retrying(lambda: temporal_witness(client.temporal, TASK_QUEUE))
+            self.witness = (journal, seen)
         finally:
             launched.set()
             spends = await spending

@@ -16,9 +16,15 @@ from tooling.chaos._plan import ChaosPlan, Spender
 SPEND_EVERY_S = 0.2
 
 
+def spend_prefix(plan: ChaosPlan) -> str:
+    """The keys of the payees' spends: entries the run writes itself, outside the engine, with
+    no saga or operator to witness them."""
+    return f"chaos-{plan.config.seed}-spend-"
+
+
 async def spend_until(ledger: Ledger, plan: ChaosPlan, done: asyncio.Event) -> int:
     """Spend each payee's whole available balance, again and again; the number of spends."""
-    keys = (f"chaos-{plan.config.seed}-spend-{n}" for n in itertools.count())
+    keys = (f"{spend_prefix(plan)}{n}" for n in itertools.count())
     spends = 0
     while not done.is_set():
         for spender in plan.spenders:

@@ -1,0 +1,80 @@
+"""What a journal is proven against: Temporal's histories and the audit trail, read in an
+order that leaves a live ledger no room for false findings.
+
+The journal is read first, then Temporal: every entry read was written before its saga's
+history was, so a finished step's receipt is there. `verify_ledger` reads the journal again
+to compare it with what Temporal saw, so an entry written meanwhile is not taken for deleted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from temporalio.client import Client
+
+from sagas.audit import AuditRecord, AuditStore
+from sagas.codec import PayloadDecryptionError, PayloadKeys, RecordSealer
+from sagas.engine import funding_of_entry
+from sagas.ledger import EntryView, Ledger
+from sagas.verify._temporal_histories import TemporalWitness, looked_up, temporal_witness
+
+
+@dataclass(frozen=True)
+class LedgerWitness:
+    """What the journal's entries are proven against."""
+
+    entries: Sequence[EntryView]
+    """The journal as it stood before Temporal was read."""
+    temporal: TemporalWitness
+    records: Sequence[AuditRecord]
+    """The audit trail's records that its verification accepts."""
+
+
+async def read_ledger_witness(
+    temporal: Client,
+    task_queue: str,
+    store: AuditStore,
+    ledger: Ledger,
+    payload_keys: PayloadKeys | None = None,
+) -> LedgerWitness:
+    """The journal, then every history of the task queue (and, by id, those of young entries'
+    sagas that Temporal's list does not show yet), then the verified audit records, opened
+    with `payload_keys` where the deployment sealed them."""
+    entries = ledger.entries()
+    witness = await temporal_witness(temporal, task_queue)
+    young = {
+        history
+        for entry in entries
+        if witness.must_know(entry.created_at)
+        and (history := entry.saga_id or funding_of_entry(entry.idempotency_key)) is not None
+        and not witness.knows(history)
+    }
+    witness = await looked_up(witness, temporal, task_queue, young)
+    return LedgerWitness(entries, witness, opened_records(verified_records(store), payload_keys))
+
+
+def verified_records(store: AuditStore) -> list[AuditRecord]:
+    """The records before the first one the chain's verification rejects: only signed, chained
+    records witness an entry."""
+    chain = store.verify()
+    records = store.records()
+    if chain.first_bad_sequence is None:
+        return records
+    return [record for record in records if record.sequence < chain.first_bad_sequence]
+
+
+def opened_records(records: Sequence[AuditRecord], keys: PayloadKeys | None) -> list[AuditRecord]:
+    """The records with their sealed payloads opened where `keys` can; a record that does not
+    open stays sealed (a funding's witness then says it cannot be read)."""
+    if keys is None:
+        return list(records)
+    sealer = RecordSealer(keys)
+    opened: list[AuditRecord] = []
+    for record in records:
+        try:
+            payload = sealer.open(dict(record.payload))
+        except PayloadDecryptionError:
+            payload = dict(record.payload)
+        opened.append(record.model_copy(update={"payload": payload}))
+    return opened
