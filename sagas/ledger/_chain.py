@@ -216,22 +216,9 @@ def _link_findings(where: str, link: JournalSeal, row: JournalEntry) -> Iterator
 def recomputed(row: JournalEntry) -> str:
     """The entry's hash computed again from what is stored."""
     postings = [(p.account_id, p.currency, p.amount, p.balance_after) for p in row.postings]
-    if row.sequence is not None and row.prev_hash is not None:
-        return entry_hash(
-            sequence=row.sequence,
-            prev_hash=row.prev_hash,
-            key=row.idempotency_key,
-            saga_id=row.saga_id,
-            kind=row.kind,
-            reverses_entry_id=row.reverses_entry_id,
-            created_at=row.created_at,
-            postings=postings,
-        )
-    return content_hash(
-        key=row.idempotency_key,
-        saga_id=row.saga_id,
-        kind=row.kind,
-        reverses_entry_id=row.reverses_entry_id,
-        created_at=row.created_at,
-        postings=postings,
+    content = _content(
+        row.idempotency_key, row.saga_id, row.kind, row.reverses_entry_id, row.created_at, postings
     )
+    if row.sequence is not None and row.prev_hash is not None:
+        content = {"sequence": row.sequence, "prev_hash": row.prev_hash, **content}
+    return sha256_hex(canonical_json(content))
