@@ -69,6 +69,7 @@ def _shown(verdict: LedgerVerdict, address: str) -> Shown:
     data = {
         "ok": verdict.ok,
         "entries": verdict.entries,
+        "unsealed": verdict.unsealed,
         "head_hash": verdict.head.entry_hash,
         "anchored_at": verdict.anchored_at,
         "temporal_compared": verdict.temporal_compared,
@@ -96,8 +97,10 @@ def _shown(verdict: LedgerVerdict, address: str) -> Shown:
             if verdict.temporal_compared
             else ""
         )
+        unsealed = f" ({verdict.unsealed} more not sealed yet)" if verdict.unsealed else ""
         lines.append(
-            f"ledger intact: {verdict.entries} entries chained, {anchored}; each balanced per "
+            f"ledger intact: {verdict.entries} entries chained{unsealed}, {anchored}; each "
+            "balanced per "
             f"currency; every balance and hold matches its postings{witnessed}"
         )
         return Shown(data, lines=lines)

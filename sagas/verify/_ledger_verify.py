@@ -23,6 +23,8 @@ class LedgerVerdict:
     """Whether every entry was checked against Temporal's histories (its witness)."""
     awaiting_witness: int = 0
     """Entries not judged yet: their saga has a step under way that may still report them."""
+    unsealed: int = 0
+    """Entries written since the sealer last ran: checked, but not in the chain yet."""
 
     @property
     def ok(self) -> bool:
@@ -30,7 +32,7 @@ class LedgerVerdict:
 
     @property
     def entries(self) -> int:
-        """The journal's length: sequence numbers are gapless from 1."""
+        """The sealed chain's length: sequence numbers are gapless from 1."""
         return self.head.sequence
 
 
@@ -53,6 +55,7 @@ def verify_ledger(
     in the journal as it was written.
     """
     verdict = LedgerVerdict(ledger.chain_head(), findings=ledger.check_invariants())
+    verdict.unsealed = ledger.unsealed_entries()
     verdict.findings += ledger.signature_findings(keyring.problem)
     verdict.findings += _anchor_findings(ledger, anchors, verdict)
     if memory is not None:
