@@ -13,7 +13,7 @@ from temporalio.converter import DataConverter
 from temporalio.testing import WorkflowEnvironment
 
 from sagas.servers import start_dev_server
-from tooling.bench._procstat import child_pids, process_name
+from tooling.bench._procstat import child_pids, process_name, start_ticks
 from tooling.bench._worker_proc import WorkerSpec
 
 EAGER_ACTIVITIES = "system.enableActivityEagerExecution=true"
@@ -32,14 +32,16 @@ async def start_server(
 
 
 def server_pid() -> int | None:
-    """The pid of the dev server this process started (a child named `temporal`)."""
+    """The pid of the dev server this process started last (a child named `temporal`): a test
+    process may still hold the servers of earlier tests, idle."""
+    servers: list[tuple[int, int]] = []
     for pid in child_pids(os.getpid()):
         try:
             if process_name(pid) == "temporal":
-                return pid
+                servers.append((start_ticks(pid), pid))
         except OSError:
             continue
-    return None
+    return max(servers)[1] if servers else None
 
 
 @asynccontextmanager

@@ -63,6 +63,12 @@ def process_name(pid: int) -> str:
     return Path(f"/proc/{pid}/comm").read_text().strip()
 
 
+def start_ticks(pid: int) -> int:
+    """When the process started, in clock ticks after boot (field 22 of /proc/<pid>/stat)."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return int(stat.rsplit(")", 1)[1].split()[19])
+
+
 def _status(pid: int) -> dict[str, float]:
     values: dict[str, float] = {}
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
