@@ -91,9 +91,9 @@ class Ledger:
         self._clock = clock
         self._declared = Declarations()
         self._claims: dict[str, str] = {}
+        """Claims this process saw committed: a claim never changes, so one check per saga."""
         self._known_system: dict[str, str] = {}
         """System accounts whose rows this process saw committed (they are never deleted)."""
-        """Claims this process saw committed: a claim never changes, so one check per saga."""
 
     @classmethod
     def from_url(
