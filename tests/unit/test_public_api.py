@@ -587,6 +587,13 @@ PUBLIC = {
         "ProviderUnavailableError",
         "SettlementPendingError",
     ],
+    "sagas.reconcile": [
+        "LineDirection",
+        "LineKind",
+        "Statement",
+        "StatementFormat",
+        "StatementLine",
+    ],
     "sagas.sweep": [
         "ACTION_RETRY",
         "COMPENSATION_RETRY",

@@ -1,0 +1,70 @@
+"""A statement from a rail, as read from its file: what every format's reader returns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime
+from enum import StrEnum
+
+from sagas.foundations import Money
+
+
+class StatementFormat(StrEnum):
+    """The formats `fundsaga reconcile import` reads."""
+
+    CAMT053 = "camt.053"  # ISO 20022 end-of-day statement (BkToCstmrStmt)
+    CAMT054 = "camt.054"  # ISO 20022 debit/credit notification, intraday (BkToCstmrDbtCdtNtfctn)
+    MT940 = "mt940"  # SWIFT customer statement
+    CSV = "csv"  # one line a row, with a declared column mapping
+
+
+class LineDirection(StrEnum):
+    """Seen from the statement's account: money out of it or into it."""
+
+    DEBIT = "debit"  # out: a payout paid, a fee charged
+    CREDIT = "credit"  # in: a return, a collection
+
+
+class LineKind(StrEnum):
+    """What the rail says the line is."""
+
+    PAYOUT = "payout"  # money sent to a beneficiary
+    RETURN = "return"  # a payout sent back by the beneficiary's bank
+    FEE = "fee"  # a charge on its own line
+    OTHER = "other"  # anything else the rail booked
+
+
+@dataclass(frozen=True, kw_only=True)
+class StatementLine:
+    """One booked entry of a statement."""
+
+    bank_reference: str
+    """The rail's own id for the entry (camt AcctSvcrRef, MT940 bank reference)."""
+    end_to_end_id: str | None
+    """Our reference, as we sent it (camt EndToEndId, MT940 customer reference)."""
+    direction: LineDirection
+    amount: Money
+    """Positive; `direction` says which way."""
+    booking_date: date
+    value_date: date
+    kind: LineKind
+    fee: Money | None = None
+    """Charges the rail took for this entry (camt Chrgs), None when it states none."""
+    description: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Statement:
+    """A statement file as read: its identity, the account it covers and its booked lines."""
+
+    format: StatementFormat
+    statement_id: str
+    """The rail's id of the statement (camt Stmt/Id, MT940 :20:)."""
+    account: str
+    """The account at the rail the statement covers (an IBAN or the provider's id)."""
+    currency: str
+    period_start: datetime | None
+    period_end: datetime | None
+    """Up to when the rail says the statement is complete: movements before it that it lacks
+    are missing (after the grace period)."""
+    lines: tuple[StatementLine, ...]
