@@ -14,9 +14,10 @@ from sqlalchemy import Connection
 from sagas.audit import metadata as audit_metadata
 from sagas.foundations import load_settings, make_engine
 from sagas.ledger import metadata as ledger_metadata
+from sagas.reconcile import metadata as reconcile_metadata
 
 config = context.config
-target_metadata = [ledger_metadata, audit_metadata]
+target_metadata = [ledger_metadata, audit_metadata, reconcile_metadata]
 if config.config_file_name is not None:
     fileConfig(config.config_file_name, disable_existing_loggers=False)
 

@@ -6,6 +6,7 @@ from workflows.fees import FeeCollectionWorkflow
 from workflows.fx import FxTransferWorkflow
 from workflows.operator_actions import FundingWorkflow, OperatorActionWorkflow
 from workflows.payouts import ExternalPayoutWorkflow
+from workflows.reconcile import BreakResolutionWorkflow
 from workflows.recovery import SagaRecoveryWorkflow
 from workflows.schedules import ScheduleAuditWorkflow, ScheduledSagaWorkflow
 from workflows.sweep import EodSweepWorkflow
@@ -25,6 +26,7 @@ ALL_WORKFLOWS = [
 __all__ = [
     "ALL_WORKFLOWS",
     "AuditAnchorWorkflow",
+    "BreakResolutionWorkflow",
     "EodSweepWorkflow",
     "ExternalPayoutWorkflow",
     "FeeCollectionWorkflow",

@@ -71,7 +71,7 @@ class VerifiedFirst:
                 refusal = err.message
         if refusal is not None:
             self._refusal = refusal
-            await _until(lambda: self._told, TOLD_WAIT)
+            await until(lambda: self._told, TOLD_WAIT)
             return None
         return self._identity
 
@@ -109,7 +109,7 @@ class OperatorActionWorkflow(VerifiedFirst):
                 start_to_close_timeout=LEDGER_TIMEOUT,
                 retry_policy=LEDGER_RETRY,
             )
-        elif not await _until(lambda: self._taken is not None or self._abandoned, ACTION_WAIT):
+        elif not await until(lambda: self._taken is not None or self._abandoned, ACTION_WAIT):
             return {}
         if self._taken is None:
             return {}
@@ -162,7 +162,7 @@ class FundingWorkflow(VerifiedFirst):
         view.proposed_by = maker
         facts = view.model_dump(mode="json", exclude={"status", "proposed_by"})
         await self._record(AuditKind.FUNDING_PROPOSED, facts | {"note": request.note}, maker)
-        if not await _until(lambda: view.approved_by is not None, FUNDING_WAIT):
+        if not await until(lambda: view.approved_by is not None, FUNDING_WAIT):
             view.status = FundingStatus.EXPIRED
             await self._record(AuditKind.FUNDING_EXPIRED, facts, None)
             return view
@@ -219,7 +219,7 @@ class FundingWorkflow(VerifiedFirst):
         )
 
 
-async def _until(condition: Callable[[], bool], timeout: timedelta) -> bool:
+async def until(condition: Callable[[], bool], timeout: timedelta) -> bool:
     """Whether `condition` came true within `timeout`."""
     try:
         await workflow.wait_condition(condition, timeout=timeout)

@@ -16,6 +16,7 @@ from temporalio.client import Client
 from sagas.audit import AuditRecord
 from sagas.engine import (
     AUDIT_ACTIVITY,
+    BREAK_RESOLUTION_WORKFLOW,
     FUNDING_WORKFLOW,
     OPERATOR_ACTION_WORKFLOW,
     SAGA_TYPE,
@@ -25,7 +26,12 @@ from sagas.foundations import InvalidRequestError
 
 SCHEDULE_ACTION_WORKFLOW = "ScheduleOperatorAction"
 """Wrote the audit record of an operator's action on a schedule, before operator proofs."""
-OPERATOR_ACTION_WORKFLOWS = (SCHEDULE_ACTION_WORKFLOW, OPERATOR_ACTION_WORKFLOW, FUNDING_WORKFLOW)
+OPERATOR_ACTION_WORKFLOWS = (
+    SCHEDULE_ACTION_WORKFLOW,
+    OPERATOR_ACTION_WORKFLOW,
+    FUNDING_WORKFLOW,
+    BREAK_RESOLUTION_WORKFLOW,
+)
 """The workflows that write audit records of operator actions outside a saga
 (workflows/schedules.py, workflows/operator_actions.py)."""
 

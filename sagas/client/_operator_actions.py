@@ -24,17 +24,25 @@ from sagas.engine import (
     ACTION_ABANDONED_SIGNAL,
     ACTION_TAKEN_SIGNAL,
     APPROVE_FUNDING_UPDATE,
+    APPROVE_RESOLUTION_UPDATE,
+    BREAK_RESOLUTION_WORKFLOW,
     FUNDING_VIEW_QUERY,
     FUNDING_WORKFLOW,
     OPERATOR_ACTION_WORKFLOW,
     OPERATOR_VERIFIED_UPDATE,
+    RESOLUTION_VIEW_QUERY,
+    Adjustment,
     AuditKind,
+    BreakResolutionRequest,
     FundingApproval,
     FundingRequest,
     FundingView,
     OperatorActionRequest,
+    ResolutionApproval,
+    ResolutionView,
     account_status_call,
     funding_id,
+    resolution_id,
 )
 from sagas.foundations import (
     FundsagaError,
@@ -147,6 +155,51 @@ class OperatorActions:
         except RPCError as err:
             if err.status is RPCStatusCode.NOT_FOUND:
                 raise SagaNotFoundError(f"no funding {funding!r}") from err
+            raise
+        return view
+
+    async def propose_resolution(
+        self, break_id: int, note: str, adjustment: Adjustment | None = None
+    ) -> ResolutionView:
+        """Propose to resolve a reconciliation break, with an adjusting entry if the ledger must
+        change; another operator's `approve_resolution` applies it."""
+        request = BreakResolutionRequest(
+            break_id=break_id, note=note, adjustment=adjustment, proof=self._proof()
+        )
+        handle = await self.temporal.start_workflow(
+            BREAK_RESOLUTION_WORKFLOW,
+            request,
+            id=resolution_id(break_id),
+            task_queue=self.task_queue,
+            static_summary=f"resolve break {break_id}",
+        )
+        await _verified(handle)
+        return await self.resolution(break_id)
+
+    async def approve_resolution(self, break_id: int, note: str = "") -> ResolutionView:
+        """Approve another operator's proposal; returns it once the break is resolved."""
+        approval = ResolutionApproval(note=note, proof=self._proof())
+        handle = self.temporal.get_workflow_handle(resolution_id(break_id))
+        try:
+            view: ResolutionView = await handle.execute_update(
+                APPROVE_RESOLUTION_UPDATE, approval, result_type=ResolutionView
+            )
+        except WorkflowUpdateFailedError as err:
+            raise _refusal(err.cause) from err
+        except RPCError as err:
+            if err.status is RPCStatusCode.NOT_FOUND:
+                raise SagaNotFoundError(f"no resolution of break {break_id} proposed") from err
+            raise
+        return view
+
+    async def resolution(self, break_id: int) -> ResolutionView:
+        try:
+            view: ResolutionView = await self.temporal.get_workflow_handle(
+                resolution_id(break_id)
+            ).query(RESOLUTION_VIEW_QUERY, result_type=ResolutionView)
+        except RPCError as err:
+            if err.status is RPCStatusCode.NOT_FOUND:
+                raise SagaNotFoundError(f"no resolution of break {break_id} proposed") from err
             raise
         return view
 

@@ -50,6 +50,12 @@ class AuditKind(StrEnum):
     RECOVERY_PROPOSED = "recovery_proposed"  # an operator proposed to recover the killed saga
     RECOVERY_APPROVED = "recovery_approved"  # another operator approved it: the recovery runs
     SAGA_RECOVERED = "saga_recovered"  # the recovery closed the killed saga: how it ended
+    STATEMENT_IMPORTED = "statement_imported"  # an operator imported a statement: what it matched
+    RECONCILIATION_RUN = "reconciliation_run"  # an operator matched again: breaks opened, closed
+    BREAK_EXPLAINED = "break_explained"  # an operator explained a break, with evidence
+    BREAK_RESOLUTION_PROPOSED = "break_resolution_proposed"  # an operator proposed to close a break
+    BREAK_RESOLVED = "break_resolved"  # another operator approved: the break is closed
+    BREAK_RESOLUTION_EXPIRED = "break_resolution_expired"  # nobody approved it in time
 
 
 class AuditReceipt(BaseModel):

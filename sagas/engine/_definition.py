@@ -11,6 +11,7 @@ from typing import Generic, TypeVar
 
 from pydantic import BaseModel, Field, JsonValue, field_validator
 
+from sagas.engine._rail import RailEffect, action_key_of
 from sagas.engine._retry import RetrySpec
 from sagas.engine._snapshot import RunClaim, Snapshot
 from sagas.engine._status import Phase
@@ -117,7 +118,7 @@ class StepCall(BaseModel, Generic[RequestT, StateT]):
 
     def action_key(self, step_name: str | None = None, suffix: str = "") -> str:
         """The key an action used, so its compensation can find (or tombstone) the effect."""
-        base = f"{self.saga_id}:{step_name or self.step_name}:{Phase.ACTION.value}"
+        base = action_key_of(self.saga_id, step_name or self.step_name)
         return f"{base}:{suffix}" if suffix else base
 
 
@@ -161,6 +162,9 @@ class StepDefinition(Generic[RequestT]):
     await_timeout: timedelta | Callable[[RequestT], timedelta] = timedelta(hours=1)
     """How long the step waits for its event, fixed or read from the request (a rail's usual
     settlement time); then the action runs with `call.event` None and decides by asking."""
+    rail: RailEffect | None = None
+    """The action's ledger entry is money a rail moves, which its statements book too: the
+    reconciliation matches the two."""
 
     def event_wait(self, request: RequestT) -> timedelta:
         """How long this saga's step waits for its event."""
@@ -186,6 +190,12 @@ class SagaDefinition(Generic[RequestT, StateT]):
         pivots = [step.name for step in self.steps if step.pivot]
         if len(pivots) > 1:
             raise ValueError(f"saga {self.saga_type}: at most one pivot step, got {pivots}")
+        for step in self.steps:
+            if step.rail is not None and step.rail.reference_step not in names:
+                raise ValueError(
+                    f"saga {self.saga_type}: step {step.name}'s rail reference_step "
+                    f"{step.rail.reference_step!r} is not one of its steps"
+                )
         if any(step.awaits is not None and step.local for step in self.steps):
             raise ValueError(f"saga {self.saga_type}: a step that awaits an event is not local")
         object.__setattr__(self, "call_type", StepCall[self.request_type, self.state_type])  # type: ignore[name-defined]

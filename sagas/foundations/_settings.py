@@ -69,6 +69,20 @@ class Settings(BaseSettings):
     dev_identity: str = Field(str(DEFAULT_HOME / "dev-identity"), alias="FUNDSAGA_DEV_IDENTITY")
     """The development identity provider's directory (`fundsaga dev` makes it): its signing
     key mints tokens for FUNDSAGA_OPERATOR when no FUNDSAGA_OPERATOR_TOKEN is set."""
+    reconcile_date_tolerance_days: int = Field(
+        2, alias="FUNDSAGA_RECONCILE_DATE_TOLERANCE_DAYS", ge=0, le=31
+    )
+    """How many days a statement line's value date may be from its movement's booking when it
+    is matched by amount (a line that names no reference)."""
+    reconcile_amount_tolerance: int = Field(0, alias="FUNDSAGA_RECONCILE_AMOUNT_TOLERANCE", ge=0)
+    """Minor units a line's amount may differ from its movement's before it is a break."""
+    reconcile_cutoff: str = Field("23:59:59", alias="FUNDSAGA_RECONCILE_CUTOFF")
+    """The rail's daily cut-off, UTC (HH:MM[:SS]): later movements are on the next day's
+    statement."""
+    reconcile_grace_hours: int = Field(24, alias="FUNDSAGA_RECONCILE_GRACE_HOURS", ge=0)
+    """Hours after its statement day that a movement may still be missing before it is a break."""
+    reconcile_fees: str = Field("", alias="FUNDSAGA_RECONCILE_FEES")
+    """The fee agreed with the rail per movement, `EUR=0.25,USD=0.30`; empty: none."""
     provider_url: str = Field("http://127.0.0.1:8470", alias="FUNDSAGA_PROVIDER_URL")
     """Base URL of the payment provider the external payout submits to."""
     provider_timeout: float = Field(5.0, alias="FUNDSAGA_PROVIDER_TIMEOUT", gt=0)

@@ -136,6 +136,11 @@ class Ledger:
         """Bring `amount` from @funding into the account as a 'funding' entry."""
         return self._run(lambda s: _lifecycle.fund(s, key, account_id, amount))
 
+    def adjust(self, key: str, account_id: str, amount: Money) -> EntryView:
+        """Money between the account and the outside world (@funding), as an operator's
+        adjustment: a positive amount credits the account, a negative one debits it."""
+        return self._run(lambda s: _lifecycle.adjust(s, key, account_id, amount))
+
     def account(self, account_id: str) -> AccountView:
         view = self.find_account(account_id)
         if view is None:
@@ -285,10 +290,20 @@ class Ledger:
     def entry(self, key: str) -> EntryView | None:
         return self._run(lambda s: _optional(entry_view, _journal.find_entry(s, key)))
 
-    def entries(self, *, saga_id: str | None = None) -> list[EntryView]:
+    def entries(
+        self, *, saga_id: str | None = None, action_of: tuple[str, str] | None = None
+    ) -> list[EntryView]:
+        """Every entry, or a saga's; `action_of` (saga type, step) keeps the entries that step's
+        action posted in sagas of that type."""
         query = select(JournalEntry).order_by(JournalEntry.entry_id)
         if saga_id is not None:
             query = query.where(JournalEntry.saga_id == saga_id)
+        if action_of is not None:
+            saga_type, step = (_like_literal(part) for part in action_of)
+            query = query.where(
+                JournalEntry.saga_id.like(f"{saga_type}-%", escape="\\"),
+                JournalEntry.idempotency_key.like(f"%:{step}:action", escape="\\"),
+            )
         return self._run(lambda s: [entry_view(row) for row in s.scalars(query)])
 
     def holds(self, *, saga_id: str | None = None) -> list[HoldView]:
@@ -442,3 +457,8 @@ class Ledger:
 
 def _optional(view: Callable[[R], T], row: R | None) -> T | None:
     return None if row is None else view(row)
+
+
+def _like_literal(text: str) -> str:
+    """`text` matched as itself in a LIKE pattern escaped with a backslash."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

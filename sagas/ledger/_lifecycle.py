@@ -40,6 +40,17 @@ def open_account(
     return account_view(row)
 
 
+def adjust(session: Session, key: str, account_id: str, amount: Money) -> EntryView:
+    """A funding in either direction: into the account when positive, out when negative."""
+    if amount.minor >= 0:
+        return fund(session, key, account_id, amount)
+    check_user_account_id(account_id)
+    outside = funding_account_id(amount.currency.code)
+    return transfer(
+        session, key, account_id, outside, -amount, saga_id=None, kind=EntryKind.FUNDING
+    )
+
+
 def fund(session: Session, key: str, account_id: str, amount: Money) -> EntryView:
     """Bring money from the outside world (@funding) into a customer account."""
     check_user_account_id(account_id)

@@ -14,7 +14,7 @@ from datetime import timedelta
 
 from pydantic import BaseModel, ConfigDict
 
-from sagas.engine import SagaDefinition, StepCall, StepDefinition, retry_spec
+from sagas.engine import RailEffect, SagaDefinition, StepCall, StepDefinition, retry_spec
 from sagas.payouts._request import PayoutRequest
 
 EXTERNAL_PAYOUT = "payout"
@@ -81,6 +81,7 @@ EXTERNAL_PAYOUT_SAGA = SagaDefinition(
             _step("settle", "post to the outside world", None),
             action_retry=SETTLE_RETRY,
             awaits=SETTLED_EVENT,
+            rail=RailEffect(reference_step="submit", kind="payout"),
             await_timeout=lambda r: timedelta(seconds=r.settle_wait_seconds),
         ),
     ),

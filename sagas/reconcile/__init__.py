@@ -1,6 +1,16 @@
 """Reconciliation: statements from the rails, matched against the ledger's rail movements;
 every difference a break with a kind and a lifecycle."""
 
+from sagas.reconcile._breaks import CLOSED_STATUSES, BreakKind, BreakStatus, BreakView
+from sagas.reconcile._models import metadata
+from sagas.reconcile._movements import RailMovement, rail_movements
+from sagas.reconcile._policy import ReconcilePolicy, parse_fees, policy_from
+from sagas.reconcile._reconciliation import (
+    ImportResult,
+    MovementStatus,
+    Reconciliation,
+    RunResult,
+)
 from sagas.reconcile._statement import (
     LineDirection,
     LineKind,
@@ -10,9 +20,23 @@ from sagas.reconcile._statement import (
 )
 
 __all__ = [
+    "CLOSED_STATUSES",
+    "BreakKind",
+    "BreakStatus",
+    "BreakView",
+    "ImportResult",
     "LineDirection",
     "LineKind",
+    "MovementStatus",
+    "RailMovement",
+    "ReconcilePolicy",
+    "Reconciliation",
+    "RunResult",
     "Statement",
     "StatementFormat",
     "StatementLine",
+    "metadata",
+    "parse_fees",
+    "policy_from",
+    "rail_movements",
 ]

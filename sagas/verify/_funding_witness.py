@@ -17,6 +17,11 @@ from sagas.engine import AuditKind, VerifiedOperator, funding_of_entry
 from sagas.foundations import InvalidRequestError, Money, parse_money
 from sagas.ledger import EntryView
 
+PROPOSALS = (AuditKind.FUNDING_PROPOSED, AuditKind.BREAK_RESOLUTION_PROPOSED)
+APPROVALS = (AuditKind.FUNDING_APPROVED, AuditKind.BREAK_RESOLVED)
+"""A break's resolution posts its adjustment under the funding id it is proposed and approved
+as (`resolution_id`), so the same two records witness it."""
+
 
 @dataclass(frozen=True)
 class AuditedFundings:
@@ -30,9 +35,9 @@ class AuditedFundings:
         proposed: dict[str, AuditRecord] = {}
         approved: dict[str, AuditRecord] = {}
         for record in records:
-            if record.kind == AuditKind.FUNDING_PROPOSED:
+            if record.kind in PROPOSALS:
                 proposed.setdefault(record.saga_id, record)
-            elif record.kind == AuditKind.FUNDING_APPROVED:
+            elif record.kind in APPROVALS:
                 approved.setdefault(record.saga_id, record)
         return cls(proposed, approved)
 

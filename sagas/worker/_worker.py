@@ -15,6 +15,7 @@ from temporalio.worker.workflow_sandbox import SandboxRestrictions
 from activities.accounts import AccountActivities
 from activities.audit import AuditActivities
 from activities.operator_identity import OperatorIdentityActivity
+from activities.reconcile import ReconcileActivities
 from activities.recovery import RecoveryActivities
 from activities.retry_specs import RetrySpecsActivity
 from sagas.audit import AnchoredAuditStore, AuditStore
@@ -34,6 +35,7 @@ from sagas.registry import SagaRegistry, WorkerContext, built_in_registry
 from sagas.worker._sandbox import CompiledSandboxRunner
 from workflows import (
     AuditAnchorWorkflow,
+    BreakResolutionWorkflow,
     FundingWorkflow,
     OperatorActionWorkflow,
     SagaRecoveryWorkflow,
@@ -136,6 +138,7 @@ def build_worker(
             ScheduleAuditWorkflow,
             OperatorActionWorkflow,
             FundingWorkflow,
+            BreakResolutionWorkflow,
             SagaRecoveryWorkflow,
         ],
         activities=activities,
@@ -150,7 +153,7 @@ def build_worker(
 
 def _account_activities(ledger: Ledger) -> list[Callable[..., Any]]:
     accounts = AccountActivities(ledger)
-    return [accounts.set_status, accounts.fund]
+    return [accounts.set_status, accounts.fund, ReconcileActivities(ledger).resolve_break]
 
 
 def activity_slots_for(ledger: Ledger) -> int:

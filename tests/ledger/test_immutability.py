@@ -11,6 +11,7 @@ from tests.ledger._money import eur
 PUBLIC_METHODS = {
     "account",
     "accounts",
+    "adjust",
     "capture_hold",
     "chain_head",
     "claims_between",

@@ -13,6 +13,7 @@ from sqlalchemy import inspect
 from sagas.audit import metadata as audit_metadata
 from sagas.foundations import alembic_config, make_engine
 from sagas.ledger import Ledger, metadata
+from sagas.reconcile import metadata as reconcile_metadata
 from tests.ledger._money import eur
 
 LEDGER_TABLES = {
@@ -24,6 +25,10 @@ LEDGER_TABLES = {
     "posting",
     "hold",
     "saga_snapshot",
+    "statement_file",
+    "statement_line",
+    "rail_match",
+    "reconciliation_break",
     "saga_claim",
     "audit_record",
 }
@@ -62,7 +67,11 @@ def test_the_migrated_schema_matches_the_models(database_url: str) -> None:
     try:
         with engine.connect() as connection:
             context = MigrationContext.configure(connection)
-            both = [metadata, audit_metadata]  # alembic takes a sequence, as in target_metadata
+            both = [
+                metadata,
+                audit_metadata,
+                reconcile_metadata,
+            ]  # alembic takes a sequence, as in target_metadata
             differences = compare_metadata(context, both)  # type: ignore[arg-type]
     finally:
         engine.dispose()

@@ -1,0 +1,57 @@
+"""Breaks: what kinds of difference reconciliation finds, and where each stands."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+
+from sagas.foundations import Money
+
+
+class BreakKind(StrEnum):
+    """What differs between a statement and the ledger."""
+
+    MISSING_IN_LEDGER = "missing_in_ledger"  # the rail booked a line no rail movement explains
+    MISSING_IN_STATEMENT = "missing_in_statement"  # a rail movement no statement booked in time
+    AMOUNT_MISMATCH = "amount_mismatch"  # same reference, another amount
+    CURRENCY_MISMATCH = "currency_mismatch"  # same reference, another currency
+    DUPLICATE = "duplicate"  # a second line for a movement already matched
+    FEE_DIFFERENCE = "fee_difference"  # the rail charged another fee than agreed
+
+
+class BreakStatus(StrEnum):
+    """Where a break stands: open until explained, and closed by a resolution or a match."""
+
+    OPEN = "open"  # found, nobody has looked at it
+    EXPLAINED = "explained"  # an operator said why, with evidence; still to be resolved
+    RESOLVED = "resolved"  # closed by two operators (maker-checker), maybe with an adjustment
+    MATCHED = "matched"  # closed by itself: a later statement or ledger movement matched it
+
+
+CLOSED_STATUSES = frozenset({BreakStatus.RESOLVED, BreakStatus.MATCHED})
+
+
+@dataclass(frozen=True, kw_only=True)
+class BreakView:
+    break_id: int
+    kind: BreakKind
+    status: BreakStatus
+    reference: str | None
+    """The end-to-end id the difference is about, when one is known."""
+    line_id: int | None
+    entry_id: int | None
+    ledger_amount: Money | None
+    statement_amount: Money | None
+    detail: str
+    opened_at: datetime
+    updated_at: datetime
+    note: str
+    evidence: str
+    explained_by: str | None
+    resolved_by: str | None
+    adjustment_entry_id: int | None
+    version: int
+
+    def age_seconds(self, now: datetime) -> int:
+        return max(0, int((now - self.opened_at).total_seconds()))

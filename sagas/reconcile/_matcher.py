@@ -1,0 +1,204 @@
+"""Matching statement lines to rail movements: by reference first, then by amount, currency
+and value date; what is left over, or differs, is a finding (a break to open)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import date, datetime
+
+from sagas.reconcile._breaks import BreakKind
+from sagas.reconcile._movements import RailMovement
+from sagas.reconcile._policy import ReconcilePolicy
+from sagas.reconcile._statement import LineDirection
+
+
+@dataclass(frozen=True, kw_only=True)
+class BookedLine:
+    """A stored statement line, as matching reads it."""
+
+    line_id: int
+    end_to_end_id: str | None
+    direction: LineDirection
+    amount_minor: int
+    currency: str
+    fee_minor: int | None
+    value_date: date
+
+
+@dataclass(frozen=True, kw_only=True)
+class Finding:
+    kind: BreakKind
+    currency: str
+    detail: str
+    line_id: int | None = None
+    entry_id: int | None = None
+    reference: str | None = None
+    ledger_minor: int | None = None
+    statement_minor: int | None = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.kind}:{self.line_id or '-'}:{self.entry_id or '-'}"
+
+
+@dataclass
+class Outcome:
+    matches: list[tuple[int, int, str]] = field(default_factory=list)
+    """New (line id, entry id, method)."""
+    findings: list[Finding] = field(default_factory=list)
+    matched_lines: set[int] = field(default_factory=set)
+    matched_entries: set[int] = field(default_factory=set)
+
+
+def match(
+    lines: Iterable[BookedLine],
+    movements: Iterable[RailMovement],
+    matched: dict[int, int],
+    covered_until: dict[str, datetime],
+    policy: ReconcilePolicy,
+) -> Outcome:
+    """`matched` is line id → entry id as stored; `covered_until` per currency how far the
+    imported statements are complete."""
+    by_entry = {movement.entry_id: movement for movement in movements}
+    by_reference = {(m.reference, m.direction): m for m in by_entry.values()}
+    outcome = Outcome(matched_lines=set(matched), matched_entries=set(matched.values()))
+    pending: list[BookedLine] = []
+    for line in sorted(lines, key=lambda booked: booked.line_id):
+        if line.line_id in matched:
+            found = by_entry.get(matched[line.line_id])
+            if found is not None:
+                outcome.findings += _differences(line, found, policy)
+            continue
+        movement = by_reference.get((line.end_to_end_id or "", line.direction))
+        if movement is None:
+            pending.append(line)
+        elif movement.entry_id in outcome.matched_entries:
+            outcome.findings.append(_duplicate(line, movement))
+        else:
+            _pair(outcome, line, movement, "reference")
+            outcome.findings += _differences(line, movement, policy)
+    for line in pending:
+        movement = _by_amount(line, by_entry.values(), outcome, policy)
+        if movement is not None:
+            _pair(outcome, line, movement, "amount_date")
+            outcome.findings += _differences(line, movement, policy)
+        else:
+            outcome.findings.append(_missing_in_ledger(line))
+    for movement in by_entry.values():
+        covered = covered_until.get(movement.amount.currency.code)
+        unmatched = movement.entry_id not in outcome.matched_entries
+        if unmatched and covered is not None and policy.overdue(movement.booked_at, covered):
+            outcome.findings.append(_missing_in_statement(movement, covered))
+    return outcome
+
+
+def _pair(outcome: Outcome, line: BookedLine, movement: RailMovement, method: str) -> None:
+    outcome.matches.append((line.line_id, movement.entry_id, method))
+    outcome.matched_lines.add(line.line_id)
+    outcome.matched_entries.add(movement.entry_id)
+
+
+def _by_amount(
+    line: BookedLine,
+    movements: Iterable[RailMovement],
+    outcome: Outcome,
+    policy: ReconcilePolicy,
+) -> RailMovement | None:
+    """Only a line that names no reference of its own is matched by amount and date: one that
+    names a reference fundsaga never sent is not fundsaga's."""
+    if line.end_to_end_id:
+        return None
+    candidates = [
+        movement
+        for movement in movements
+        if movement.entry_id not in outcome.matched_entries
+        and movement.direction is line.direction
+        and movement.amount.currency.code == line.currency
+        and abs(movement.amount.minor - line.amount_minor) <= policy.amount_tolerance_minor
+        and abs(movement.booked_at.date() - line.value_date) <= policy.date_tolerance
+    ]
+    return min(
+        candidates,
+        key=lambda m: (abs(m.booked_at.date() - line.value_date), m.entry_id),
+        default=None,
+    )
+
+
+def _differences(
+    line: BookedLine, movement: RailMovement, policy: ReconcilePolicy
+) -> list[Finding]:
+    ledger = movement.amount
+    if ledger.currency.code != line.currency:
+        detail = f"the ledger moved {ledger}, the statement booked {line.currency}"
+        return [_paired(BreakKind.CURRENCY_MISMATCH, line, movement, detail, None, None)]
+    found: list[Finding] = []
+    units = f"(minor units of {line.currency})"
+    if abs(ledger.minor - line.amount_minor) > policy.amount_tolerance_minor:
+        detail = (
+            f"the ledger moved {ledger.minor}, the statement booked {line.amount_minor} {units}"
+        )
+        kind = BreakKind.AMOUNT_MISMATCH
+        found.append(_paired(kind, line, movement, detail, ledger.minor, line.amount_minor))
+    charged, agreed = line.fee_minor or 0, policy.expected_fee(line.currency)
+    if charged != agreed:
+        detail = f"the rail charged a fee of {charged}, {agreed} is agreed {units}"
+        found.append(_paired(BreakKind.FEE_DIFFERENCE, line, movement, detail, agreed, charged))
+    return found
+
+
+def _paired(
+    kind: BreakKind,
+    line: BookedLine,
+    movement: RailMovement,
+    detail: str,
+    ledger_minor: int | None,
+    statement_minor: int | None,
+) -> Finding:
+    return Finding(
+        kind=kind,
+        currency=line.currency,
+        detail=detail,
+        line_id=line.line_id,
+        entry_id=movement.entry_id,
+        reference=movement.reference,
+        ledger_minor=ledger_minor,
+        statement_minor=statement_minor,
+    )
+
+
+def _duplicate(line: BookedLine, movement: RailMovement) -> Finding:
+    return Finding(
+        kind=BreakKind.DUPLICATE,
+        currency=line.currency,
+        detail=f"a second line for entry {movement.entry_id}, already matched",
+        line_id=line.line_id,
+        entry_id=movement.entry_id,
+        reference=movement.reference,
+        ledger_minor=movement.amount.minor,
+        statement_minor=line.amount_minor,
+    )
+
+
+def _missing_in_ledger(line: BookedLine) -> Finding:
+    return Finding(
+        kind=BreakKind.MISSING_IN_LEDGER,
+        currency=line.currency,
+        detail=f"the statement booked a {line.direction} of {line.amount_minor} that no rail "
+        "movement of the ledger explains",
+        line_id=line.line_id,
+        reference=line.end_to_end_id,
+        statement_minor=line.amount_minor,
+    )
+
+
+def _missing_in_statement(movement: RailMovement, covered: datetime) -> Finding:
+    return Finding(
+        kind=BreakKind.MISSING_IN_STATEMENT,
+        currency=movement.amount.currency.code,
+        detail=f"booked {movement.booked_at.isoformat()} by {movement.saga_id}, on no statement "
+        f"complete up to {covered.isoformat()}",
+        entry_id=movement.entry_id,
+        reference=movement.reference,
+        ledger_minor=movement.amount.minor,
+    )

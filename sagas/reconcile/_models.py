@@ -1,0 +1,122 @@
+"""The reconciliation's tables: statement files and their lines (append-only), the matches
+found (append-only) and the breaks (each change of status also an audit record)."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+from sqlalchemy import (
+    BigInteger,
+    CheckConstraint,
+    Date,
+    ForeignKey,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+from sagas.foundations import NAMING_CONVENTION, UtcDateTime
+
+ID = BigInteger().with_variant(Integer(), "sqlite")
+REFERENCE_LENGTH = 250
+"""An end-to-end id: a saga's action key (saga id, step, phase) fits."""
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    type_annotation_map = {datetime: UtcDateTime(), date: Date()}
+
+
+class StatementFile(Base):
+    """A statement file as imported: its bytes, kept with their SHA-256."""
+
+    __tablename__ = "statement_file"
+
+    file_id: Mapped[int] = mapped_column(ID, primary_key=True, autoincrement=True)
+    sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    format: Mapped[str] = mapped_column(String(16))
+    name: Mapped[str] = mapped_column(String(255))
+    statement_id: Mapped[str] = mapped_column(String(64))
+    account: Mapped[str] = mapped_column(String(64))
+    currency: Mapped[str] = mapped_column(String(3))
+    period_start: Mapped[datetime | None]
+    period_end: Mapped[datetime | None]
+    line_count: Mapped[int] = mapped_column(Integer)
+    content: Mapped[bytes] = mapped_column(LargeBinary)
+    imported_at: Mapped[datetime]
+    imported_by: Mapped[str] = mapped_column(String(120))
+
+
+class StatementLineRow(Base):
+    """One booked line; a line the rail delivers again (same account and bank reference, in
+    another file) is kept once."""
+
+    __tablename__ = "statement_line"
+    __table_args__ = (
+        UniqueConstraint("account", "bank_reference"),
+        CheckConstraint("direction IN ('debit', 'credit')", name="direction"),
+        CheckConstraint("amount_minor > 0", name="amount_positive"),
+    )
+
+    line_id: Mapped[int] = mapped_column(ID, primary_key=True, autoincrement=True)
+    file_id: Mapped[int] = mapped_column(ForeignKey("statement_file.file_id"))
+    position: Mapped[int] = mapped_column(Integer)
+    account: Mapped[str] = mapped_column(String(64))
+    bank_reference: Mapped[str] = mapped_column(String(64))
+    end_to_end_id: Mapped[str | None] = mapped_column(String(REFERENCE_LENGTH), index=True)
+    direction: Mapped[str] = mapped_column(String(8))
+    kind: Mapped[str] = mapped_column(String(16))
+    amount_minor: Mapped[int] = mapped_column(BigInteger)
+    currency: Mapped[str] = mapped_column(String(3))
+    fee_minor: Mapped[int | None] = mapped_column(BigInteger)
+    booking_date: Mapped[date]
+    value_date: Mapped[date]
+    description: Mapped[str] = mapped_column(Text)
+
+
+class RailMatch(Base):
+    """A statement line and the journal entry it books, each matched at most once."""
+
+    __tablename__ = "rail_match"
+
+    line_id: Mapped[int] = mapped_column(ForeignKey("statement_line.line_id"), primary_key=True)
+    entry_id: Mapped[int] = mapped_column(ID, unique=True)
+    method: Mapped[str] = mapped_column(String(16))
+    matched_at: Mapped[datetime]
+
+
+class BreakRow(Base):
+    """A difference between a statement and the ledger, and where it stands."""
+
+    __tablename__ = "reconciliation_break"
+    __table_args__ = (
+        CheckConstraint("status IN ('open', 'explained', 'resolved', 'matched')", name="status"),
+    )
+
+    break_id: Mapped[int] = mapped_column(ID, primary_key=True, autoincrement=True)
+    break_key: Mapped[str] = mapped_column(String(80), unique=True)
+    """kind:line:entry, so that matching again opens no second break for one difference."""
+    kind: Mapped[str] = mapped_column(String(24))
+    status: Mapped[str] = mapped_column(String(16))
+    line_id: Mapped[int | None] = mapped_column(ForeignKey("statement_line.line_id"))
+    entry_id: Mapped[int | None] = mapped_column(ID)
+    reference: Mapped[str | None] = mapped_column(String(REFERENCE_LENGTH))
+    currency: Mapped[str] = mapped_column(String(3))
+    ledger_minor: Mapped[int | None] = mapped_column(BigInteger)
+    statement_minor: Mapped[int | None] = mapped_column(BigInteger)
+    detail: Mapped[str] = mapped_column(Text)
+    opened_at: Mapped[datetime]
+    updated_at: Mapped[datetime]
+    note: Mapped[str] = mapped_column(Text, default="")
+    evidence: Mapped[str] = mapped_column(Text, default="")
+    explained_by: Mapped[str | None] = mapped_column(String(120))
+    resolved_by: Mapped[str | None] = mapped_column(String(250))
+    adjustment_entry_id: Mapped[int | None] = mapped_column(ID)
+    version: Mapped[int] = mapped_column(Integer, default=1)
+
+
+metadata = Base.metadata

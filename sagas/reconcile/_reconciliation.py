@@ -1,0 +1,223 @@
+"""Reconciliation of the ledger's rail movements with the rails' statements."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, TypeVar
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from sagas.engine import SagaDefinition
+from sagas.foundations import InvalidRequestError, database_now
+from sagas.ledger import Ledger
+from sagas.reconcile import _store
+from sagas.reconcile._breaks import CLOSED_STATUSES, BreakKind, BreakStatus, BreakView
+from sagas.reconcile._matcher import match
+from sagas.reconcile._models import BreakRow, RailMatch
+from sagas.reconcile._movements import RailMovement, rail_movements
+from sagas.reconcile._policy import ReconcilePolicy
+from sagas.reconcile._statement import Statement
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunResult:
+    """What one matching run changed."""
+
+    matched: int
+    opened: list[BreakView] = field(default_factory=list)
+    closed: list[BreakView] = field(default_factory=list)
+    """Breaks a later statement or ledger movement matched."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ImportResult:
+    file_id: int
+    sha256: str
+    new: bool
+    """False: this file was imported before, and nothing was added."""
+    lines: int
+    added_lines: int
+    run: RunResult
+
+
+@dataclass(frozen=True, kw_only=True)
+class MovementStatus:
+    movement: RailMovement
+    status: str
+    """`matched to line N (method)`, `break N kind (status)` or `awaiting statement`."""
+
+
+class Reconciliation:
+    """Statements imported, matched against the rail movements of `definitions`' saga types."""
+
+    def __init__(
+        self,
+        ledger: Ledger,
+        definitions: Iterable[SagaDefinition[Any, Any]],
+        policy: ReconcilePolicy | None = None,
+    ) -> None:
+        self.ledger = ledger
+        self.definitions = list(definitions)
+        self.policy = policy or ReconcilePolicy()
+
+    def import_statement(
+        self, statement: Statement, content: bytes, *, name: str, imported_by: str
+    ) -> ImportResult:
+        """Keep the file and its new lines, then match; the same file again adds nothing."""
+        sha256 = hashlib.sha256(content).hexdigest()
+
+        def keep(session: Session) -> tuple[int, bool, int]:
+            found = _store.stored_file(session, sha256)
+            if found is not None:
+                return found.file_id, False, 0
+            now = database_now(session.connection())
+            row, added = _store.add_file(
+                session,
+                statement,
+                content=content,
+                sha256=sha256,
+                name=name,
+                imported_by=imported_by,
+                now=now,
+            )
+            return row.file_id, True, added
+
+        file_id, new, added = self._run(keep)
+        return ImportResult(
+            file_id=file_id,
+            sha256=sha256,
+            new=new,
+            lines=len(statement.lines),
+            added_lines=added,
+            run=self.run(),
+        )
+
+    def run(self) -> RunResult:
+        """Match every line not matched yet; open a break for each difference found, and close
+        those that matched since. Running it again changes nothing."""
+        movements = rail_movements(self.ledger, self.definitions)
+
+        def reconcile(session: Session) -> RunResult:
+            now = database_now(session.connection())
+            outcome = match(
+                _store.booked_lines(session),
+                movements,
+                _store.matches(session),
+                _store.covered_until(session),
+                self.policy,
+            )
+            _store.add_matches(session, outcome.matches, now)
+            opened = _store.open_breaks(session, outcome.findings, now)
+            closed = _store.close_matched(
+                session, outcome.matched_lines, outcome.matched_entries, now
+            )
+            return RunResult(
+                matched=len(outcome.matches),
+                opened=[_store.break_view(row) for row in opened],
+                closed=[_store.break_view(row) for row in closed],
+            )
+
+        return self._run(reconcile)
+
+    def now(self) -> datetime:
+        """The database's time: what a break's age is measured by."""
+        return self._run(lambda session: database_now(session.connection()))
+
+    def breaks(
+        self, *, status: BreakStatus | None = None, kind: BreakKind | None = None
+    ) -> list[BreakView]:
+        query = select(BreakRow).order_by(BreakRow.break_id)
+        if status is not None:
+            query = query.where(BreakRow.status == status.value)
+        if kind is not None:
+            query = query.where(BreakRow.kind == kind.value)
+        return self._run(lambda s: [_store.break_view(row) for row in s.scalars(query)])
+
+    def find_break(self, break_id: int) -> BreakView:
+        def find(session: Session) -> BreakView:
+            row = session.get(BreakRow, break_id)
+            if row is None:
+                raise InvalidRequestError("BREAK", f"no break {break_id}")
+            return _store.break_view(row)
+
+        return self._run(find)
+
+    def explain(self, break_id: int, *, note: str, evidence: str, operator: str) -> BreakView:
+        """An operator's explanation of an open break (or a better one of an explained one)."""
+        if not note.strip():
+            raise InvalidRequestError("--note", "an explanation needs a note")
+
+        def change(row: BreakRow) -> None:
+            row.status = BreakStatus.EXPLAINED.value
+            row.note, row.evidence, row.explained_by = note, evidence, operator
+
+        return self._change(break_id, change)
+
+    def resolve(
+        self, break_id: int, *, resolved_by: str, adjustment_entry_id: int | None = None
+    ) -> BreakView:
+        """Close the break, as two operators agreed; idempotent once resolved so."""
+
+        def change(row: BreakRow) -> None:
+            row.status = BreakStatus.RESOLVED.value
+            row.resolved_by, row.adjustment_entry_id = resolved_by, adjustment_entry_id
+
+        return self._change(break_id, change, again_ok=BreakStatus.RESOLVED)
+
+    def movements(self) -> list[MovementStatus]:
+        """Every rail movement and where it stands in reconciliation."""
+        movements = rail_movements(self.ledger, self.definitions)
+
+        def read(session: Session) -> list[MovementStatus]:
+            matched = {row.entry_id: row for row in session.scalars(select(RailMatch))}
+            breaks: dict[int, BreakRow] = {}
+            for row in session.scalars(select(BreakRow).order_by(BreakRow.break_id)):
+                if row.entry_id is not None and row.status not in CLOSED_STATUSES:
+                    breaks.setdefault(row.entry_id, row)
+            return [_status(m, matched.get(m.entry_id), breaks.get(m.entry_id)) for m in movements]
+
+        return self._run(read)
+
+    def _change(
+        self,
+        break_id: int,
+        change: Callable[[BreakRow], None],
+        again_ok: BreakStatus | None = None,
+    ) -> BreakView:
+        def apply(session: Session) -> BreakView:
+            row = session.get(BreakRow, break_id, with_for_update=True)
+            if row is None:
+                raise InvalidRequestError("BREAK", f"no break {break_id}")
+            if row.status == again_ok:
+                return _store.break_view(row)
+            if BreakStatus(row.status) in CLOSED_STATUSES:
+                raise InvalidRequestError("BREAK", f"break {break_id} is {row.status} already")
+            change(row)
+            row.updated_at = database_now(session.connection())
+            row.version += 1
+            session.flush()
+            return _store.break_view(row)
+
+        return self._run(apply)
+
+    def _run(self, work: Callable[[Session], T]) -> T:
+        with Session(self.ledger.engine) as session, session.begin():
+            return work(session)
+
+
+def _status(
+    movement: RailMovement, matched: RailMatch | None, open_break: BreakRow | None
+) -> MovementStatus:
+    if open_break is not None:
+        text = f"break {open_break.break_id} {open_break.kind} ({open_break.status})"
+    elif matched is not None:
+        text = f"matched to statement line {matched.line_id} ({matched.method})"
+    else:
+        text = "awaiting statement"
+    return MovementStatus(movement=movement, status=text)

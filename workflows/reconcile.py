@@ -1,0 +1,135 @@
+"""Resolving a reconciliation break: one verified operator proposes, another approves, then
+the worker closes the break (posting the adjustment, if any) and the record names both."""
+
+from temporalio import workflow
+
+with workflow.unsafe.imports_passed_through():
+    from pydantic import JsonValue
+
+    from sagas.engine import (
+        APPROVE_RESOLUTION_UPDATE,
+        BREAK_RESOLUTION_WORKFLOW,
+        FUNDING_WAIT,
+        RESOLUTION_VIEW_QUERY,
+        RESOLVE_BREAK_ACTIVITY,
+        AuditKind,
+        BreakResolutionCall,
+        BreakResolutionRequest,
+        FundingStatus,
+        OperatorRole,
+        ResolutionApproval,
+        ResolutionView,
+        VerifiedOperator,
+        operator_refused,
+        verified_operator,
+        write_audit_record,
+    )
+    from sagas.ledger import funding_account_id
+    from workflows.operator_actions import LEDGER_RETRY, LEDGER_TIMEOUT, VerifiedFirst, until
+
+
+@workflow.defn(name=BREAK_RESOLUTION_WORKFLOW)
+class BreakResolutionWorkflow(VerifiedFirst):
+    def __init__(self) -> None:
+        super().__init__()
+        self._view: ResolutionView | None = None
+
+    @workflow.run
+    async def run(self, request: BreakResolutionRequest) -> ResolutionView:
+        view = self._view = ResolutionView(
+            resolution_id=workflow.info().workflow_id,
+            break_id=request.break_id,
+            note=request.note,
+            adjustment=request.adjustment,
+            status=FundingStatus.AWAITING_APPROVAL,
+        )
+        maker = await self._verify(request.proof, OperatorRole.OPERATOR)
+        if maker is None:
+            view.status = FundingStatus.REFUSED
+            return view
+        view.proposed_by = maker
+        facts = self._facts()
+        await self._record(AuditKind.BREAK_RESOLUTION_PROPOSED, facts, maker)
+        if not await until(lambda: view.approved_by is not None, FUNDING_WAIT):
+            view.status = FundingStatus.EXPIRED
+            await self._record(AuditKind.BREAK_RESOLUTION_EXPIRED, facts, None)
+            return view
+        assert view.approved_by is not None
+        call = BreakResolutionCall(
+            break_id=request.break_id,
+            resolved_by=f"{maker.name} (proposed), {view.approved_by.name} (approved)",
+            adjustment=request.adjustment,
+        )
+        applied: dict[str, JsonValue] = await workflow.execute_activity(
+            RESOLVE_BREAK_ACTIVITY,
+            call,
+            result_type=dict,
+            start_to_close_timeout=LEDGER_TIMEOUT,
+            retry_policy=LEDGER_RETRY,
+        )
+        entry_id = applied.get("entry_id")
+        view.entry_id = entry_id if isinstance(entry_id, int) else None
+        view.status = FundingStatus.FUNDED
+        resolved = self._facts() | {"entry_id": view.entry_id}
+        await self._record(AuditKind.BREAK_RESOLVED, resolved, view.approved_by)
+        return view
+
+    @workflow.query(name=RESOLUTION_VIEW_QUERY)
+    def view(self) -> ResolutionView | None:
+        return self._view
+
+    @workflow.update(name=APPROVE_RESOLUTION_UPDATE)
+    async def approve(self, approval: ResolutionApproval) -> ResolutionView:
+        """Approve, as an operator with the approver role other than the proposer; returns the
+        view once the break is resolved."""
+        checker = await verified_operator(approval.proof, OperatorRole.APPROVER)
+        view = self._view
+        awaiting = view is not None and view.status is FundingStatus.AWAITING_APPROVAL
+        if view is None or not awaiting or view.proposed_by is None or view.approved_by:
+            raise operator_refused("the resolution is not awaiting approval")
+        if view.proposed_by.same_principal(checker):
+            raise operator_refused(
+                f"{checker.name} proposed this resolution: another operator approves",
+                "SameOperatorError",
+            )
+        view.approved_by = checker
+        await workflow.wait_condition(lambda: view.status is not FundingStatus.AWAITING_APPROVAL)
+        return view
+
+    def _facts(self) -> dict[str, JsonValue]:
+        """What the records say: the break, the note and the adjustment as the funding
+        witness reads it (the account credited and the amount)."""
+        view = self._view
+        assert view is not None
+        facts: dict[str, JsonValue] = {"break_id": view.break_id, "note": view.note}
+        adjustment = view.adjustment
+        if adjustment is not None:
+            facts |= {
+                "adjustment": adjustment.model_dump(mode="json"),
+                **_credited(adjustment.account_id, adjustment.amount, adjustment.currency),
+            }
+        return facts
+
+    async def _record(
+        self, kind: AuditKind, facts: dict[str, JsonValue], by: VerifiedOperator | None
+    ) -> None:
+        who: dict[str, JsonValue] = (
+            {"operator": by.name, "identity": by.model_dump(mode="json")} if by else {}
+        )
+        view = self._view
+        assert view is not None
+        await write_audit_record(
+            kind, view.resolution_id, "break", f"{view.resolution_id}:{kind}", facts | who
+        )
+
+
+def _credited(account_id: str, amount: str, currency: str) -> dict[str, JsonValue]:
+    """The account the adjustment credits and by how much: the customer account for a
+    positive amount, @funding for a negative one."""
+    if amount.startswith("-"):
+        return {
+            "account_id": funding_account_id(currency),
+            "amount": amount[1:],
+            "currency": currency,
+        }
+    return {"account_id": account_id, "amount": amount, "currency": currency}
