@@ -2,6 +2,7 @@
 UI, the provider webhook receiver and the visibility collector."""
 
 from sagas.foundations import AccessTokenCheck
+from sagas.servers._break_ages import OpenBreaks, open_breaks
 from sagas.servers._codec_auth import CodecAuthorisation
 from sagas.servers._codec_server import CodecServer, serve_codec
 from sagas.servers._collector import (
@@ -30,12 +31,14 @@ __all__ = [
     "CodecServer",
     "Collection",
     "CollectorGauges",
+    "OpenBreaks",
     "PollerKind",
     "SagaTypeBacklog",
     "VisibilityCollector",
     "WebhookSecrets",
     "WebhookServer",
     "dev_server_args",
+    "open_breaks",
     "run_collector",
     "serve_codec",
     "serve_webhooks",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import StrEnum
 
@@ -25,6 +25,8 @@ from sagas.engine import (
     SagaStatus,
 )
 from sagas.ledger import Ledger
+from sagas.reconcile import Reconciliation
+from sagas.servers._break_ages import OpenBreaks, open_breaks
 
 POLLER_FRESHNESS = timedelta(minutes=2)
 """A poller counts when it polled this recently. The server remembers pollers for minutes after
@@ -75,6 +77,8 @@ class Collection:
     pollers: dict[PollerKind, int]
     ledger_findings: list[str] | None
     """The ledger's invariant findings (empty when it is sound); None when not checked."""
+    breaks: list[OpenBreaks] = field(default_factory=list)
+    """Reconciliation breaks not closed, by kind; empty when no ledger is watched."""
 
 
 class VisibilityCollector:
@@ -102,7 +106,11 @@ class VisibilityCollector:
             await asyncio.to_thread(self._ledger.seal)
         if check_ledger and self._ledger is not None:
             findings = await asyncio.to_thread(self._ledger.check_invariants)
-        return Collection(self._task_queue, backlogs, pollers, findings)
+        breaks = []
+        if self._ledger is not None:
+            every = await asyncio.to_thread(Reconciliation(self._ledger, ()).breaks)
+            breaks = open_breaks(every, now)
+        return Collection(self._task_queue, backlogs, pollers, findings, breaks)
 
     async def _backlog(self, saga_type: str, now: datetime) -> SagaTypeBacklog:
         parked = self._query(saga_type, f"{SAGA_STATUS.name} = '{SagaStatus.NEEDS_ATTENTION}'")

@@ -22,6 +22,8 @@ KILLED = "fundsaga_sagas_killed"
 TASK_QUEUE_POLLERS = "fundsaga_task_queue_pollers"
 LEDGER_VIOLATIONS = "fundsaga_ledger_invariant_violations"
 LEDGER_CHECKS = "fundsaga_ledger_checks"
+RECONCILIATION_BREAKS = "fundsaga_reconciliation_breaks"
+OLDEST_BREAK = "fundsaga_reconciliation_oldest_break_age_seconds"
 COLLECTOR_RUNS = "fundsaga_collector_runs"
 COLLECTOR_LAST_SUCCESS = "fundsaga_collector_last_success_timestamp_seconds"
 
@@ -62,6 +64,15 @@ class CollectorGauges:
         self._violations = meter.create_gauge(
             LEDGER_VIOLATIONS, "Findings of the last ledger invariant check; 0 when sound."
         )
+        self._breaks = meter.create_gauge(
+            RECONCILIATION_BREAKS,
+            "Reconciliation breaks not resolved or matched, by kind and age (under 1h, 1d, 7d).",
+        )
+        self._oldest_break = meter.create_gauge_float(
+            OLDEST_BREAK,
+            "How long the oldest open reconciliation break of a kind has been open.",
+            "s",
+        )
         self._checks = meter.create_counter(LEDGER_CHECKS, "Ledger invariant checks, by result.")
         self._runs = meter.create_counter(COLLECTOR_RUNS, "Collector runs, by result.")
         self._last_success = meter.create_gauge_float(
@@ -80,6 +91,10 @@ class CollectorGauges:
             self._killed.set(backlog.killed, labels)
         for kind, count in collection.pollers.items():
             self._pollers.set(count, {**queue, "kind": kind.value})
+        for breaks in collection.breaks:
+            for age, count in breaks.by_age.items():
+                self._breaks.set(count, {"kind": breaks.kind.value, "age": age})
+            self._oldest_break.set(breaks.oldest.total_seconds(), {"kind": breaks.kind.value})
         if collection.ledger_findings is not None:
             self._violations.set(len(collection.ledger_findings))
             self._checks.add(1, {"result": "broken" if collection.ledger_findings else "holds"})

@@ -20,6 +20,7 @@ REQUIRED = {
     "FundsagaSagaParkedTooLong",
     "FundsagaSagasPastDeadline",
     "FundsagaSagaKilled",
+    "FundsagaReconciliationBreakAged",
     "FundsagaSagasWaitingOnInfrastructure",
     "FundsagaAuditWritesFailing",
     "FundsagaAnchorWritesFailing",

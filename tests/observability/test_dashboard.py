@@ -32,6 +32,7 @@ REQUIRED = [
     "Ledger invariant violations",
     "Sagas waiting on infrastructure",
     "Killed sagas awaiting recovery",
+    "Open reconciliation breaks",
 ]
 OPERATIONS = Path(__file__).resolve().parents[2] / "docs" / "operations.md"
 
