@@ -588,11 +588,13 @@ PUBLIC = {
         "SettlementPendingError",
     ],
     "sagas.reconcile": [
+        "CsvMapping",
         "LineDirection",
         "LineKind",
         "Statement",
         "StatementFormat",
         "StatementLine",
+        "read_statement",
     ],
     "sagas.sweep": [
         "ACTION_RETRY",
