@@ -10,7 +10,7 @@ from typing import Any
 from temporalio import activity
 
 from activities.provider import ProviderClient
-from sagas.engine import FaultPlan, Inquiry, step_guard
+from sagas.engine import FaultPlan, Inquiry, end_to_end_id, step_guard
 from sagas.foundations import Settings
 from sagas.ledger import Ledger, Leg, funding_account_id, system_account_id
 from sagas.payouts import (
@@ -134,6 +134,7 @@ class PayoutActivities:
             "account": request.beneficiary,
             "amount": request.money.amount_text(),
             "currency": request.currency,
+            "end_to_end_id": end_to_end_id(provider_key(call)),
         }
         if self.webhook_url:
             path = f"/events/{EXTERNAL_PAYOUT}/{request.idempotency_key}/{SETTLED_EVENT}"

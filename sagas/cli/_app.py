@@ -17,6 +17,7 @@ from sagas.cli import (
     _db,
     _dev,
     _ledger,
+    _reconcile,
     _retry_plan,
     _sagas,
     _schedules,
@@ -43,6 +44,7 @@ app.add_typer(_attention.app, rich_help_panel=SAGAS)
 app.add_typer(_schedules.app, rich_help_panel=SAGAS)
 app.add_typer(_accounts.app, rich_help_panel=BOOKS)
 app.add_typer(_ledger.app, rich_help_panel=BOOKS)
+app.add_typer(_reconcile.app, rich_help_panel=BOOKS)
 _audit.app.command()(_audit_report.compensations)
 app.add_typer(_audit.app, rich_help_panel=BOOKS)
 app.command(rich_help_panel=RUNNING)(_dev.dev)

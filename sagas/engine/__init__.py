@@ -119,7 +119,7 @@ from sagas.engine._outcome import (
     StepFailure,
     completed_or_raise,
 )
-from sagas.engine._rail import RailEffect, action_key_of
+from sagas.engine._rail import RailEffect, action_key_of, end_to_end_id
 from sagas.engine._recovery import (
     APPROVE_RECOVERY_UPDATE,
     KILLED_EXECUTION_STATUSES,
@@ -360,6 +360,7 @@ __all__ = [
     "configured_specs",
     "deadline_pair",
     "describe_infrastructure_wait",
+    "end_to_end_id",
     "format_duration",
     "funding_entry_key",
     "funding_id",

@@ -2,9 +2,11 @@
 every difference a break with a kind and a lifecycle."""
 
 from sagas.reconcile._breaks import CLOSED_STATUSES, BreakKind, BreakStatus, BreakView
+from sagas.reconcile._csv_mapping import CsvMapping
 from sagas.reconcile._models import metadata
 from sagas.reconcile._movements import RailMovement, rail_movements
 from sagas.reconcile._policy import ReconcilePolicy, parse_fees, policy_from
+from sagas.reconcile._read import read_statement
 from sagas.reconcile._reconciliation import (
     ImportResult,
     MovementStatus,
@@ -24,6 +26,7 @@ __all__ = [
     "BreakKind",
     "BreakStatus",
     "BreakView",
+    "CsvMapping",
     "ImportResult",
     "LineDirection",
     "LineKind",
@@ -39,4 +42,5 @@ __all__ = [
     "parse_fees",
     "policy_from",
     "rail_movements",
+    "read_statement",
 ]

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sagas.engine import RailEffect, SagaDefinition, action_key_of
+from sagas.engine import RailEffect, SagaDefinition, action_key_of, end_to_end_id
 from sagas.foundations import Money
 from sagas.ledger import EntryView, Ledger
 from sagas.reconcile._statement import LineDirection, LineKind
@@ -24,7 +24,10 @@ class RailMovement:
     saga_type: str
     step: str
     reference: str
-    """The end-to-end id the rail knows it by: the action key of the declared reference step."""
+    """The end-to-end id the rail carries for it: derived from the action key of the declared
+    reference step (`end_to_end_id`)."""
+    reference_key: str
+    """That action key: the payout's key at the provider, say."""
     direction: LineDirection
     kind: LineKind
     amount: Money
@@ -68,7 +71,8 @@ def _movement(entry: EntryView, saga_type: str, step: str, rail: RailEffect) -> 
         saga_id=entry.saga_id,
         saga_type=saga_type,
         step=step,
-        reference=action_key_of(entry.saga_id, rail.reference_step),
+        reference=end_to_end_id(action_key_of(entry.saga_id, rail.reference_step)),
+        reference_key=action_key_of(entry.saga_id, rail.reference_step),
         direction=LineDirection.DEBIT if rail.outgoing else LineDirection.CREDIT,
         kind=LineKind(rail.kind),
         amount=amount,

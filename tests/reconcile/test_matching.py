@@ -10,6 +10,7 @@ from sqlalchemy import text
 from sqlalchemy.exc import DatabaseError
 
 from sagas import InvalidRequestError
+from sagas.engine import end_to_end_id
 from sagas.foundations import Money
 from sagas.ledger import Ledger, Leg, funding_account_id, system_account_id
 from sagas.payouts import EXTERNAL_PAYOUT_SAGA, PAYOUT_CLEARING, PAYOUT_ENTRY
@@ -46,6 +47,11 @@ def settle(ledger: Ledger, key: str, minor: int) -> int:
     return entry.entry_id
 
 
+def sent(key: str) -> str:
+    """The end-to-end id the payout of `key` gave the provider."""
+    return end_to_end_id(f"payout-{key}:submit:action")
+
+
 def line(
     reference: str | None,
     minor: int,
@@ -57,7 +63,7 @@ def line(
 ) -> StatementLine:
     return StatementLine(
         bank_reference=bank,
-        end_to_end_id=None if reference is None else f"payout-{reference}:submit:action",
+        end_to_end_id=None if reference is None else sent(reference),
         direction=direction,
         amount=eur(minor),
         booking_date=TODAY,
@@ -90,9 +96,13 @@ def load(books: Reconciliation, read: Statement, content: bytes = b"") -> None:
     books.import_statement(read, content or repr(read).encode(), name="s.xml", imported_by="t")
 
 
+KEYS = ("ok", "omitted", "changed", "dup", "fee", "unknown", "a", "elsewhere")
+
+
 def kinds(books: Reconciliation) -> dict[str | None, BreakKind]:
-    found = books.breaks()
-    return {b.reference.split(":")[0] if b.reference else None: b.kind for b in found}
+    """Each break's kind by the payout key it is about."""
+    named = {sent(key): f"payout-{key}" for key in KEYS}
+    return {named.get(b.reference or ""): b.kind for b in books.breaks()}
 
 
 def test_every_line_matched_by_reference_leaves_no_break(books: Reconciliation) -> None:

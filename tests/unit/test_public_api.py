@@ -289,6 +289,7 @@ PUBLIC = {
         "with_receipt",
         "RailEffect",
         "action_key_of",
+        "end_to_end_id",
         "APPROVE_RESOLUTION_UPDATE",
         "BREAK_RESOLUTION_WORKFLOW",
         "RESOLUTION_VIEW_QUERY",
@@ -608,6 +609,7 @@ PUBLIC = {
         "BreakStatus",
         "BreakView",
         "ImportResult",
+        "CsvMapping",
         "LineDirection",
         "LineKind",
         "MovementStatus",
@@ -622,6 +624,7 @@ PUBLIC = {
         "parse_fees",
         "policy_from",
         "rail_movements",
+        "read_statement",
     ],
     "sagas.sweep": [
         "ACTION_RETRY",

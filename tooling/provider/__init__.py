@@ -2,7 +2,8 @@
 
 Idempotent by key; per key or account pattern it accepts, declines, rate-limits with
 Retry-After, accepts and answers too late, settles and calls back (once, twice, or never), and
-answers `unknown` to a number of status inquiries. See `_server` for the API.
+answers `unknown` to a number of status inquiries. It publishes its own account's statement of
+a day (camt.053, camt.054, CSV) with the breaks a scenario injects. See `_server` for the API.
 """
 
 from tooling.provider._book import PayoutStatus

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field, replace
+from datetime import UTC, date, datetime
 from decimal import Decimal, InvalidOperation
 from enum import StrEnum
 from typing import Any
 
+from sagas.foundations import Money
+from tooling.provider._journal import BookedLine, Direction, Journal, LineKind
 from tooling.provider._scenario import DEFAULT, Behaviour, Scenario
 
 
@@ -28,6 +31,9 @@ class PayoutRequest:
     amount: str
     currency: str
     callback_url: str | None = None
+    end_to_end_id: str | None = None
+    """What the statement's line carries as the caller's reference (ISO 20022 EndToEndId, at
+    most 35 characters); the key when not given."""
 
     @classmethod
     def from_json(cls, body: Any) -> PayoutRequest:
@@ -40,6 +46,9 @@ class PayoutRequest:
         for name in ("key", "account", "amount", "currency"):
             if not isinstance(getattr(request, name), str) or not getattr(request, name):
                 raise BadPayoutError(f"{name} must be a non-empty string")
+        reference = request.end_to_end_id
+        if reference is not None and not (isinstance(reference, str) and 0 < len(reference) <= 35):
+            raise BadPayoutError("end_to_end_id must be 1 to 35 characters")
         try:
             amount = Decimal(request.amount)
         except InvalidOperation as err:
@@ -54,6 +63,11 @@ class Payout:
     request: PayoutRequest
     status: PayoutStatus
     reason: str | None = None
+    scenario: Scenario = DEFAULT
+    """The rule that applied when the payout was taken: it also says how it is stated."""
+    settled_at: datetime | None = None
+    fee: str | None = None
+    """What the provider charged when it settled the payout (decimal text)."""
 
     def to_json(self) -> dict[str, Any]:
         body = {
@@ -63,6 +77,8 @@ class Payout:
             "currency": self.request.currency,
             "status": self.status.value,
         }
+        if self.settled_at is not None:
+            body["settled_at"] = self.settled_at.isoformat()
         return body | ({"reason": self.reason} if self.reason else {})
 
 
@@ -78,6 +94,8 @@ class Book:
     payouts: dict[str, Payout] = field(default_factory=dict)
     scenarios: list[Scenario] = field(default_factory=list)
     counters: dict[str, _Counters] = field(default_factory=dict)
+    journal: Journal = field(default_factory=Journal)
+    last_booked: datetime | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def add_scenario(self, scenario: Scenario) -> None:
@@ -130,15 +148,42 @@ class Book:
                     request=request, status=PayoutStatus.DECLINED, reason=scenario.reason
                 )
             else:
-                payout = Payout(request=request, status=PayoutStatus.ACCEPTED)
+                payout = Payout(request=request, status=PayoutStatus.ACCEPTED, scenario=scenario)
             self.payouts[request.key] = payout
             return replace(payout), True
 
     def settle(self, key: str) -> Payout:
+        """Settle the payout and book it on the provider's account; once, however often called."""
         with self.lock:
             payout = self.payouts[key]
-            payout.status = PayoutStatus.SETTLED
+            if payout.settled_at is None:
+                payout.status = PayoutStatus.SETTLED
+                payout.settled_at = self.last_booked = datetime.now(UTC)
+                payout.fee = payout.scenario.fee
+                request = payout.request
+                self.journal.settlement(
+                    request.end_to_end_id or key,
+                    request.amount,
+                    request.currency,
+                    payout.scenario,
+                    payout.settled_at,
+                )
             return replace(payout)
+
+    def book_line(self, key: str, amount: Money, direction: Direction) -> BookedLine:
+        """A line on the provider's account that no payout of this book explains."""
+        kind = LineKind.PAYOUT if direction is Direction.DEBIT else LineKind.OTHER
+        with self.lock:
+            self.last_booked = datetime.now(UTC)
+            return self.journal.book(key, amount, direction, kind, self.last_booked)
+
+    def statement_of(self, day: date | None, currency: str) -> tuple[date, Money, list[BookedLine]]:
+        """The day (by default the latest day anything was booked), its opening balance and
+        its lines in `currency`."""
+        with self.lock:
+            day = day or (self.last_booked or datetime.now(UTC)).date()
+            lines = list(self.journal.of_day(day, currency))
+            return day, self.journal.opening_balance(day, currency), lines
 
     def inquire(self, key: str) -> Payout | str | None:
         """The payout, None when the key is unknown, or "unknown" while the scenario says so."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import os
 import secrets
 import subprocess
@@ -11,6 +12,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 from types import TracebackType
+from urllib.parse import urlencode
 
 ROOT = Path(__file__).resolve().parents[2]
 READY_TIMEOUT_SECONDS = 15.0
@@ -32,6 +34,18 @@ class ProviderProcess:
 
     def webhook_secrets(self, saga_type: str = "payout") -> str:
         return f"{saga_type}={self.webhook_secret}"
+
+    def statement(
+        self, date: datetime.date | None = None, fmt: str = "camt053", currency: str = "EUR"
+    ) -> bytes:
+        """The provider account's statement file of `date` (default: its latest booking day)."""
+        query = {"format": fmt, "currency": currency}
+        if date is not None:
+            query["date"] = date.isoformat()
+        url = f"{self.url}/statements?{urlencode(query)}"
+        with urllib.request.urlopen(url, timeout=10) as answer:
+            data: bytes = answer.read()
+            return data
 
     def start(self) -> str:
         env = os.environ | {"PYTHONPATH": str(ROOT), WEBHOOK_SECRET_ENV: self.webhook_secret}

@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import fnmatch
+import re
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
+
+from sagas.foundations import InvalidRequestError, parse_money
+
+_DECIMAL = re.compile(r"[0-9]+(\.[0-9]+)?")
+_REASON = re.compile(r"[A-Z0-9]{1,4}")
 
 
 class Behaviour(StrEnum):
@@ -38,6 +44,17 @@ class Scenario:
     """0: settled before the payout is answered (an inquiry finds it settled at once)."""
     unknown_inquiries: int = 0
     """How many status inquiries answer `unknown` before the real status."""
+    fee: str | None = None
+    """What the provider charges when it settles (decimal text), stated with the entry."""
+    statement_amount: str | None = None
+    """Settle, but state this other amount (decimal text) on the statement."""
+    duplicate_on_statement: bool = False
+    """State the settlement twice, the second line under a new AcctSvcrRef."""
+    omit_from_statement: bool = False
+    """Settle, but leave the settlement off the statement."""
+    returned: str | None = None
+    """A return reason code (AC04): after settling, the statement also states the money coming
+    back, a CRDT return line with this reason and the same EndToEndId."""
 
     @classmethod
     def from_json(cls, body: Any) -> Scenario:
@@ -50,7 +67,31 @@ class Scenario:
             raise ScenarioError(str(err)) from err
         if (scenario.key is None) == (scenario.account is None):
             raise ScenarioError("a scenario names exactly one of key or account")
+        scenario._check_statement_options()
         return scenario
+
+    def _check_statement_options(self) -> None:
+        for name in ("fee", "statement_amount"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, str) or not _DECIMAL.fullmatch(value)):
+                raise ScenarioError(f"{name} must be decimal text such as '0.35'")
+        for name in ("duplicate_on_statement", "omit_from_statement"):
+            if not isinstance(getattr(self, name), bool):
+                raise ScenarioError(f"{name} must be true or false")
+        if self.returned is not None and not (
+            isinstance(self.returned, str) and _REASON.fullmatch(self.returned)
+        ):
+            raise ScenarioError("returned must be a return reason code such as AC04")
+
+    def check_amounts(self, currency: str) -> None:
+        """Refuse a fee or stated amount with more decimals than the payout's currency has."""
+        try:
+            if self.fee is not None:
+                parse_money(self.fee, currency, field="fee", allow_zero=True)
+            if self.statement_amount is not None:
+                parse_money(self.statement_amount, currency, field="statement_amount")
+        except InvalidRequestError as err:
+            raise ScenarioError(f"the scenario's {err}") from err
 
     def matches(self, key: str, account: str) -> bool:
         if self.key is not None:

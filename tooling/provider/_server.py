@@ -4,8 +4,16 @@ POST   /payouts          {key, account, amount, currency, callback_url?}
 POST   /validations      the same body: 200, or 422 with a reason where the scenario declines;
                          records nothing
 GET    /payouts/<key>    accepted | settled | declined | unknown; 404 for a key never seen
-POST   /scenarios        {key | account (glob), behaviour, options...}: how to answer
+POST   /scenarios        {key | account (glob), behaviour, options...}: how to answer; the
+                         statement options (fee, statement_amount, duplicate_on_statement,
+                         omit_from_statement, returned) say how a settlement is stated
 DELETE /scenarios        forget every scenario
+GET    /statements?date=YYYY-MM-DD&format=camt053|camt054|csv&currency=EUR
+                         the provider account's statement of a day as a file (application/xml
+                         or text/csv); date defaults to the day of the latest booking, format
+                         to camt053, currency to EUR
+POST   /statement-lines  {key, amount, currency, direction? (debit | credit)}: book a line no
+                         payout explains, stated on that day's statement → 201
 GET    /health
 """
 
@@ -16,11 +24,16 @@ import time
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import unquote, urlsplit
 
 from tooling.provider._book import BadPayoutError, Book, PayoutRequest, PayoutStatus
 from tooling.provider._scenario import Behaviour, Scenario, ScenarioError
 from tooling.provider._settlement import schedule_settlement
+from tooling.provider._statement_api import (
+    BadStatementRequestError,
+    add_statement_line,
+    statement_file,
+)
 
 
 class ProviderServer(ThreadingHTTPServer):
@@ -44,6 +57,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._answer(HTTPStatus.OK, {"status": "ok"})
         elif self.path.startswith("/payouts/"):
             self._status(unquote(self.path.removeprefix("/payouts/")))
+        elif urlsplit(self.path).path == "/statements":
+            self._statement(urlsplit(self.path).query)
         else:
             self._answer(HTTPStatus.NOT_FOUND, {"error": "no such resource"})
 
@@ -57,6 +72,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._validation(body)
         elif self.path == "/scenarios":
             self._scenario(body)
+        elif self.path == "/statement-lines":
+            self._statement_line(body)
         else:
             self._answer(HTTPStatus.NOT_FOUND, {"error": "no such resource"})
 
@@ -75,6 +92,20 @@ class _Handler(BaseHTTPRequestHandler):
             return
         self.server.book.add_scenario(scenario)
         self._answer(HTTPStatus.CREATED, {"behaviour": scenario.behaviour.value})
+
+    def _statement(self, query: str) -> None:
+        try:
+            data, content_type = statement_file(self.server.book, query)
+        except BadStatementRequestError as err:
+            self._answer(HTTPStatus.BAD_REQUEST, {"error": str(err)})
+            return
+        self._send(HTTPStatus.OK, data, content_type)
+
+    def _statement_line(self, body: Any) -> None:
+        try:
+            self._answer(*add_statement_line(self.server.book, body))
+        except BadStatementRequestError as err:
+            self._answer(HTTPStatus.BAD_REQUEST, {"error": str(err)})
 
     def _validation(self, body: Any) -> None:
         try:
@@ -97,6 +128,11 @@ class _Handler(BaseHTTPRequestHandler):
             self._answer(HTTPStatus.BAD_REQUEST, {"error": str(err)})
             return
         scenario = book.scenario_for(request.key, request.account)
+        try:
+            scenario.check_amounts(request.currency)
+        except ScenarioError as err:
+            self._answer(HTTPStatus.BAD_REQUEST, {"error": str(err)})
+            return
         if book.rate_limited(request.key, scenario):
             headers = {"Retry-After": str(scenario.retry_after)}
             self._answer(HTTPStatus.TOO_MANY_REQUESTS, {"error": "rate limited"}, headers)
@@ -141,10 +177,18 @@ class _Handler(BaseHTTPRequestHandler):
     def _answer(
         self, status: HTTPStatus, body: dict[str, Any], headers: dict[str, str] | None = None
     ) -> None:
-        data = json.dumps(body).encode()
+        self._send(status, json.dumps(body).encode(), "application/json", headers)
+
+    def _send(
+        self,
+        status: HTTPStatus,
+        data: bytes,
+        content_type: str,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         try:
             self.send_response(status)
-            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(data)))
             for name, value in (headers or {}).items():
                 self.send_header(name, value)

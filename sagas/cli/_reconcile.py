@@ -1,0 +1,310 @@
+"""`fundsaga reconcile ...`: rail statements imported and matched against the ledger's rail
+movements; breaks explained, and resolved by two operators."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from pydantic import JsonValue
+
+from sagas.cli._errors import FAILURE
+from sagas.cli._invocation import Invocation
+from sagas.cli._output import Output, OutputFormat, Shown, emit, listing, said
+from sagas.engine import Adjustment, AuditKind, ResolutionView
+from sagas.foundations import InvalidRequestError, parse_money
+from sagas.reconcile import (
+    CLOSED_STATUSES,
+    BreakKind,
+    BreakStatus,
+    BreakView,
+    CsvMapping,
+    Reconciliation,
+    RunResult,
+    policy_from,
+    read_statement,
+)
+from sagas.registry import load_registry
+
+app = typer.Typer(
+    name="reconcile",
+    help="Rail statements matched against the ledger; breaks and their resolution.",
+    no_args_is_help=True,
+)
+BreakId = Annotated[int, typer.Argument(metavar="BREAK", help="The break's number.", min=1)]
+Note = Annotated[str, typer.Option(help="Why; kept in the audit record.")]
+BREAK_COLUMNS = ("break", "kind", "status", "reference", "ledger", "statement", "age", "detail")
+
+
+def reconciliation(invocation: Invocation) -> Reconciliation:
+    """The configured ledger's reconciliation, for every registered saga type's rail steps."""
+    settings = invocation.settings
+    registry = load_registry(settings.saga_module_names)
+    policy = policy_from(
+        date_tolerance_days=settings.reconcile_date_tolerance_days,
+        amount_tolerance=settings.reconcile_amount_tolerance,
+        cutoff=settings.reconcile_cutoff,
+        grace_hours=settings.reconcile_grace_hours,
+        fees=settings.reconcile_fees,
+    )
+    return Reconciliation(invocation.ledger(), registry.definitions().values(), policy)
+
+
+@app.command("import")
+def import_(
+    ctx: typer.Context,
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="camt.053, camt.054, MT940 or CSV.")],
+    csv_mapping: Annotated[
+        Path | None, typer.Option(help="For a CSV file: which column holds what (TOML or JSON).")
+    ] = None,
+    note: Note = "",
+    output: Output = OutputFormat.TABLE,
+) -> None:
+    """Keep the statement's lines with the file's hash and match them; the same file twice adds
+    nothing. Exit 1 if any break is open."""
+    invocation = Invocation.of(ctx)
+    try:
+        content = file.read_bytes()
+    except OSError as err:
+        raise InvalidRequestError("FILE", f"{file}: {err.strerror}") from None
+    mapping = None if csv_mapping is None else CsvMapping.from_file(csv_mapping)
+    statement = read_statement(content, csv_mapping=mapping)
+    books = reconciliation(invocation)
+    sha256 = hashlib.sha256(content).hexdigest()
+
+    async def act() -> dict[str, JsonValue]:
+        actions = (await invocation.client()).operator_actions()
+        subject = f"{statement.format}-{sha256[:16]}"
+        async with actions.taken(AuditKind.STATEMENT_IMPORTED, "statement", subject, note) as got:
+            result = books.import_statement(
+                statement, content, name=file.name, imported_by=invocation.settings.operator
+            )
+            got |= {
+                "file": file.name,
+                "sha256": sha256,
+                "format": str(statement.format),
+                "statement_id": statement.statement_id,
+                "lines": result.lines,
+                "added_lines": result.added_lines,
+                "new": result.new,
+                **_run_facts(result.run),
+            }
+        return got
+
+    facts = invocation.run(act())
+    verb = "imported" if facts["new"] else "already imported: nothing added"
+    line = (
+        f"{file.name} ({statement.format}, sha256 {sha256[:12]}…) {verb}; "
+        f"{facts['lines']} lines, {facts['matched']} matched now, "
+        f"{len(_ids(facts['opened']))} break(s) opened, {len(_ids(facts['closed']))} closed"
+    )
+    _finish(books, said(line, facts), output)
+
+
+@app.command()
+def run(ctx: typer.Context, note: Note = "", output: Output = OutputFormat.TABLE) -> None:
+    """Match again: movements booked since, and missing lines past the grace period."""
+    invocation = Invocation.of(ctx)
+    books = reconciliation(invocation)
+
+    async def act() -> dict[str, JsonValue]:
+        actions = (await invocation.client()).operator_actions()
+        async with actions.taken(
+            AuditKind.RECONCILIATION_RUN, "reconciliation", "ledger", note
+        ) as got:
+            got |= _run_facts(books.run())
+        return got
+
+    facts = invocation.run(act())
+    line = (
+        f"{facts['matched']} matched now, {len(_ids(facts['opened']))} break(s) opened, "
+        f"{len(_ids(facts['closed']))} closed"
+    )
+    _finish(books, said(line, facts), output)
+
+
+@app.command()
+def breaks(
+    ctx: typer.Context,
+    status: Annotated[BreakStatus | None, typer.Option(case_sensitive=False)] = None,
+    kind: Annotated[BreakKind | None, typer.Option(case_sensitive=False)] = None,
+    every: Annotated[bool, typer.Option("--all", help="Closed ones too.")] = False,
+    output: Output = OutputFormat.TABLE,
+) -> None:
+    """The breaks still open (explained ones too), or those of a status or kind."""
+    books = reconciliation(Invocation.of(ctx))
+    found = books.breaks(status=status, kind=kind)
+    if status is None and not every:
+        found = [b for b in found if b.status not in CLOSED_STATUSES]
+    now = books.now()
+    records = [_break_json(b, now) for b in found]
+    lines = [] if records else ["no breaks"]
+    emit(listing(records, BREAK_COLUMNS, lines=lines), output)
+
+
+@app.command()
+def movements(ctx: typer.Context, output: Output = OutputFormat.TABLE) -> None:
+    """Every rail movement of the ledger, of every saga type, and where it stands."""
+    books = reconciliation(Invocation.of(ctx))
+    records = [
+        {
+            "entry_id": m.movement.entry_id,
+            "saga_id": m.movement.saga_id,
+            "step": m.movement.step,
+            "reference": m.movement.reference,
+            "amount": str(m.movement.amount),
+            "booked_at": m.movement.booked_at.isoformat(),
+            "status": m.status,
+        }
+        for m in books.movements()
+    ]
+    columns = ("entry_id", "saga_id", "step", "amount", "booked_at", "status")
+    emit(listing(records, columns, lines=[] if records else ["no rail movements"]), output)
+
+
+@app.command()
+def explain(
+    ctx: typer.Context,
+    break_id: BreakId,
+    note: Annotated[str, typer.Option(help="What happened; kept in the audit record.")],
+    evidence: Annotated[
+        str, typer.Option(help="Where the proof is: a ticket, a provider case, a file hash.")
+    ] = "",
+    output: Output = OutputFormat.TABLE,
+) -> None:
+    """Explain a break, with evidence; it stays to be resolved by two operators."""
+    invocation = Invocation.of(ctx)
+    books = reconciliation(invocation)
+    books.find_break(break_id)
+
+    async def act() -> BreakView:
+        actions = (await invocation.client()).operator_actions()
+        async with actions.taken(AuditKind.BREAK_EXPLAINED, "break", str(break_id), note) as got:
+            view = books.explain(
+                break_id, note=note, evidence=evidence, operator=invocation.settings.operator
+            )
+            got |= {"break_id": break_id, "kind": str(view.kind), "evidence": evidence}
+        return view
+
+    view = invocation.run(act())
+    emit(_break_shown(view, books), output)
+
+
+@app.command()
+def resolve(
+    ctx: typer.Context,
+    break_id: BreakId,
+    note: Annotated[str, typer.Option(help="Why it may close; kept in the audit record.")],
+    adjust_account: Annotated[
+        str | None, typer.Option(help="Post an adjustment between this account and @funding.")
+    ] = None,
+    adjust_amount: Annotated[
+        str | None,
+        typer.Option(help="Signed: positive credits the account, negative debits it."),
+    ] = None,
+    output: Output = OutputFormat.TABLE,
+) -> None:
+    """Propose to resolve a break (maker); another operator approves (`reconcile approve`)."""
+    invocation = Invocation.of(ctx)
+    books = reconciliation(invocation)
+    found = books.find_break(break_id)
+    if found.status in CLOSED_STATUSES:
+        raise InvalidRequestError("BREAK", f"break {break_id} is {found.status} already")
+    adjustment = _adjustment(invocation, adjust_account, adjust_amount)
+
+    async def act() -> ResolutionView:
+        actions = (await invocation.client()).operator_actions()
+        return await actions.propose_resolution(break_id, note, adjustment)
+
+    emit(_resolution_shown(invocation.run(act())), output)
+
+
+@app.command()
+def approve(
+    ctx: typer.Context, break_id: BreakId, note: Note = "", output: Output = OutputFormat.TABLE
+) -> None:
+    """Approve another operator's resolution: the break closes, with its adjustment posted."""
+    invocation = Invocation.of(ctx)
+
+    async def act() -> ResolutionView:
+        actions = (await invocation.client()).operator_actions()
+        return await actions.approve_resolution(break_id, note)
+
+    emit(_resolution_shown(invocation.run(act())), output)
+
+
+def _adjustment(
+    invocation: Invocation, account: str | None, amount: str | None
+) -> Adjustment | None:
+    if (account is None) != (amount is None):
+        raise InvalidRequestError(
+            "--adjust-amount", "give both --adjust-account and it, or neither"
+        )
+    if account is None or amount is None:
+        return None
+    code = invocation.ledger().account(account).currency
+    magnitude = parse_money(amount.removeprefix("-"), code, field="--adjust-amount")
+    sign = "-" if amount.startswith("-") else ""
+    return Adjustment(account_id=account, amount=f"{sign}{magnitude.amount_text()}", currency=code)
+
+
+def _run_facts(result: RunResult) -> dict[str, JsonValue]:
+    def brief(views: list[BreakView]) -> list[JsonValue]:
+        return [{"break_id": v.break_id, "kind": str(v.kind)} for v in views]
+
+    return {
+        "matched": result.matched,
+        "opened": brief(result.opened),
+        "closed": brief(result.closed),
+    }
+
+
+def _ids(value: Any) -> list[Any]:
+    return list(value) if isinstance(value, list) else []
+
+
+def _finish(books: Reconciliation, shown: Shown, output: OutputFormat) -> None:
+    """Say what was done, then exit 1 while any break is open."""
+    still_open = [b for b in books.breaks() if b.status not in CLOSED_STATUSES]
+    lines = [*shown.lines, f"{len(still_open)} break(s) open (`fundsaga reconcile breaks`)"]
+    emit(Shown({**shown.data, "open_breaks": len(still_open)}, lines=lines), output)
+    if still_open:
+        raise typer.Exit(FAILURE)
+
+
+def _break_json(view: BreakView, now: Any) -> dict[str, Any]:
+    return {
+        "break": view.break_id,
+        "kind": str(view.kind),
+        "status": str(view.status),
+        "reference": view.reference or "",
+        "ledger": "" if view.ledger_amount is None else str(view.ledger_amount),
+        "statement": "" if view.statement_amount is None else str(view.statement_amount),
+        "age": f"{view.age_seconds(now) // 3600}h",
+        "detail": view.detail,
+        "line_id": view.line_id,
+        "entry_id": view.entry_id,
+        "note": view.note,
+        "evidence": view.evidence,
+        "explained_by": view.explained_by,
+        "resolved_by": view.resolved_by,
+        "adjustment_entry_id": view.adjustment_entry_id,
+        "opened_at": view.opened_at.isoformat(),
+    }
+
+
+def _break_shown(view: BreakView, books: Reconciliation) -> Shown:
+    return listing([_break_json(view, books.now())], BREAK_COLUMNS)
+
+
+def _resolution_shown(view: ResolutionView) -> Shown:
+    data = view.model_dump(mode="json")
+    maker = view.proposed_by.name if view.proposed_by else ""
+    line = f"break {view.break_id}: resolution {view.status}, proposed by {maker}"
+    if view.approved_by:
+        line += f", approved by {view.approved_by.name}"
+    if view.entry_id:
+        line += f", adjusting entry {view.entry_id}"
+    return said(line, data)

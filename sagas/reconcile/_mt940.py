@@ -1,0 +1,136 @@
+"""SWIFT MT940 customer statements into a Statement, parsed by the `mt-940` library."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, date, datetime, time, timedelta
+from decimal import Decimal, InvalidOperation
+from typing import Any, NoReturn
+
+import mt940
+
+from sagas.foundations import InvalidRequestError, currency, parse_money
+from sagas.reconcile._statement import (
+    LineDirection,
+    LineKind,
+    Statement,
+    StatementFormat,
+    StatementLine,
+)
+
+_TAGS = (re.compile(rb"^:20:", re.M), re.compile(rb"^:60F:", re.M))
+_NO_REFERENCE = "NONREF"
+_DIRECTIONS = {
+    "D": LineDirection.DEBIT,
+    "C": LineDirection.CREDIT,
+    # A reversal books the other way: of a debit (RD) money comes back in.
+    "RD": LineDirection.CREDIT,
+    "RC": LineDirection.DEBIT,
+}
+_FEE_CODES = frozenset({"CHG", "COM"})
+_RETURN_CODES = frozenset({"RTI"})
+_TRANSFER_CODES = frozenset({"TRF"})
+
+
+def looks_like_mt940(data: bytes) -> bool:
+    """Whether the file has the :20: and :60F: tags every MT940 statement starts with."""
+    return all(tag.search(data) for tag in _TAGS)
+
+
+def read_mt940(data: bytes) -> Statement:
+    """The one statement of an MT940 file (:20: to :62F:)."""
+    try:
+        statements = mt940.parse_statements(data)
+    except RuntimeError as err:
+        raise _unparsed(err) from err
+    except (ValueError, KeyError, InvalidOperation) as err:
+        raise InvalidRequestError("FILE", f"is not a readable MT940 statement: {err}") from err
+    if len(statements) != 1:
+        problem = f"holds {len(statements)} statements (:20:): one statement a file"
+        raise InvalidRequestError("FILE", problem)
+    parsed = statements[0]
+    header: dict[str, Any] = parsed.data
+    opening, closing = header.get("final_opening_balance"), header.get("final_closing_balance")
+    if opening is None or opening.amount.currency is None:
+        raise InvalidRequestError(":60F:", "is missing or states no currency")
+    code = currency(opening.amount.currency, field=":60F:").code
+    statement_id = _statement_id(header)
+    lines = tuple(
+        _line(transaction.data, n, code, statement_id)
+        for n, transaction in enumerate(parsed.transactions, 1)
+    )
+    return Statement(
+        format=StatementFormat.MT940,
+        statement_id=statement_id,
+        account=header.get("account_identification") or _missing(":25:"),
+        currency=code,
+        period_start=_midnight(opening.date),
+        # The statement is complete up to the end of its closing balance's day.
+        period_end=None if closing is None else _midnight(closing.date + timedelta(days=1)),
+        lines=lines,
+    )
+
+
+def _unparsed(err: RuntimeError) -> InvalidRequestError:
+    """The library's error names the tag and the text it could not match: so does ours."""
+    if len(err.args) == 3 and hasattr(err.args[1], "id"):
+        return InvalidRequestError(f":{err.args[1].id}:", f"{err.args[2]!r} does not parse")
+    return InvalidRequestError("FILE", f"is not a readable MT940 statement: {err}")
+
+
+def _statement_id(header: dict[str, Any]) -> str:
+    reference = header.get("transaction_reference") or _missing(":20:")
+    number, sequence = header.get("statement_number"), header.get("sequence_number")
+    if number is None:
+        return str(reference)
+    return f"{reference}/{number}" + (f"/{sequence}" if sequence else "")
+
+
+def _line(data: dict[str, Any], n: int, code: str, statement_id: str) -> StatementLine:
+    field = f":61:[{n}]"
+    status = str(data.get("status") or "").upper()
+    direction = _DIRECTIONS.get(status)
+    if direction is None:
+        raise InvalidRequestError(field, f"debit/credit mark {status!r} is none of D, C, RD, RC")
+    amount: Decimal = abs(data["amount"].amount)
+    customer = (data.get("customer_reference") or "").strip()
+    value_date: date = data["date"]
+    return StatementLine(
+        bank_reference=(data.get("bank_reference") or "").strip() or f"{statement_id}:{n}",
+        end_to_end_id=None if customer in {"", _NO_REFERENCE} else customer,
+        direction=direction,
+        amount=parse_money(format(amount, "f"), code, field=f"{field} amount", allow_zero=True),
+        booking_date=_plain(data.get("entry_date") or value_date),
+        value_date=_plain(value_date),
+        kind=_kind(status, str(data.get("id") or ""), direction),
+        description=" ".join(
+            str(part).strip()
+            for part in (data.get("transaction_details"), data.get("extra_details"))
+            if part and str(part).strip()
+        ),
+    )
+
+
+def _kind(status: str, type_code: str, direction: LineDirection) -> LineKind:
+    # The type code is N, S or F and three letters (NTRF, NCHG); the letters say what it is.
+    letters = type_code[1:].upper()
+    if status.startswith("R") or letters in _RETURN_CODES:
+        return LineKind.RETURN
+    if letters in _FEE_CODES:
+        return LineKind.FEE
+    if letters in _TRANSFER_CODES and direction is LineDirection.DEBIT:
+        return LineKind.PAYOUT
+    return LineKind.OTHER
+
+
+def _plain(day: date) -> date:
+    """The library's date subclass as a plain date, so lines compare and serialise as dates."""
+    return date(day.year, day.month, day.day)
+
+
+def _midnight(day: date) -> datetime:
+    return datetime.combine(_plain(day), time(), tzinfo=UTC)
+
+
+def _missing(tag: str) -> NoReturn:
+    raise InvalidRequestError(tag, "is missing")

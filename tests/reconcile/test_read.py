@@ -1,0 +1,50 @@
+"""read_statement tells the format by the file's content; anything it cannot tell is refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from sagas.foundations import InvalidRequestError
+from sagas.reconcile import CsvMapping, StatementFormat, read_statement
+from tests.reconcile.camt_documents import entry, statement
+from tests.reconcile.test_mt940 import STATEMENT as MT940
+
+CSV = b"bank_reference,amount,booking_date\nR1,-5.00,2026-11-03\n"
+MAPPING = CsvMapping(
+    bank_reference_column="bank_reference",
+    amount_column="amount",
+    booking_date_column="booking_date",
+    account="ACC-1",
+    currency="EUR",
+)
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (statement(entry()), StatementFormat.CAMT053),
+        (b"\xef\xbb\xbf" + statement(entry()), StatementFormat.CAMT053),
+        (MT940, StatementFormat.MT940),
+        (MT940.replace(b"\n", b"\r\n"), StatementFormat.MT940),
+    ],
+    ids=["camt", "camt-after-a-byte-order-mark", "mt940", "mt940-crlf"],
+)
+def test_the_format_is_told_by_the_content(data: bytes, expected: StatementFormat) -> None:
+    assert read_statement(data).format is expected
+    assert read_statement(data, csv_mapping=MAPPING).format is expected
+
+
+def test_a_csv_is_read_with_its_mapping() -> None:
+    assert read_statement(CSV, csv_mapping=MAPPING).format is StatementFormat.CSV
+
+
+@pytest.mark.parametrize(
+    "data",
+    [CSV, b"", b"%PDF-1.7\n", b":20:REFERENCE ONLY\n"],
+    ids=["csv", "empty", "pdf", "mt-no-60F"],
+)
+def test_an_unknown_format_is_refused_naming_the_file(data: bytes) -> None:
+    with pytest.raises(InvalidRequestError) as raised:
+        read_statement(data)
+
+    assert raised.value.field == "FILE"
