@@ -80,7 +80,8 @@ class Settings(BaseSettings):
     """The rail's daily cut-off, UTC (HH:MM[:SS]): later movements are on the next day's
     statement."""
     reconcile_grace_hours: int = Field(24, alias="FUNDSAGA_RECONCILE_GRACE_HOURS", ge=0)
-    """Hours after its statement day that a movement may still be missing before it is a break."""
+    """Hours after the rail books a movement that complete statements may still lack it before
+    it is a break."""
     reconcile_fees: str = Field("", alias="FUNDSAGA_RECONCILE_FEES")
     """The fee agreed with the rail per movement, `EUR=0.25,USD=0.30`; empty: none."""
     provider_url: str = Field("http://127.0.0.1:8470", alias="FUNDSAGA_PROVIDER_URL")

@@ -17,7 +17,8 @@ class ReconcilePolicy:
     cutoff: time = time(23, 59, 59)
     """The rail's daily cut-off (UTC): a movement booked after it is on the next day's statement."""
     grace: timedelta = timedelta(hours=24)
-    """How long after its statement day a movement may still be missing before it is a break."""
+    """How long after the rail books it a movement may be missing from complete statements
+    before it is a break."""
     fees: dict[str, Money] = field(default_factory=dict)
     """The fee agreed with the rail per movement, by currency; none agreed: none expected."""
 
@@ -25,17 +26,19 @@ class ReconcilePolicy:
         fee = self.fees.get(currency)
         return 0 if fee is None else fee.minor
 
-    def statement_day(self, booked_at: datetime) -> datetime:
-        """The start (UTC) of the day whose statement books a movement booked at `booked_at`."""
-        day = booked_at.replace(hour=0, minute=0, second=0, microsecond=0)
+    def due_at(self, booked_at: datetime) -> datetime:
+        """When the rail books a movement the ledger booked at `booked_at`: at once before the
+        cut-off, at the start of the next day after it."""
         after_cutoff = booked_at.timetz().replace(tzinfo=None) > self.cutoff
-        return day + timedelta(days=1) if after_cutoff else day
+        if not after_cutoff:
+            return booked_at
+        day = booked_at.replace(hour=0, minute=0, second=0, microsecond=0)
+        return day + timedelta(days=1)
 
     def overdue(self, booked_at: datetime, covered_until: datetime) -> bool:
         """Whether statements complete up to `covered_until` should have booked the movement:
-        they cover its whole statement day and the grace period after it."""
-        due_by = self.statement_day(booked_at) + timedelta(days=1) + self.grace
-        return covered_until >= due_by - timedelta(seconds=1)
+        they cover the time the rail books it and the grace period after."""
+        return covered_until >= self.due_at(booked_at) + self.grace
 
 
 def parse_fees(text: str, field_name: str = "FUNDSAGA_RECONCILE_FEES") -> dict[str, Money]:

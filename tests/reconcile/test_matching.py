@@ -295,10 +295,12 @@ def test_unknown_breaks_are_named(books: Reconciliation) -> None:
         books.find_break(42)
 
 
-def test_a_movement_after_the_cutoff_is_due_on_the_next_days_statement() -> None:
-    policy = ReconcilePolicy(cutoff=time(16, 0), grace=timedelta(0))
+def test_a_movement_after_the_cutoff_is_due_on_the_next_day() -> None:
+    policy = ReconcilePolicy(cutoff=time(16, 0), grace=timedelta(hours=1))
     before, after = (datetime.combine(TODAY, time(hour), UTC) for hour in (15, 17))
+    tomorrow = datetime.combine(TODAY + timedelta(days=1), time(0), UTC)
 
-    assert policy.overdue(before, END_OF_DAY)
+    assert not policy.overdue(before, before + timedelta(minutes=59))
+    assert policy.overdue(before, before + timedelta(hours=1))
     assert not policy.overdue(after, END_OF_DAY)
-    assert policy.overdue(after, END_OF_DAY + timedelta(days=1))
+    assert policy.overdue(after, tomorrow + timedelta(hours=1))
