@@ -70,4 +70,7 @@ async def test_money_is_conserved_and_moved_once_under_chaos(
     # nothing is); tests/killed proves the recovery of terminated sagas on its own.
     assert len(report.terminated) <= 1
     assert report.spends > 0
+    (reconciled,) = [check for check in report.checks if check.name.startswith("r)")]
+    assert reconciled.ok, reconciled.detail
+    assert not reconciled.detail.startswith("0 of"), "the run settled no payout to reconcile"
     assert report.parked_by_spent_funds == []

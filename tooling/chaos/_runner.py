@@ -7,6 +7,7 @@ import contextlib
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
@@ -49,6 +50,7 @@ from tooling.chaos._processes import (
     webhook_receiver_args,
 )
 from tooling.chaos._rail import RailPayout, rail_payout, start_rail
+from tooling.chaos._reconciliation import import_statements, reconciled
 from tooling.chaos._recovery import recover_terminated
 from tooling.chaos._spending import parked_by_spent_funds, spend_until
 from tooling.chaos._terminations import terminate_under_way
@@ -173,9 +175,11 @@ class ChaosRun:
         ledger = Ledger.from_url(self.database_url, signer=self.audit_keys.require_signer())
         open_accounts(ledger)
         provider = start_rail()
+        first_day = datetime.now(UTC).date()
         try:
             spends = await self._run_sagas(ledger, provider)
             at_rail = await asyncio.to_thread(self._ask_rail, provider.url)
+            books = await asyncio.to_thread(import_statements, ledger, provider, first_day)
         finally:
             provider.stop()
         store = open_audit_store(self.audit_spec, self.audit_keys)
@@ -197,6 +201,7 @@ class ChaosRun:
             FaultsSeen(self.parked_by_infrastructure, self.terminated, self.recovered),
             witness,
         )
+        checks.append(await asyncio.to_thread(reconciled, books))
         store.close_connections()
         anchors.close_connections()
         ledger.close_connections()
