@@ -5,10 +5,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+from collections.abc import Mapping
 from contextlib import AsyncExitStack
 from datetime import timedelta
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from temporalio.client import Client
@@ -23,7 +24,14 @@ from sagas.client import (
     ensure_anchor_schedule,
 )
 from sagas.codec import PayloadKeys, converter_for
-from sagas.demo import DEMO_FAULTS, DemoProviderError, DemoRun, open_demo_provider, run_demo
+from sagas.demo import (
+    DEMO_FAULTS,
+    DemoProviderError,
+    DemoRun,
+    open_demo_provider,
+    reconcile_demo,
+    run_demo,
+)
 from sagas.engine import FaultPlan, OperatorTokenCheck, parse_faults
 from sagas.foundations import DEFAULT_HOME, InvalidRequestError, Settings, upgrade_database
 from sagas.registry import SagaRegistry, load_registry
@@ -153,7 +161,21 @@ async def run_catalog(
     except DemoProviderError as err:
         provider = None
         print(f"  external payouts skipped: {err}")
-    return await run_demo(client, ui_url, provider)
+    runs = await run_demo(client, ui_url, provider)
+    if provider is not None:
+        print("the provider's statements of today, reconciled:")
+        for facts in await reconcile_demo(client, provider):
+            print(f"  {statement_line(facts)}")
+    return runs
+
+
+def statement_line(facts: Mapping[str, Any]) -> str:
+    """One imported statement: what it held and what matching made of it."""
+    opened = facts["opened"] if isinstance(facts["opened"], list) else []
+    return (
+        f"{facts['file']} ({facts['format']}, sha256 {str(facts['sha256'])[:12]}…): "
+        f"{facts['lines']} lines, {facts['matched']} matched, {len(opened)} break(s)"
+    )
 
 
 async def run_worker(invocation: Invocation) -> None:

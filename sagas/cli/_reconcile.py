@@ -3,7 +3,6 @@ movements; breaks explained, and resolved by two operators."""
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -13,7 +12,7 @@ from pydantic import JsonValue
 from sagas.cli._errors import FAILURE
 from sagas.cli._invocation import Invocation
 from sagas.cli._output import Output, OutputFormat, Shown, emit, listing, said
-from sagas.engine import Adjustment, AuditKind, ResolutionView
+from sagas.engine import Adjustment, ResolutionView
 from sagas.foundations import InvalidRequestError, parse_money
 from sagas.reconcile import (
     CLOSED_STATUSES,
@@ -22,9 +21,7 @@ from sagas.reconcile import (
     BreakView,
     CsvMapping,
     Reconciliation,
-    RunResult,
     policy_from,
-    read_statement,
 )
 from sagas.registry import load_registry
 
@@ -70,33 +67,18 @@ def import_(
     except OSError as err:
         raise InvalidRequestError("FILE", f"{file}: {err.strerror}") from None
     mapping = None if csv_mapping is None else CsvMapping.from_file(csv_mapping)
-    statement = read_statement(content, csv_mapping=mapping)
     books = reconciliation(invocation)
-    sha256 = hashlib.sha256(content).hexdigest()
 
     async def act() -> dict[str, JsonValue]:
-        actions = (await invocation.client()).operator_actions()
-        subject = f"{statement.format}-{sha256[:16]}"
-        async with actions.taken(AuditKind.STATEMENT_IMPORTED, "statement", subject, note) as got:
-            result = books.import_statement(
-                statement, content, name=file.name, imported_by=invocation.settings.operator
-            )
-            got |= {
-                "file": file.name,
-                "sha256": sha256,
-                "format": str(statement.format),
-                "statement_id": statement.statement_id,
-                "lines": result.lines,
-                "added_lines": result.added_lines,
-                "new": result.new,
-                **_run_facts(result.run),
-            }
-        return got
+        client = await invocation.client()
+        return await client.reconcile_actions(books).import_statement(
+            content, name=file.name, csv_mapping=mapping, note=note
+        )
 
     facts = invocation.run(act())
     verb = "imported" if facts["new"] else "already imported: nothing added"
     line = (
-        f"{file.name} ({statement.format}, sha256 {sha256[:12]}…) {verb}; "
+        f"{file.name} ({facts['format']}, sha256 {str(facts['sha256'])[:12]}…) {verb}; "
         f"{facts['lines']} lines, {facts['matched']} matched now, "
         f"{len(_ids(facts['opened']))} break(s) opened, {len(_ids(facts['closed']))} closed"
     )
@@ -110,12 +92,7 @@ def run(ctx: typer.Context, note: Note = "", output: Output = OutputFormat.TABLE
     books = reconciliation(invocation)
 
     async def act() -> dict[str, JsonValue]:
-        actions = (await invocation.client()).operator_actions()
-        async with actions.taken(
-            AuditKind.RECONCILIATION_RUN, "reconciliation", "ledger", note
-        ) as got:
-            got |= _run_facts(books.run())
-        return got
+        return await (await invocation.client()).reconcile_actions(books).run(note)
 
     facts = invocation.run(act())
     line = (
@@ -177,16 +154,10 @@ def explain(
     """Explain a break, with evidence; it stays to be resolved by two operators."""
     invocation = Invocation.of(ctx)
     books = reconciliation(invocation)
-    books.find_break(break_id)
 
     async def act() -> BreakView:
-        actions = (await invocation.client()).operator_actions()
-        async with actions.taken(AuditKind.BREAK_EXPLAINED, "break", str(break_id), note) as got:
-            view = books.explain(
-                break_id, note=note, evidence=evidence, operator=invocation.settings.operator
-            )
-            got |= {"break_id": break_id, "kind": str(view.kind), "evidence": evidence}
-        return view
+        actions = (await invocation.client()).reconcile_actions(books)
+        return await actions.explain(break_id, note, evidence)
 
     view = invocation.run(act())
     emit(_break_shown(view, books), output)
@@ -248,17 +219,6 @@ def _adjustment(
     magnitude = parse_money(amount.removeprefix("-"), code, field="--adjust-amount")
     sign = "-" if amount.startswith("-") else ""
     return Adjustment(account_id=account, amount=f"{sign}{magnitude.amount_text()}", currency=code)
-
-
-def _run_facts(result: RunResult) -> dict[str, JsonValue]:
-    def brief(views: list[BreakView]) -> list[JsonValue]:
-        return [{"break_id": v.break_id, "kind": str(v.kind)} for v in views]
-
-    return {
-        "matched": result.matched,
-        "opened": brief(result.opened),
-        "closed": brief(result.closed),
-    }
 
 
 def _ids(value: Any) -> list[Any]:

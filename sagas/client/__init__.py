@@ -21,6 +21,7 @@ from sagas.client._operator_credentials import (
 )
 from sagas.client._parked_selection import ParkedFilter, ParkedSaga
 from sagas.client._process_exit import end_process
+from sagas.client._reconcile_actions import ReconcileActions
 from sagas.client._recoveries import SagaRecoveries
 from sagas.client._saga_handle import SagaHandle
 from sagas.client._schedule_dst import DST_HORIZON_YEARS, matching_times
@@ -52,6 +53,7 @@ __all__ = [
     "Overlap",
     "ParkedFilter",
     "ParkedSaga",
+    "ReconcileActions",
     "SagaActionResult",
     "SagaHandle",
     "SagaRecoveries",

@@ -24,6 +24,7 @@ from temporalio.exceptions import WorkflowAlreadyStartedError
 from sagas.client._bulk_actions import BulkActions
 from sagas.client._operator_actions import OperatorActions
 from sagas.client._operator_credentials import OperatorCredential, configured_operator
+from sagas.client._reconcile_actions import ReconcileActions
 from sagas.client._recoveries import KILLED_CLAUSES, NOT_RECOVERY, SagaRecoveries
 from sagas.client._saga_handle import SagaHandle
 from sagas.client._schedules import SagaSchedules
@@ -51,6 +52,7 @@ from sagas.foundations import (
     TransientError,
 )
 from sagas.ledger import Ledger
+from sagas.reconcile import Reconciliation
 from sagas.registry import SagaRegistry, built_in_registry, load_registry
 from sagas.telemetry import configured_tracer_provider, metrics_runtime, tracing_interceptors
 
@@ -170,6 +172,10 @@ class FundsagaClient:
     def operator_actions(self) -> OperatorActions:
         """Verified operator actions outside a saga: on accounts, and funding by two."""
         return OperatorActions(self.temporal, self.task_queue, self.operator)
+
+    def reconcile_actions(self, books: Reconciliation) -> ReconcileActions:
+        """Statements imported and breaks explained as this client's operator."""
+        return ReconcileActions(self.operator_actions(), books)
 
     async def start(
         self, saga_type: str, request: SagaRequest | Mapping[str, Any]

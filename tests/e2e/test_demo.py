@@ -112,7 +112,12 @@ async def test_the_catalog_shows_every_saga_type_and_each_outcome(
     }
     lines = capsys.readouterr().out.splitlines()
     assert not [line for line in lines if "skipped" in line]
-    printed = {line.split()[-1]: line.split()[0] for line in lines if line.startswith("  ")}
+    sagas = [line for line in lines if line.startswith("  ") and UI in line]
+    printed = {line.split()[-1]: line.split()[0] for line in sagas}
+    statements = [line for line in lines if line.startswith("  camt053-")]
+    assert statements, "the provider's statements were not reconciled"
+    assert all(line.endswith(", 0 break(s)") for line in statements), statements
+    assert any(" 0 matched" not in line for line in statements), statements
     assert printed == {
         f"{UI}/namespaces/default/workflows/{run.outcome.saga_id}": run.outcome.status.value
         for run in runs.values()

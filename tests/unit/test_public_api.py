@@ -139,6 +139,7 @@ PUBLIC = {
         "ParkedSaga",
         "SagaActionResult",
         "OperatorActions",
+        "ReconcileActions",
         "DEV_AUDIENCE",
         "DEV_ISSUER",
         "AccessToken",
@@ -263,6 +264,7 @@ PUBLIC = {
         "DEMO_PLANS",
         "DemoRun",
         "open_demo_provider",
+        "reconcile_demo",
         "run_demo",
     ],
     "sagas.cli": [
