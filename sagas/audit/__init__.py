@@ -16,7 +16,7 @@ from sagas.audit._keys import (
     SigningKey,
     public_pem,
 )
-from sagas.audit._record import GENESIS_HASH, AuditRecord
+from sagas.audit._record import GENESIS_HASH, AuditRecord, hashed_fields
 from sagas.audit._store import AuditStore
 from sagas.audit._table_model import metadata
 from sagas.audit._verify import VerifyResult
@@ -42,6 +42,7 @@ __all__ = [
     "SigningKey",
     "VerifyResult",
     "Witnessed",
+    "hashed_fields",
     "metadata",
     "open_audit_store",
     "public_pem",

@@ -58,6 +58,11 @@ class AnchorStore:
         """The anchor that names the highest sequence number of `chain`."""
         return max(self.checkpoints(chain), key=lambda a: a.sequence, default=None)
 
+    def latest_record(self, chain: str = ANCHORED_CHAIN) -> AuditRecord | None:
+        """The signed anchor record behind `latest(chain)`, to show with the key that signed it."""
+        anchors = [r for r in self._chain.records(saga_id=chain) if r.kind == ANCHOR_KIND]
+        return max(anchors, key=lambda r: _checkpoint(r).sequence, default=None)
+
     def verify(self) -> VerifyResult:
         """The anchor store's own chain: hashes, links and signatures."""
         return self._chain.verify()

@@ -23,6 +23,7 @@ from sagas.cli import (
     _schedules,
     _servers,
     _transfers,
+    _verify_report,
 )
 from sagas.cli._errors import FundsagaGroup
 from sagas.cli._invocation import Invocation
@@ -46,6 +47,7 @@ app.add_typer(_accounts.app, rich_help_panel=BOOKS)
 app.add_typer(_ledger.app, rich_help_panel=BOOKS)
 app.add_typer(_reconcile.app, rich_help_panel=BOOKS)
 _audit.app.command()(_audit_report.compensations)
+_audit.app.command("verify-report")(_verify_report.verify_report)
 app.add_typer(_audit.app, rich_help_panel=BOOKS)
 app.command(rich_help_panel=RUNNING)(_dev.dev)
 app.command(rich_help_panel=RUNNING)(_dev.worker)

@@ -1,5 +1,5 @@
 """`fundsaga audit compensations`: every saga that did not complete, proven against the ledger,
-the audit trail and Temporal."""
+the audit trail and Temporal, as a signed evidence report."""
 
 from __future__ import annotations
 
@@ -10,25 +10,38 @@ from typing import Annotated
 
 import typer
 
-from sagas.audit import witness_findings
+from sagas.audit import AuditStore, witness_findings
 from sagas.cli._audit import witnessed_or_none
 from sagas.cli._errors import FAILURE
 from sagas.cli._invocation import Invocation
 from sagas.cli._ledger import ledger_witness_or_none
 from sagas.cli._output import OutputFormat, Shown, emit, said, write_out
 from sagas.cli._report_formats import ReportFormat, report_text
+from sagas.cli._report_signer import report_signer
 from sagas.client import TemporalUnreachableError
+from sagas.codec import PayloadKeys
 from sagas.engine import SagaStatus
 from sagas.foundations import InvalidRequestError
 from sagas.verify import (
     AUDITED,
     LEDGER_VERIFIED_HEAD,
-    CompensationAudit,
+    EvidencePack,
+    EvidenceReport,
+    PackRequest,
+    TemporalRun,
+    build_evidence_pack,
     run_compensation_audit,
+    saga_runs,
+    shown_statuses,
+    sign_pack,
+    sources_of,
     verifier_keys,
     verify_ledger,
     verify_trail,
 )
+
+Temporal = tuple[dict[str, str], dict[str, list[TemporalRun]]]
+"""SagaStatus per saga id as Temporal shows it, and each audited saga's runs."""
 
 
 def _timestamp(text: str) -> datetime:
@@ -64,42 +77,63 @@ def compensations(
         typer.Option("--output", "-o", help="Table or json as everywhere; csv or html to keep."),
     ] = ReportFormat.TABLE,
     file: Annotated[Path | None, typer.Option(help="Write the report there.")] = None,
+    by: Annotated[
+        str | None, typer.Option("--by", help="Your name, recorded as the report's maker.")
+    ] = None,
+    sign_key: Annotated[
+        Path | None,
+        typer.Option(
+            "--sign-key",
+            help="Sign with this Ed25519 private key (an auditor's own).",
+            show_default="FUNDSAGA_AUDIT_SIGNING_KEY when present, else unsigned",
+        ),
+    ] = None,
 ) -> None:
     """Prove every saga that did not complete from the ledger, the trail and Temporal.
 
-    Every compensated, parked, resolved or rejected saga; exit 1 on any finding.
+    Every compensated, parked, resolved or rejected saga, with the journal entries, holds and
+    audit records that prove it, signed; exit 1 on any finding.
     """
     if status is not None and status not in AUDITED:
         raise InvalidRequestError("--status", f"{status} sagas are not audited")
-    report = _audit(Invocation.of(ctx), status, since, until)
-    text = report_text(report, output, terminal=file is None and sys.stdout.isatty())
+    invocation = Invocation.of(ctx)
+    signer, unsigned = report_signer(invocation.settings, sign_key)
+    request = PackRequest(
+        since=since,
+        until=until,
+        statuses=[status.value] if status else [s.value for s in AUDITED],
+        task_queue=invocation.settings.task_queue,
+        sources=sources_of(invocation.settings),
+        operator=by,
+    )
+    report = sign_pack(_pack(invocation, status, request), signer)
+    terminal = file is None and sys.stdout.isatty()
+    text = report_text(report, output, terminal=terminal, unsigned=unsigned)
     if file is None:
         write_out(text)
     else:
         file.write_text(text, encoding="utf-8")
         said_as = OutputFormat.JSON if output is ReportFormat.JSON else OutputFormat.TABLE
-        emit(_written(report, output, file), said_as)
-    if not report.ok:
+        emit(_written(report, output, file, unsigned), said_as)
+    if not report.pack.verdict.ok:
         raise typer.Exit(FAILURE)
 
 
-def _audit(
-    invocation: Invocation,
-    status: SagaStatus | None,
-    since: datetime | None,
-    until: datetime | None,
-) -> CompensationAudit:
-    keys = verifier_keys(invocation.settings)
+def _pack(invocation: Invocation, status: SagaStatus | None, request: PackRequest) -> EvidencePack:
+    settings = invocation.settings
+    keys = verifier_keys(settings)
     store = invocation.audit(keys)
     trail = verify_trail(store, None)
     witnessed = invocation.run(witnessed_or_none(invocation))
-    report = run_compensation_audit(
+    temporal = invocation.run(_temporal(invocation, store))
+    audit = run_compensation_audit(
         invocation.ledger(),
         store,
-        invocation.run(_temporal_statuses(invocation)),
-        since=since,
-        until=until,
+        None if temporal is None else temporal[0],
+        since=request.since,
+        until=request.until,
         status=status,
+        payload_keys=PayloadKeys.parse(settings.payload_keys.get_secret_value()),
     )
     first = [f"audit trail: {finding}" for finding in trail.findings]
     ledger = verify_ledger(
@@ -112,21 +146,40 @@ def _audit(
     first += [f"ledger: {finding}" for finding in ledger.findings]
     if witnessed is not None:
         first += witness_findings(store.records(), witnessed)
-    report.findings[:0] = first
-    return report
+    audit.findings[:0] = first
+    runs = {} if temporal is None else temporal[1]
+    return build_evidence_pack(
+        audit, invocation.ledger(), store, request, trail=trail, journal=ledger, runs=runs
+    )
 
 
-async def _temporal_statuses(invocation: Invocation) -> dict[str, str] | None:
-    """SagaStatus per saga id of this task queue, as Temporal lists it (a killed saga as KILLED,
-    or as its recovery left it); None if unreachable."""
+async def _temporal(invocation: Invocation, store: AuditStore) -> Temporal | None:
+    """This task queue's sagas as the client lists them (a killed saga as KILLED, or as its
+    recovery left it), and every run of each audited saga on any task queue, whose status
+    stands for sagas that ran on another; None if unreachable."""
     try:
         client = await invocation.client()
     except TemporalUnreachableError:
         return None
-    return {saga: status for saga, _, status in await client.list_sagas()}
+    listed = {saga: status for saga, _, status in await client.list_sagas()}
+    runs = await saga_runs(client.temporal, store)
+    return {**shown_statuses(runs), **listed}, runs
 
 
-def _written(report: CompensationAudit, output: ReportFormat, file: Path) -> Shown:
-    verdict = "no findings" if report.ok else f"{len(report.findings)} finding(s)"
-    line = f"compensation audit ({output}) written to {file}: {len(report.sagas)} sagas, {verdict}"
-    return said(line, {"file": file, "sagas": len(report.sagas), "findings": report.findings})
+def _written(report: EvidenceReport, output: ReportFormat, file: Path, unsigned: str) -> Shown:
+    pack = report.pack
+    verdict = "no findings" if pack.verdict.ok else f"{len(pack.findings)} finding(s)"
+    signature = report.signature
+    signed = f"signed by {signature.key_id}" if signature else f"not signed: {unsigned}"
+    line = (
+        f"compensation audit ({output}) written to {file}: {len(pack.sagas)} sagas, "
+        f"{verdict}, {signed}"
+    )
+    facts = {
+        "file": file,
+        "sagas": len(pack.sagas),
+        "findings": pack.findings,
+        "signed_by": None if signature is None else signature.key_id,
+        "not_signed": unsigned if signature is None else None,
+    }
+    return said(line, facts)

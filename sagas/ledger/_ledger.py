@@ -31,6 +31,7 @@ from sagas.ledger import (
     _journal,
     _lifecycle,
     _posting,
+    _proofs,
     _receipts,
     _reversal,
     _sealer,
@@ -45,6 +46,7 @@ from sagas.ledger._clock import HOST_CLOCK_INFO
 from sagas.ledger._declarations import DECLARED_INFO, Declarations
 from sagas.ledger._models import Account, Hold, JournalEntry
 from sagas.ledger._posting import Leg
+from sagas.ledger._proofs import EntryProof
 from sagas.ledger._signing import SIGNER_INFO, RowSigner, SignatureProblem
 from sagas.ledger._views import (
     AccountStatus,
@@ -305,6 +307,14 @@ class Ledger:
                 JournalEntry.idempotency_key.like(f"%:{step}:action", escape="\\"),
             )
         return self._run(lambda s: [entry_view(row) for row in s.scalars(query)])
+
+    def entry_proofs(self, saga_id: str) -> list[EntryProof]:
+        """The saga's entries as their writers hashed and signed them, with their seals."""
+        return self._run(lambda s: _proofs.entry_proofs(s, saga_id))
+
+    def entry_key_ids(self) -> list[str]:
+        """Every key id that signed a journal entry, sorted."""
+        return self._run(_proofs.entry_key_ids)
 
     def holds(self, *, saga_id: str | None = None) -> list[HoldView]:
         query = select(Hold).order_by(Hold.hold_id)

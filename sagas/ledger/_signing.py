@@ -36,6 +36,7 @@ class RowSigner(Protocol):
 
 
 def entry_message(entry_hash: str) -> bytes:
+    """What a writer signs for the entry whose hash is `entry_hash`."""
     return f"fundsaga journal entry {entry_hash}".encode()
 
 

@@ -3,40 +3,62 @@ Temporal, and the compensation audit that proves each undone saga from the ledge
 
 from sagas.verify._audit_keys import anchor_head, open_audit, verifier_keys, writer_keys
 from sagas.verify._audit_verify import TrailVerdict, verify_trail
-from sagas.verify._compensation_audit import (
-    AUDITED,
-    CompensationAudit,
-    audit_saga,
-    run_compensation_audit,
-)
+from sagas.verify._compensation_audit import AUDITED, CompensationAudit, run_compensation_audit
 from sagas.verify._entry_witness import awaiting_witness, entry_witness_findings
+from sagas.verify._evidence_check import ReportCheck, check_report
+from sagas.verify._evidence_model import (
+    EVIDENCE_FORMAT,
+    NOT_RECONCILED,
+    EntryEvidence,
+    EvidencePack,
+    SagaEvidence,
+)
+from sagas.verify._evidence_pack import PackRequest, build_evidence_pack, sources_of
+from sagas.verify._evidence_signing import EvidenceReport, sign_pack
 from sagas.verify._ledger_memory import LEDGER_VERIFIED_HEAD
 from sagas.verify._ledger_verify import LedgerVerdict, verify_ledger
 from sagas.verify._ledger_witness import LedgerWitness, read_ledger_witness, verified_records
+from sagas.verify._saga_audit import audit_saga
 from sagas.verify._temporal_histories import (
     SeenEntry,
     TemporalWitness,
     receipt_payloads,
     temporal_witness,
 )
+from sagas.verify._temporal_runs import TemporalRun, saga_runs, shown_statuses
 
 __all__ = [
     "AUDITED",
+    "EVIDENCE_FORMAT",
     "LEDGER_VERIFIED_HEAD",
+    "NOT_RECONCILED",
     "CompensationAudit",
+    "EntryEvidence",
+    "EvidencePack",
+    "EvidenceReport",
     "LedgerVerdict",
     "LedgerWitness",
+    "PackRequest",
+    "ReportCheck",
+    "SagaEvidence",
     "SeenEntry",
+    "TemporalRun",
     "TemporalWitness",
     "TrailVerdict",
     "anchor_head",
     "audit_saga",
     "awaiting_witness",
+    "build_evidence_pack",
+    "check_report",
     "entry_witness_findings",
     "open_audit",
     "read_ledger_witness",
     "receipt_payloads",
     "run_compensation_audit",
+    "saga_runs",
+    "shown_statuses",
+    "sign_pack",
+    "sources_of",
     "temporal_witness",
     "verified_records",
     "verifier_keys",

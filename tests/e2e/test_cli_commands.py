@@ -109,6 +109,8 @@ CASES = [
     Case("audit compensations", 0, 1),
     Case("audit compensations --status RESOLVED --file {new_file}", 0, 1),
     Case("audit compensations --since 2026-11-01", 2, 2, NOTHING),
+    Case("audit verify-report {key_file}", 1, 1),
+    Case("audit verify-report {unknown}", 2, 2, NOTHING),
     Case("retry-plan --first 10s --multiplier 2 --max-retries 10", 0, 0),
     Case("retry-plan --preset long", 0, 0),
     Case("retry-plan --saga transfer --step credit", 0, 0),

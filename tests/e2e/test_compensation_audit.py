@@ -85,12 +85,15 @@ async def test_a_clean_run_passes_the_compensation_audit(
 
     assert code == 0
     assert report["findings"] == []
-    assert report["chain"]["ok"] is True
+    assert report["chains"]["audit"]["ok"] is True
     audited = {row["saga_id"]: row for row in report["sagas"]}
     assert set(audited) == {business, exhausted}
     assert audited[business]["failed_step"] == "credit"
     assert audited[exhausted]["failed_step"] == "settle"
-    assert all(r["ledger_check"] == "net effect zero on every account" for r in audited.values())
+    assert all(
+        r["verdict"] == {"ok": True, "reason": "net effect zero on every account"}
+        for r in audited.values()
+    )
     assert html_code == 0
     assert "Compensation audit: no findings" in (tmp_path / "r.html").read_text()
     assert await fundsaga("audit", "verify") == 0
@@ -266,7 +269,7 @@ async def test_a_saga_whose_history_temporal_deleted_is_proven_from_record_and_l
 
     rows = {row["saga_id"]: row for row in report["sagas"]}
     assert code == 0, report["findings"]
-    assert rows[business]["ledger_check"] == (
+    assert rows[business]["verdict"]["reason"] == (
         "net effect zero on every account; "
         "history no longer in Temporal: proven from the signed record and the ledger"
     )

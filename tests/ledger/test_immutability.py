@@ -23,6 +23,8 @@ PUBLIC_METHODS = {
     "entries",
     "entry",
     "entry_hash_at",
+    "entry_key_ids",
+    "entry_proofs",
     "find_account",
     "freeze",
     "from_url",

@@ -22,7 +22,7 @@ from sqlalchemy import Connection, TableClause, column, insert, table, update
 
 from sagas.audit import Keyring, SigningKey
 from sagas.foundations import Money, alembic_config, make_engine
-from sagas.ledger import GENESIS_HASH, ChainHead, Ledger, entry_hash, metadata
+from sagas.ledger import GENESIS_HASH, ChainHead, Ledger, entry_hash, metadata, proof_hash
 from sagas.ledger._signing import entry_message
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -166,5 +166,9 @@ def test_the_chaos_run_s_chained_ledger_verifies_before_and_after_the_upgrade(
         assert ledger.seal().sequence == last["sequence"] + 1
         assert ledger.check_invariants() == []
         assert ledger.signature_findings(keys.problem) == []
+        sagas = sorted({e.saga_id for e in ledger.entries() if e.saga_id is not None})
+        proofs = [proof for saga in sagas for proof in ledger.entry_proofs(saga)]
+        assert {proof.writer_link is None for proof in proofs} == {True, False}
+        assert all(proof_hash(proof) == proof.entry_hash for proof in proofs)
     finally:
         ledger.close_connections()
