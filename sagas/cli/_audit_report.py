@@ -16,18 +16,21 @@ from sagas.cli._errors import FAILURE
 from sagas.cli._invocation import Invocation
 from sagas.cli._ledger import ledger_witness_or_none
 from sagas.cli._output import OutputFormat, Shown, emit, said, write_out
+from sagas.cli._reconcile import reconciliation
 from sagas.cli._report_formats import ReportFormat, report_text
 from sagas.cli._report_signer import report_signer
 from sagas.client import TemporalUnreachableError
 from sagas.codec import PayloadKeys
 from sagas.engine import SagaStatus
 from sagas.foundations import InvalidRequestError
+from sagas.reconcile import CLOSED_STATUSES, MovementStatus
 from sagas.verify import (
     AUDITED,
     LEDGER_VERIFIED_HEAD,
     EvidencePack,
     EvidenceReport,
     PackRequest,
+    RailMovementEvidence,
     TemporalRun,
     build_evidence_pack,
     run_compensation_audit,
@@ -146,10 +149,46 @@ def _pack(invocation: Invocation, status: SagaStatus | None, request: PackReques
     first += [f"ledger: {finding}" for finding in ledger.findings]
     if witnessed is not None:
         first += witness_findings(store.records(), witnessed)
+    books = reconciliation(invocation)
+    first += [
+        f"reconciliation: break {b.break_id} {b.kind} ({b.status}): {b.detail}"
+        for b in books.breaks()
+        if b.status not in CLOSED_STATUSES
+    ]
     audit.findings[:0] = first
     runs = {} if temporal is None else temporal[1]
+    movements = [m for m in books.movements() if _in_period(m.movement.booked_at, request)]
+    rail_status = {m.movement.entry_id: m.status for m in movements}
     return build_evidence_pack(
-        audit, invocation.ledger(), store, request, trail=trail, journal=ledger, runs=runs
+        audit,
+        invocation.ledger(),
+        store,
+        request,
+        trail=trail,
+        journal=ledger,
+        runs=runs,
+        rail_status=rail_status,
+        rail_movements=[_rail_evidence(m) for m in movements],
+    )
+
+
+def _in_period(at: datetime, request: PackRequest) -> bool:
+    return (request.since is None or at >= request.since) and (
+        request.until is None or at <= request.until
+    )
+
+
+def _rail_evidence(status: MovementStatus) -> RailMovementEvidence:
+    movement = status.movement
+    return RailMovementEvidence(
+        entry_id=movement.entry_id,
+        entry_hash=movement.entry_hash,
+        saga_id=movement.saga_id,
+        step=movement.step,
+        end_to_end_id=movement.reference,
+        amount=str(movement.amount),
+        booked_at=movement.booked_at.isoformat(),
+        reconciliation=status.status,
     )
 
 

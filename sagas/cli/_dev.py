@@ -16,6 +16,7 @@ from temporalio.client import Client
 
 from activities.audit import anchor_journal
 from sagas.cli._db import databases_to_migrate
+from sagas.cli._demo_report import write_demo_report
 from sagas.cli._invocation import Invocation
 from sagas.client import (
     DevIdentityProvider,
@@ -147,6 +148,8 @@ async def run_dev(
             journal = anchor_journal(ledger, audit.anchors)
             if journal is not None:
                 print(f"ledger journal anchored at entry {journal.sequence}")
+            print("the evidence pack of the demo:")
+            await write_demo_report(f"127.0.0.1:{port}")
         print(f"open {ui_url} to read the histories; Ctrl-C stops everything")
         await until_stopped()
 

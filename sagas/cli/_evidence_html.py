@@ -50,6 +50,7 @@ def evidence_html(report: EvidenceReport) -> str:
         f"{_summary(report)}</section>"
         f"<h2>Findings</h2>{_findings(pack)}"
         f"<h2>Totals</h2>{_totals(pack)}"
+        f"<h2>Rail movements and their reconciliation</h2>{_rail(pack)}"
         f"<h2>Checking this report</h2>{_how_to_check(report)}"
         + "".join(saga_section(saga) for saga in pack.sagas)
         + f'<script type="application/json" id="evidence">{embedded}</script>'
@@ -144,6 +145,25 @@ def _totals(pack: EvidencePack) -> str:
         [t.currency or "-", t.status, ("num", str(t.sagas)), ("num", t.moved)] for t in pack.totals
     ]
     return table(["Currency", "Status", "Sagas", "Moved"], rows)
+
+
+def _rail(pack: EvidencePack) -> str:
+    if not pack.rail_movements:
+        return "<p>None in the period.</p>"
+    rows: list[list[Cell]] = [
+        [
+            ("num", str(m.entry_id)),
+            m.saga_id,
+            m.step,
+            m.end_to_end_id,
+            ("num", m.amount),
+            m.booked_at,
+            m.reconciliation,
+        ]
+        for m in pack.rail_movements
+    ]
+    header = ["Entry", "Saga", "Step", "End-to-end id", "Amount", "Booked", "Reconciliation"]
+    return table(header, rows)
 
 
 def _how_to_check(report: EvidenceReport) -> str:

@@ -11,6 +11,7 @@ from sagas.verify._evidence_model import (
     NOT_RECONCILED,
     EntryEvidence,
     EvidencePack,
+    RailMovementEvidence,
     SagaEvidence,
 )
 from sagas.verify._evidence_pack import PackRequest, build_evidence_pack, sources_of
@@ -39,6 +40,7 @@ __all__ = [
     "LedgerVerdict",
     "LedgerWitness",
     "PackRequest",
+    "RailMovementEvidence",
     "ReportCheck",
     "SagaEvidence",
     "SeenEntry",

@@ -126,6 +126,20 @@ class Total(Evidence):
     """The sum of what the sagas moved, in the currency."""
 
 
+class RailMovementEvidence(Evidence):
+    """A journal entry a rail moves (of any saga, completed ones too) and where it stands in
+    reconciliation with the rail's statements."""
+
+    entry_id: int
+    entry_hash: str
+    saga_id: str
+    step: str
+    end_to_end_id: str
+    amount: str
+    booked_at: str
+    reconciliation: str
+
+
 class PackVerdict(Evidence):
     ok: bool
     summary: str
@@ -138,6 +152,7 @@ class EvidencePack(Evidence):
     chains: Chains
     totals: list[Total]
     sagas: list[SagaEvidence]
+    rail_movements: list[RailMovementEvidence] = Field(default_factory=list)
     format: str = Field(default=EVIDENCE_FORMAT, pattern=r"^fundsaga-evidence/1$")
 
 

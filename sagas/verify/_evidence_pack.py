@@ -20,7 +20,7 @@ from sagas.ledger import JOURNAL_CHAIN, Ledger
 from sagas.verify._audit_verify import TrailVerdict
 from sagas.verify._compensation_audit import CompensationAudit
 from sagas.verify._evidence_figures import totals_of
-from sagas.verify._evidence_model import EvidencePack, PackVerdict
+from sagas.verify._evidence_model import EvidencePack, PackVerdict, RailMovementEvidence
 from sagas.verify._evidence_saga import saga_evidence, signed_record, timestamp
 from sagas.verify._evidence_scope import (
     Anchor,
@@ -60,6 +60,7 @@ def build_evidence_pack(
     journal: LedgerVerdict,
     runs: Mapping[str, Sequence[TemporalRun]],
     rail_status: Mapping[int, str] = NO_RAIL_STATUS,
+    rail_movements: Sequence[RailMovementEvidence] = (),
 ) -> EvidencePack:
     """The pack of `audit`, whose findings it starts with. `rail_status` is each rail movement's
     reconciliation status by journal entry id; a rail movement it does not name is shown
@@ -82,6 +83,7 @@ def build_evidence_pack(
         chains=Chains(audit=_audit_chain(store, trail), journal=_journal(ledger, store, journal)),
         totals=totals_of(sagas),
         sagas=sagas,
+        rail_movements=list(rail_movements),
     )
 
 

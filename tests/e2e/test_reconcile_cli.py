@@ -50,6 +50,7 @@ async def test_a_break_is_found_explained_and_resolved_by_two_operators(cli_stac
     explained = await fundsaga(
         cli_stack, "reconcile", "explain", number, "--note", "a return", "--evidence", "CASE-7"
     )
+    while_open = await fundsaga(cli_stack, "reconcile", "report", "-o", "json")
     proposed = await fundsaga(
         cli_stack,
         "reconcile",
@@ -76,6 +77,12 @@ async def test_a_break_is_found_explained_and_resolved_by_two_operators(cli_stac
     assert (again.exit_code, out(again)["new"], out(again)["opened"]) == (1, False, [])
     assert (found["kind"], found["statement"]) == ("missing_in_ledger", "5.00 EUR")
     assert explained.exit_code == 0, explained.output
+    assert while_open.exit_code == 1
+    assert (
+        f"reconciliation: break {number} missing_in_ledger (explained): the statement booked a "
+        "credit of 500"
+    ) in "\n".join(out(while_open)["findings"])
+    assert out(while_open)["rail_movements"] == []  # no saga type of this stack moves a rail
     assert (proposed.exit_code, out(proposed)["status"]) == (0, "AWAITING_APPROVAL")
     assert own.exit_code == 1
     assert "another operator approves" in own.output

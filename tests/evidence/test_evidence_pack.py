@@ -50,6 +50,7 @@ def test_findings_come_first_then_the_scope_and_the_chains(
         "chains",
         "totals",
         "sagas",
+        "rail_movements",
         "format",
         "signature",
     ]

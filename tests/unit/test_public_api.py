@@ -245,6 +245,7 @@ PUBLIC = {
         "EvidenceReport",
         "PackRequest",
         "ReportCheck",
+        "RailMovementEvidence",
         "SagaEvidence",
         "TemporalRun",
         "build_evidence_pack",
