@@ -8,6 +8,7 @@ proposal.
 
 from collections.abc import Callable
 from datetime import timedelta
+from typing import Protocol
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
@@ -192,31 +193,54 @@ class FundingWorkflow(VerifiedFirst):
     async def approve(self, approval: FundingApproval) -> FundingView:
         """Approve the proposal, as an operator with the approver role other than its maker;
         returns the view once the entry is posted."""
-        checker = await verified_operator(approval.proof, OperatorRole.APPROVER)
         view = self._view
-        awaiting = view is not None and view.status is FundingStatus.AWAITING_APPROVAL
-        if view is None or not awaiting or view.proposed_by is None or view.approved_by:
-            raise operator_refused("the funding is not awaiting approval")
-        if view.proposed_by.same_principal(checker):
-            raise operator_refused(
-                f"{checker.name} proposed this funding: another operator approves",
-                "SameOperatorError",
-            )
-        view.approved_by = checker
-        await workflow.wait_condition(lambda: view.status is not FundingStatus.AWAITING_APPROVAL)
+        await approve_proposal(view, approval.proof, "funding")
+        assert view is not None
         return view
 
     async def _record(
         self, kind: AuditKind, facts: dict[str, JsonValue], by: VerifiedOperator | None
     ) -> None:
-        who: dict[str, JsonValue] = (
-            {"operator": by.name, "identity": by.model_dump(mode="json")} if by else {}
-        )
         view = self._view
         assert view is not None
-        await write_audit_record(
-            kind, view.funding_id, "funding", f"{view.funding_id}:{kind}", facts | who
+        await record_by(kind, view.funding_id, "funding", facts, by)
+
+
+class Proposal(Protocol):
+    """What one verified operator proposed and another approves."""
+
+    status: FundingStatus
+    proposed_by: VerifiedOperator | None
+    approved_by: VerifiedOperator | None
+
+
+async def approve_proposal(proposal: Proposal | None, proof: str, what: str) -> None:
+    """Take the operator `proof` verifies, with the approver role and not the proposer, as the
+    proposal's approver; return once the proposal is carried out."""
+    checker = await verified_operator(proof, OperatorRole.APPROVER)
+    awaiting = proposal is not None and proposal.status is FundingStatus.AWAITING_APPROVAL
+    if proposal is None or not awaiting or proposal.proposed_by is None or proposal.approved_by:
+        raise operator_refused(f"the {what} is not awaiting approval")
+    if proposal.proposed_by.same_principal(checker):
+        raise operator_refused(
+            f"{checker.name} proposed this {what}: another operator approves", "SameOperatorError"
         )
+    proposal.approved_by = checker
+    await workflow.wait_condition(lambda: proposal.status is not FundingStatus.AWAITING_APPROVAL)
+
+
+async def record_by(
+    kind: AuditKind,
+    subject_id: str,
+    subject_type: str,
+    facts: dict[str, JsonValue],
+    by: VerifiedOperator | None,
+) -> None:
+    """The audit record of a step of a proposal, naming the verified operator who took it."""
+    who: dict[str, JsonValue] = (
+        {"operator": by.name, "identity": by.model_dump(mode="json")} if by else {}
+    )
+    await write_audit_record(kind, subject_id, subject_type, f"{subject_id}:{kind}", facts | who)
 
 
 async def until(condition: Callable[[], bool], timeout: timedelta) -> bool:

@@ -20,12 +20,16 @@ with workflow.unsafe.imports_passed_through():
         ResolutionApproval,
         ResolutionView,
         VerifiedOperator,
-        operator_refused,
-        verified_operator,
-        write_audit_record,
     )
     from sagas.ledger import funding_account_id
-    from workflows.operator_actions import LEDGER_RETRY, LEDGER_TIMEOUT, VerifiedFirst, until
+    from workflows.operator_actions import (
+        LEDGER_RETRY,
+        LEDGER_TIMEOUT,
+        VerifiedFirst,
+        approve_proposal,
+        record_by,
+        until,
+    )
 
 
 @workflow.defn(name=BREAK_RESOLUTION_WORKFLOW)
@@ -82,18 +86,9 @@ class BreakResolutionWorkflow(VerifiedFirst):
     async def approve(self, approval: ResolutionApproval) -> ResolutionView:
         """Approve, as an operator with the approver role other than the proposer; returns the
         view once the break is resolved."""
-        checker = await verified_operator(approval.proof, OperatorRole.APPROVER)
         view = self._view
-        awaiting = view is not None and view.status is FundingStatus.AWAITING_APPROVAL
-        if view is None or not awaiting or view.proposed_by is None or view.approved_by:
-            raise operator_refused("the resolution is not awaiting approval")
-        if view.proposed_by.same_principal(checker):
-            raise operator_refused(
-                f"{checker.name} proposed this resolution: another operator approves",
-                "SameOperatorError",
-            )
-        view.approved_by = checker
-        await workflow.wait_condition(lambda: view.status is not FundingStatus.AWAITING_APPROVAL)
+        await approve_proposal(view, approval.proof, "resolution")
+        assert view is not None
         return view
 
     def _facts(self) -> dict[str, JsonValue]:
@@ -113,14 +108,9 @@ class BreakResolutionWorkflow(VerifiedFirst):
     async def _record(
         self, kind: AuditKind, facts: dict[str, JsonValue], by: VerifiedOperator | None
     ) -> None:
-        who: dict[str, JsonValue] = (
-            {"operator": by.name, "identity": by.model_dump(mode="json")} if by else {}
-        )
         view = self._view
         assert view is not None
-        await write_audit_record(
-            kind, view.resolution_id, "break", f"{view.resolution_id}:{kind}", facts | who
-        )
+        await record_by(kind, view.resolution_id, "break", facts, by)
 
 
 def _credited(account_id: str, amount: str, currency: str) -> dict[str, JsonValue]:

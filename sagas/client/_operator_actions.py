@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from pydantic import JsonValue
+from pydantic import BaseModel, JsonValue
 from temporalio.client import (
     Client,
     WorkflowFailureError,
@@ -134,28 +134,14 @@ class OperatorActions:
         """Approve another operator's funding proposal; returns it once the entry is posted."""
         approval = FundingApproval(note=note, proof=self._proof())
         handle = self.temporal.get_workflow_handle(funding)
-        try:
-            view: FundingView = await handle.execute_update(
-                APPROVE_FUNDING_UPDATE, approval, result_type=FundingView
-            )
-        except WorkflowUpdateFailedError as err:
-            raise _refusal(err.cause) from err
-        except RPCError as err:
-            if err.status is RPCStatusCode.NOT_FOUND:
-                raise SagaNotFoundError(f"no funding {funding!r} awaiting approval") from err
-            raise
+        missing = f"no funding {funding!r} awaiting approval"
+        view: FundingView = await _approved(handle, APPROVE_FUNDING_UPDATE, approval, missing)
         return view
 
     async def funding(self, funding: str) -> FundingView:
         """The funding proposal as it stands."""
-        try:
-            view: FundingView = await self.temporal.get_workflow_handle(funding).query(
-                FUNDING_VIEW_QUERY, result_type=FundingView
-            )
-        except RPCError as err:
-            if err.status is RPCStatusCode.NOT_FOUND:
-                raise SagaNotFoundError(f"no funding {funding!r}") from err
-            raise
+        handle = self.temporal.get_workflow_handle(funding)
+        view: FundingView = await _queried(handle, FUNDING_VIEW_QUERY, f"no funding {funding!r}")
         return view
 
     async def propose_resolution(
@@ -180,27 +166,14 @@ class OperatorActions:
         """Approve another operator's proposal; returns it once the break is resolved."""
         approval = ResolutionApproval(note=note, proof=self._proof())
         handle = self.temporal.get_workflow_handle(resolution_id(break_id))
-        try:
-            view: ResolutionView = await handle.execute_update(
-                APPROVE_RESOLUTION_UPDATE, approval, result_type=ResolutionView
-            )
-        except WorkflowUpdateFailedError as err:
-            raise _refusal(err.cause) from err
-        except RPCError as err:
-            if err.status is RPCStatusCode.NOT_FOUND:
-                raise SagaNotFoundError(f"no resolution of break {break_id} proposed") from err
-            raise
+        missing = f"no resolution of break {break_id} proposed"
+        view: ResolutionView = await _approved(handle, APPROVE_RESOLUTION_UPDATE, approval, missing)
         return view
 
     async def resolution(self, break_id: int) -> ResolutionView:
-        try:
-            view: ResolutionView = await self.temporal.get_workflow_handle(
-                resolution_id(break_id)
-            ).query(RESOLUTION_VIEW_QUERY, result_type=ResolutionView)
-        except RPCError as err:
-            if err.status is RPCStatusCode.NOT_FOUND:
-                raise SagaNotFoundError(f"no resolution of break {break_id} proposed") from err
-            raise
+        handle = self.temporal.get_workflow_handle(resolution_id(break_id))
+        missing = f"no resolution of break {break_id} proposed"
+        view: ResolutionView = await _queried(handle, RESOLUTION_VIEW_QUERY, missing)
         return view
 
     async def _start_action(self, request: OperatorActionRequest) -> WorkflowHandle[Any, Any]:
@@ -213,6 +186,38 @@ class OperatorActions:
         )
         await _verified(handle)
         return handle
+
+
+async def _approved(
+    handle: WorkflowHandle[Any, Any], update: str, approval: BaseModel, missing: str
+) -> Any:
+    """The proposal's view once the approval `update` carried it out."""
+    try:
+        return await handle.execute_update(update, approval, result_type=_VIEWS[update])
+    except WorkflowUpdateFailedError as err:
+        raise _refusal(err.cause) from err
+    except RPCError as err:
+        if err.status is RPCStatusCode.NOT_FOUND:
+            raise SagaNotFoundError(missing) from err
+        raise
+
+
+async def _queried(handle: WorkflowHandle[Any, Any], query: str, missing: str) -> Any:
+    try:
+        return await handle.query(query, result_type=_VIEWS[query])
+    except RPCError as err:
+        if err.status is RPCStatusCode.NOT_FOUND:
+            raise SagaNotFoundError(missing) from err
+        raise
+
+
+_VIEWS: dict[str, type[BaseModel]] = {
+    APPROVE_FUNDING_UPDATE: FundingView,
+    FUNDING_VIEW_QUERY: FundingView,
+    APPROVE_RESOLUTION_UPDATE: ResolutionView,
+    RESOLUTION_VIEW_QUERY: ResolutionView,
+}
+"""The view each approval update and query returns."""
 
 
 async def _verified(handle: WorkflowHandle[Any, Any]) -> str:
