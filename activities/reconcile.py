@@ -11,9 +11,9 @@ from sagas.engine import (
     adjustment_entry_key,
     to_application_error,
 )
-from sagas.foundations import FundsagaError, parse_money
+from sagas.foundations import FundsagaError, InvalidRequestError, parse_money
 from sagas.ledger import Ledger
-from sagas.reconcile import Reconciliation
+from sagas.reconcile import BreakStatus, Reconciliation
 
 
 class ReconcileActivities:
@@ -25,7 +25,10 @@ class ReconcileActivities:
     def resolve_break(self, call: BreakResolutionCall) -> dict[str, JsonValue]:
         """Post the adjustment (once, keyed by the break) and mark the break resolved."""
         try:
-            self.reconciliation.find_break(call.break_id)
+            found = self.reconciliation.find_break(call.break_id)
+            if found.status is BreakStatus.MATCHED:
+                # Matched since it was proposed: an adjustment now would book it twice.
+                raise InvalidRequestError("BREAK", f"break {call.break_id} matched since")
             entry_id = self._adjust(call)
             self.reconciliation.resolve(
                 call.break_id, resolved_by=call.resolved_by, adjustment_entry_id=entry_id
