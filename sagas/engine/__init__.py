@@ -40,6 +40,7 @@ from sagas.engine._break_resolution import (
     adjustment_entry_key,
     resolution_id,
 )
+from sagas.engine._counters_at_start import export_counters_at_zero
 from sagas.engine._definition import (
     SagaDefinition,
     SagaRequest,
@@ -361,6 +362,7 @@ __all__ = [
     "deadline_pair",
     "describe_infrastructure_wait",
     "end_to_end_id",
+    "export_counters_at_zero",
     "format_duration",
     "funding_entry_key",
     "funding_id",

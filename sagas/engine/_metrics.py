@@ -15,7 +15,7 @@ from enum import StrEnum
 from typing import Any
 
 from temporalio import activity, workflow
-from temporalio.common import MetricMeter
+from temporalio.common import MetricCounter, MetricMeter
 from temporalio.exceptions import ApplicationError, TemporalError
 
 from sagas.engine._definition import StepCall
@@ -44,6 +44,23 @@ METRICS_HISTOGRAM_BUCKETS: Mapping[str, list[float]] = {
 }
 """Seconds; the SDK's default buckets stop at 10 s, and a compensation may wait for an operator."""
 
+COUNTER_DESCRIPTIONS: Mapping[str, str] = {
+    SAGAS_STARTED: "Sagas started.",
+    SAGAS_FINISHED: "Sagas closed, by final status.",
+    COMPENSATIONS: "Compensations ended, by outcome.",
+    INFRASTRUCTURE_WAITS: "Waits on a fault of the infrastructure begun, by phase and error type.",
+    SCHEDULED_RUNS: "Scheduled runs ended, by their saga's status.",
+    PLAIN_TEXT_REFUSED: (
+        "Plain-text payloads refused by a deployment that encrypts, by workflow type."
+    ),
+    STEP_ATTEMPTS: "Step activity attempts, by how each ended.",
+    STEP_RETRIES: "Failed step attempts that Temporal runs again.",
+    AUDIT_WRITES: "Audit record writes, by result.",
+    ANCHOR_WRITES: "Anchor writes, by result.",
+    OPERATOR_REFUSALS: "Operator actions refused for their proof of identity or role.",
+}
+"""Each counter's help text, the same wherever it is created (the exporter keeps one per name)."""
+
 
 class AttemptOutcome(StrEnum):
     """How one attempt of a step activity ended."""
@@ -61,14 +78,13 @@ class WriteResult(StrEnum):
 
 # ---- workflow side
 def saga_started(saga_type: str) -> None:
-    _count(workflow.metric_meter(), SAGAS_STARTED, "Sagas started.", saga_type=saga_type)
+    _count(workflow.metric_meter(), SAGAS_STARTED, saga_type=saga_type)
 
 
 def saga_finished(saga_type: str, status: SagaStatus) -> None:
     _count(
         workflow.metric_meter(),
         SAGAS_FINISHED,
-        "Sagas closed, by final status.",
         saga_type=saga_type,
         status=status.value,
     )
@@ -78,7 +94,6 @@ def compensation_ended(saga_type: str, step: str, outcome: str) -> None:
     _count(
         workflow.metric_meter(),
         COMPENSATIONS,
-        "Compensations ended, by outcome.",
         saga_type=saga_type,
         step=step,
         outcome=outcome,
@@ -97,7 +112,6 @@ def infrastructure_wait_began(saga_type: str, phase: str, error_type: str) -> No
     _count(
         workflow.metric_meter(),
         INFRASTRUCTURE_WAITS,
-        "Waits on a fault of the infrastructure begun, by phase and error type.",
         saga_type=saga_type,
         phase=phase,
         error_type=error_type,
@@ -110,7 +124,6 @@ def scheduled_run_ended(saga_type: str, schedule_id: str, status: str) -> None:
     _count(
         workflow.metric_meter(),
         SCHEDULED_RUNS,
-        "Scheduled runs ended, by their saga's status.",
         saga_type=saga_type,
         schedule_id=schedule_id,
         status=status,
@@ -125,7 +138,6 @@ def plain_text_refused(payload_type: str) -> None:
     _count(
         workflow.metric_meter(),
         PLAIN_TEXT_REFUSED,
-        "Plain-text payloads refused by a deployment that encrypts, by workflow type.",
         workflow_type=workflow.info().workflow_type,
         payload_type=payload_type,
     )
@@ -178,7 +190,7 @@ def _timed_write(counter: str, histogram: str, what: str, **labels: str) -> Iter
     finally:
         seconds = time.monotonic() - began
         labels["result"] = result.value
-        _count(meter, counter, f"{what.capitalize()} writes, by result.", **labels)
+        _count(meter, counter, **labels)
         meter.create_histogram_float(histogram, f"Latency of {what} writes.", "s").record(
             seconds, labels
         )
@@ -190,7 +202,6 @@ def operator_action_refused(role: str) -> None:
     _count(
         _activity_meter(),
         OPERATOR_REFUSALS,
-        "Operator actions refused for their proof of identity or role.",
         role=role,
     )
 
@@ -199,7 +210,6 @@ def _attempt(labels: dict[str, str], outcome: AttemptOutcome) -> None:
     _count(
         _activity_meter(),
         STEP_ATTEMPTS,
-        "Step activity attempts, by how each ended.",
         outcome=outcome.value,
         **labels,
     )
@@ -209,7 +219,6 @@ def _retry(labels: dict[str, str], error_class: str, error: BaseException) -> No
     _count(
         _activity_meter(),
         STEP_RETRIES,
-        "Failed step attempts that Temporal runs again.",
         error_class=error_class,
         retry_class=retry_class_of(error).value,
         **labels,
@@ -225,5 +234,10 @@ def _activity_meter() -> MetricMeter:
         return MetricMeter.noop
 
 
-def _count(meter: MetricMeter, name: str, description: str, **labels: str) -> None:
-    meter.create_counter(name, description).add(1, labels)
+def counter(meter: MetricMeter, name: str) -> MetricCounter:
+    """The engine's counter `name` on `meter`, with its one help text."""
+    return meter.create_counter(name, COUNTER_DESCRIPTIONS[name])
+
+
+def _count(meter: MetricMeter, name: str, **labels: str) -> None:
+    counter(meter, name).add(1, labels)

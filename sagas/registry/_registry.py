@@ -145,6 +145,14 @@ class SagaRegistry:
         """Each registered type's definition, by name."""
         return {name: saga_type.definition for name, saga_type in self._types.items()}
 
+    def definitions_by_workflow_type(self) -> dict[str, SagaDefinition[Any, Any]]:
+        """Each workflow type a registered type runs as (one per step mode), to its definition."""
+        return {
+            workflow_type_name(cls): saga_type.definition
+            for saga_type in self
+            for cls in saga_type.workflows.values()
+        }
+
     def __iter__(self) -> Iterator[SagaType]:
         return iter(self._types.values())
 

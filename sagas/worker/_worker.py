@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import JsonValue
 from temporalio.client import Client
+from temporalio.runtime import Runtime
 from temporalio.worker import Worker, WorkflowRunner
 from temporalio.worker.workflow_sandbox import SandboxRestrictions
 
@@ -27,6 +28,7 @@ from sagas.engine import (
     OperatorTokenCheck,
     RetrySpecsSource,
     configured_specs,
+    export_counters_at_zero,
     read_retry_specs,
     register_recoverable,
 )
@@ -85,6 +87,8 @@ def build_worker(
     the activities of its steps, and the audit activity.
 
     Refuses to build (RegistrationError) when a step names an activity nothing registers.
+    The counters the alert rules read are exported at 0 for the registered types' labels from
+    now on (export_counters_at_zero), so Prometheus sees their first event as an increase.
     `workflows` replaces the registry's workflow classes (tests register altered copies).
     `max_concurrent_activities` is also the size of the thread pool the sync step activities
     (and local steps) run on; None is 8 on a SQLite ledger, 32 on PostgreSQL (pass more for
@@ -128,6 +132,13 @@ def build_worker(
         RecoveryActivities(ledger).load,
         *_account_activities(ledger),
     ]
+    runtime = client.service_client.config.runtime or Runtime.default()
+    export_counters_at_zero(
+        runtime.metric_meter,
+        client.namespace,
+        task_queue,
+        registry.definitions_by_workflow_type(),
+    )
     return Worker(
         client,
         task_queue=task_queue,

@@ -3,6 +3,7 @@ operations guide lists is there, and each says how bad it is and what an operato
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,8 @@ REQUIRED = {
     "FundsagaCollectorAbsent",
 }
 OPERATIONS = DEPLOY.parent / "docs" / "operations.md"
+# `increase(<selector>[<window>])`: the counters a rule counts events of.
+INCREASE = re.compile(r"increase\((\w+(?:\{[^}]*\})?)\[(\w+)\]\)")
 
 
 def promtool(*args: str | Path) -> None:
@@ -91,3 +94,24 @@ def test_every_alert_is_tested_firing_and_silent(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(REQUIRED))
 def test_the_operations_guide_lists_every_alert(name: str) -> None:
     assert f"| `{name}` |" in OPERATIONS.read_text()
+
+
+@pytest.mark.parametrize(
+    "name",
+    sorted(name for name, rule in alerts().items() if INCREASE.search(rule["expr"])),
+)
+def test_a_rule_counting_events_counts_a_series_born_in_its_window(name: str) -> None:
+    """A series the worker could not export at 0 is born at its first event, which
+    `increase()` reads as 0: the rule also counts it in full while it is newer than the window."""
+    expr = " ".join(alerts()[name]["expr"].split())
+    for selector, window in INCREASE.findall(expr):
+        assert f"{selector} unless {selector} offset {window}" in expr, (name, selector)
+
+
+def test_rules_on_temporal_metrics_read_only_fundsaga_workers() -> None:
+    """The Temporal server's own workers export the SDK's metrics under the same names."""
+    temporal = [rule for rule in alerts().values() if "temporal_" in rule["expr"]]
+    assert temporal
+    for rule in temporal:
+        selectors = re.findall(r"temporal_\w+(\{[^}]*\})?", rule["expr"])
+        assert all('job="fundsaga-worker"' in found for found in selectors), rule["alert"]

@@ -16,6 +16,8 @@ from tests.observability.deploy_metrics import dashboard, dashboard_exprs
 from tests.observability.prometheus_binaries import binary
 
 DATASOURCE = {"type": "prometheus", "uid": "${datasource}"}
+# The Temporal server's own workers export the SDK's metrics too, on its system task queues.
+FUNDSAGA_WORKERS = 'job="fundsaga-worker"'
 REQUIRED = [
     "Sagas finished by status and type",
     "Sagas started by type",
@@ -58,7 +60,7 @@ def test_the_dashboard_is_a_grafana_dashboard_with_a_datasource_variable() -> No
     ("name", "metric"),
     [
         ("saga_type", "fundsaga_sagas_started_total"),
-        ("task_queue", "temporal_worker_task_slots_used"),
+        ("task_queue", f"temporal_worker_task_slots_used{{{FUNDSAGA_WORKERS}}}"),
     ],
 )
 def test_saga_type_and_task_queue_are_label_values(name: str, metric: str) -> None:
@@ -114,9 +116,52 @@ BY_TASK_QUEUE = [
     [(m, "saga_type") for m in BY_SAGA_TYPE] + [(m, "task_queue") for m in BY_TASK_QUEUE],
 )
 def test_the_variables_filter_every_query_of_their_label(metric: str, label: str) -> None:
-    text = "\n".join(dashboard_exprs())
-    assert metric in text
-    assert text.count(metric) == text.count(f'{metric}{{{label}=~"${label}"')
+    selectors = re.findall(rf"\b{metric}\b(\{{[^}}]*\}})?", "\n".join(dashboard_exprs()))
+    assert selectors
+    assert all(f'{label}=~"${label}"' in found for found in selectors), selectors
+
+
+def test_temporal_metrics_are_read_from_fundsaga_workers_only() -> None:
+    selectors = re.findall(r"\btemporal_\w+(\{[^}]*\})?", "\n".join(dashboard_exprs()))
+    assert selectors
+    assert all(FUNDSAGA_WORKERS in found for found in selectors), selectors
+    assert FUNDSAGA_WORKERS in variables()["task_queue"]["definition"]
+
+
+def promtool(*args: str | Path) -> None:
+    done = subprocess.run(
+        [binary("promtool"), *map(str, args)], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_collector_age_keeps_growing_while_the_collector_is_down(tmp_path: Path) -> None:
+    """The collector succeeds every minute up to minute 3, then its target is down: its
+    timestamp has no sample since, and at minute 20 the panel reads 17 minutes."""
+    (expr,) = [
+        target["expr"]
+        for panel in panels()
+        if panel["title"] == "Collector last success"
+        for target in panel["targets"]
+    ]
+    rules = tmp_path / "age.yml"
+    rule = {"record": "collector_age", "expr": as_promql(expr)}
+    rules.write_text(yaml.safe_dump({"groups": [{"name": "age", "rules": [rule]}]}))
+    series = {
+        "series": "fundsaga_collector_last_success_timestamp_seconds",
+        "values": "0+60x3 _x30",
+    }
+    check = {"expr": "collector_age", "eval_time": "20m"}
+    case = {
+        "interval": "1m",
+        "input_series": [series],
+        "promql_expr_test": [
+            {**check, "exp_samples": [{"labels": "collector_age", "value": 1020}]}
+        ],
+    }
+    tests = tmp_path / "age.test.yml"
+    tests.write_text(yaml.safe_dump({"rule_files": [str(rules)], "tests": [case]}))
+    promtool("test", "rules", tests)
 
 
 def as_promql(expr: str) -> str:
@@ -132,13 +177,7 @@ def test_prometheus_parses_every_query(tmp_path: Path) -> None:
     ]
     path = tmp_path / "dashboard-queries.yml"
     path.write_text(yaml.safe_dump({"groups": [{"name": "dashboard", "rules": rules}]}))
-    done = subprocess.run(
-        [binary("promtool"), "check", "rules", str(path)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
+    promtool("check", "rules", path)
 
 
 @pytest.mark.parametrize("title", REQUIRED)

@@ -20,6 +20,7 @@ from sagas.audit import AnchoredAuditStore, AnchorStore, AuditStore
 from sagas.client import FundsagaClient, OperatorActions
 from sagas.foundations import OperatorRefusedError
 from sagas.ledger import Ledger
+from sagas.registry import built_in_registry
 from sagas.telemetry import prometheus_runtime
 from sagas.testing import (
     assert_eventually,
@@ -167,3 +168,50 @@ async def test_a_refused_operator_action_is_counted_and_moves_no_money(
 
     await assert_eventually(counted)
     assert ledger.account("carol").balance == before
+
+
+async def test_a_worker_exports_its_counters_at_zero_from_its_start(
+    metered: tuple[FundsagaClient, str],
+) -> None:
+    """Every compensation of every registered type is there at 0 before any saga ran, so the
+    first one that fails reads as an increase; the transfer's counts land on those series."""
+    client, address = metered
+    at_start = scrape(address)
+    compensable = {
+        (definition.saga_type, step.name)
+        for definition in built_in_registry().definitions().values()
+        for step in definition.steps
+        if step.compensation is not None
+    }
+    failed = {
+        (s.labels["saga_type"], s.labels["step"])
+        for s in at_start.samples
+        if s.name == "fundsaga_compensations_total" and s.labels["outcome"] == "failed"
+    }
+    assert failed == compensable
+    assert at_start.total("fundsaga_compensations_total") == 0
+    assert at_start.total("fundsaga_sagas_finished_total", status="COMPENSATED") == 0
+    roles = {
+        s.labels["role"] for s in at_start.samples if s.name == "fundsaga_operator_refusals_total"
+    }
+    assert roles == {"operator", "approver"}
+
+    assert (await transfer(client, "dave")).status is SagaStatus.COMPENSATED
+
+    def counted() -> Scrape:
+        seen = scrape(address)
+        assert seen.total("fundsaga_sagas_finished_total", status="COMPENSATED") == 1
+        return seen
+
+    after = await assert_eventually(counted)
+    assert series(after, "fundsaga_compensations_total") == series(
+        at_start, "fundsaga_compensations_total"
+    )
+    assert series(after, "fundsaga_sagas_finished_total") == series(
+        at_start, "fundsaga_sagas_finished_total"
+    )
+    assert after.total("fundsaga_compensations_total", saga_type="transfer") > 0
+
+
+def series(seen: Scrape, name: str) -> set[tuple[tuple[str, str], ...]]:
+    return {tuple(sorted(s.labels.items())) for s in seen.samples if s.name == name}

@@ -29,6 +29,7 @@ from sagas.client import DevIdentityProvider, FundsagaClient, OperatorActions
 from sagas.engine import SAGA_STATUS
 from sagas.foundations import DATABASE_WORKER_ROLE, OperatorRefusedError
 from sagas.ledger import Ledger
+from sagas.registry import built_in_registry
 from sagas.testing import (
     assert_eventually,
     kit_identity_environment,
@@ -237,6 +238,17 @@ async def test_prometheus_counts_what_temporal_and_the_ledger_report(
         assert prometheus.scalar('sum(up{job="fundsaga-worker"})') == 2
 
     await assert_eventually(both_workers_poll, timeout=timedelta(seconds=60))
+    # Each worker exports its compensations at 0 from its start, so the first ones are an increase.
+    compensable = sum(
+        len(saga_type.workflows) * sum(1 for s in saga_type.definition.steps if s.compensation)
+        for saga_type in built_in_registry()
+    )
+    at_zero = f'fundsaga_compensations_total{{task_queue="{queue}",outcome="compensated"}}'
+
+    def compensations_at_zero() -> None:
+        assert prometheus.vector(f"count({at_zero} == 0)") == {"": 2.0 * compensable}
+
+    await assert_eventually(compensations_at_zero, timeout=timedelta(seconds=30))
     client = FundsagaClient(stack.temporal, queue, stack.ledger, operator=kit_operator("ops"))
     statuses = await asyncio.gather(*(transfer(client, to) for to in DESTINATIONS))
     statuses.append(await scheduled_transfer(client))
@@ -252,7 +264,7 @@ async def test_prometheus_counts_what_temporal_and_the_ledger_report(
     await assert_eventually(all_finished_scraped, timeout=timedelta(seconds=60))
 
     by_status = prometheus.vector(
-        f'sum by (status) (fundsaga_sagas_finished_total{{task_queue="{queue}"}})'
+        f'sum by (status) (fundsaga_sagas_finished_total{{task_queue="{queue}"}}) > 0'
     )
     in_temporal = {}
     for status in (SagaStatus.COMPLETED, SagaStatus.COMPENSATED):
@@ -281,6 +293,9 @@ async def test_prometheus_counts_what_temporal_and_the_ledger_report(
     assert prometheus.scalar(retried) == DESTINATIONS.count("carol")
     compensated = f'sum(fundsaga_compensations_total{{task_queue="{queue}",outcome="compensated"}})'
     assert prometheus.scalar(compensated) > 0
+    # Every compensation is an increase from the 0 the workers exported at their start.
+    counted = prometheus.scalar(f"sum({at_zero})")
+    assert prometheus.scalar(f"sum(increase({at_zero}[10m]))") >= counted > 0
     # Both workers ran steps: each is a scrape target with attempts of its own.
     per_worker = prometheus.vector(
         f'sum by (instance) (fundsaga_step_attempts_total{{task_queue="{queue}"}})'

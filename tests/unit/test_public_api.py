@@ -308,6 +308,7 @@ PUBLIC = {
         "RailEffect",
         "action_key_of",
         "end_to_end_id",
+        "export_counters_at_zero",
         "APPROVE_RESOLUTION_UPDATE",
         "BREAK_RESOLUTION_WORKFLOW",
         "RESOLUTION_VIEW_QUERY",
