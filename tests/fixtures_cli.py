@@ -30,6 +30,7 @@ from sagas.testing import dev_identity, fund_by_two, kit_operator
 from sagas.worker import build_worker
 from tests.fixtures_audit import TEST_KEYS, TEST_SIGNER
 from tests.fixtures_temporal import new_task_queue
+from tests.unchecked import unchecked
 
 CLI_OPERATOR, MAKER = "cli-operator", "maker"
 """Who the CLI's operator actions are by (`FUNDSAGA_OPERATOR`), and who proposes in tests."""
@@ -63,7 +64,7 @@ class Stack:
     async def start_transfer(self, source: str, destination: str, amount: str = "1.00") -> str:
         key = unique("t")
         request = {"source_account": source, "destination_account": destination}
-        await self.client.start(
+        await unchecked(self.client).start(  # a step, not the client, meets a frozen account
             "transfer", {"idempotency_key": key, **request, "amount": amount, "currency": "EUR"}
         )
         return key
@@ -72,7 +73,7 @@ class Stack:
         """A new escrow, once it is parked."""
         key = unique("esc")
         request = {"payer": "stuck", "payee": "frozen", "currency": "EUR", "amount": "1.00"}
-        await self.client.start("escrow", {"idempotency_key": key, **request})
+        await unchecked(self.client).start("escrow", {"idempotency_key": key, **request})
         saga = self.client.saga("escrow", key)
         for _ in range(300):
             if (await saga.view()).status is SagaStatus.NEEDS_ATTENTION:

@@ -21,6 +21,7 @@ from temporalio.common import (
 from temporalio.common import WorkflowIDReusePolicy as ReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
 
+from sagas.client._account_checks import check_accounts
 from sagas.client._bulk_actions import BulkActions
 from sagas.client._operator_actions import OperatorActions
 from sagas.client._operator_credentials import OperatorCredential, configured_operator
@@ -46,7 +47,6 @@ from sagas.engine import (
 from sagas.foundations import (
     FundsagaError,
     IdempotencyConflictError,
-    InvalidRequestError,
     LedgerUnavailableError,
     Settings,
     TransientError,
@@ -98,8 +98,8 @@ def _why(err: RuntimeError) -> str:
 class FundsagaClient:
     """Launch and follow sagas of every registered type.
 
-    With a ledger, a request's accounts (`touched_accounts()`) are checked to exist, and to
-    hold the currency it names for them (`account_currencies()`), before anything starts.
+    With a ledger, a request's accounts are checked before anything starts: each exists, takes
+    new movements, and holds the currency the request moves on it (`check_accounts`).
     """
 
     _namespace_checked = False
@@ -303,7 +303,7 @@ class FundsagaClient:
         if self.ledger is None:
             return
         try:
-            _check_accounts_on(self.ledger, request)
+            check_accounts(self.ledger, request)
         except TransientError as fault:
             raise LedgerUnavailableError(
                 f"the ledger could not check the accounts of {request.idempotency_key!r} "
@@ -361,17 +361,3 @@ async def _rejected_input(handle: WorkflowHandle[Any, SagaOutcome]) -> bool:
         return False
     failure = (await handle.result()).failure
     return failure is not None and failure.reason is FailureReason.INVALID_INPUT
-
-
-def _check_accounts_on(ledger: Ledger, request: SagaRequest) -> None:
-    """InvalidRequestError naming the field of an account that is unknown or of another currency."""
-    currencies = request.account_currencies()
-    for field, account_id in sorted(request.account_fields().items()):
-        found = ledger.find_account(account_id)
-        if found is None:
-            raise InvalidRequestError(field, f"unknown account {account_id!r}")
-        expected = currencies.get(field, found.currency)
-        if found.currency != expected:
-            raise InvalidRequestError(
-                field, f"account {account_id!r} holds {found.currency}, not {expected}"
-            )

@@ -50,6 +50,9 @@ class DemoPlan:
     expected: SagaStatus
     request: Mapping[str, Any]
     """The request's fields but the idempotency key (and a payout's beneficiary)."""
+    past_the_checks: bool = False
+    """Started as a service in another language starts it, past the client's account checks
+    (which refuse a frozen account before anything starts): its step meets the account."""
     provider_rule: Mapping[str, Any] | None = None
     """How the provider simulator answers this payout (a scenario of tooling/provider); a plan
     with a rule pays out to a beneficiary of its own, named by its key, and needs the simulator.
@@ -64,6 +67,7 @@ def _transfer(name: str, to: str, amount: str, shows: str, expected: SagaStatus)
         shows=shows,
         expected=expected,
         request=request | {"amount": amount, "reference": shows},
+        past_the_checks=to in FROZEN_ACCOUNTS,
     )
 
 
@@ -86,7 +90,13 @@ COMPLETED, COMPENSATED = SagaStatus.COMPLETED, SagaStatus.COMPENSATED
 BATCH_ITEM = {"reference": "demo batch", "settle_wait_seconds": CALLBACK_WAIT_SECONDS}
 TRANSFER_PLANS = (
     _transfer("completed", "demo-bob", "100.00", "a transfer that completes", COMPLETED),
-    _transfer("business-error", "demo-carol", "25.00", "to a frozen account: refused", COMPENSATED),
+    _transfer(
+        "business-error",
+        "demo-carol",
+        "25.00",
+        "to a frozen account: refused by its step",
+        COMPENSATED,
+    ),
     _transfer(
         "retries-exhausted",
         "demo-erin",

@@ -39,6 +39,7 @@ def outcome_payload(
         "status": outcome.status.value,
         "input": request,
         "failed_step": failure.step_name if failure else None,
+        "failed_field": failure.field if failure else None,
         "reason": failure.reason if failure else None,
         "error_class": failure.error_type if failure else None,
         "error_message": failure.message if failure else None,

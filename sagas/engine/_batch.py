@@ -170,6 +170,13 @@ class BatchRequest(SagaRequest):
             for name, account in self.item_request(number).account_fields().items()
         }
 
+    def account_currencies(self) -> dict[str, str]:
+        return {
+            f"items[{number}].{name}": code
+            for number in range(1, len(self.items) + 1)
+            for name, code in self.item_request(number).account_currencies().items()
+        }
+
     def summary(self) -> str:
         return f"Batch {self.idempotency_key} of {len(self.items)} items"
 

@@ -51,16 +51,20 @@ class SagaRequest(BaseModel):
         return value
 
     def account_fields(self) -> dict[str, str]:
-        """Field name → ledger account id, for every account the saga moves money on.
+        """Field name → ledger account id, for every account the saga's actions move money on.
 
-        The client checks each exists before starting; fault rules can be limited to one.
+        Before anything starts, the client refuses, naming the field, an account that is
+        unknown, frozen or closed (every action of the ledger refuses those; compensations do
+        not); a step that refuses one of these accounts names the field too. Fault rules can be
+        limited to one account.
         """
         return {}
 
     def account_currencies(self) -> dict[str, str]:
-        """Field name (of `account_fields`) → the currency its account must hold.
+        """Field name (of `account_fields`) → the currency the request moves on its account.
 
-        The client refuses the request, naming the field, when the account holds another.
+        Declare one for every account field: the client refuses the request, naming the field,
+        when the account holds another currency. An FX request names two.
         """
         return {}
 

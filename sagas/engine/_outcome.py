@@ -44,6 +44,10 @@ class OperatorDecision(StrEnum):
     # ends the saga RESOLVED
 
 
+REFUSED_FIELD = "field"
+"""The key, in a step activity's failure details, of the request field it refused."""
+
+
 class StepFailure(BaseModel):
     """Why the forward path stopped."""
 
@@ -53,7 +57,8 @@ class StepFailure(BaseModel):
     message: str
     attempts: int = 0
     field: str | None = None
-    """The refused input field, when the reason is invalid_input."""
+    """The refused input field: the request's when the reason is invalid_input; the one naming
+    the account a step refused (unknown, frozen, closed, another currency) otherwise."""
     claimed_by: str | None = None
     """The run chain that holds the saga id, when the reason is saga_id_reused."""
 

@@ -34,6 +34,7 @@ from sagas.engine._metrics import (
     saga_started,
 )
 from sagas.engine._outcome import (
+    REFUSED_FIELD,
     CompensationOutcome,
     CompensationResult,
     FailureReason,
@@ -567,6 +568,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
             error_type=failed.error_type,
             message=failed.message,
             attempts=failed.attempts,
+            field=failed.field,
         )
 
     def _snapshot(self, index: int, step_name: str) -> Snapshot:
@@ -830,9 +832,12 @@ class StepActivityError(Exception):
         deadline: bool,
         claimed_by: str | None = None,
         retry_class: RetryClass | None = None,
+        field: str | None = None,
     ) -> None:
         super().__init__(message)
         self.claimed_by = claimed_by
+        self.field = field
+        """The request field whose account the step refused, when the activity named it."""
         self.retry_class = retry_class
         """The class of the fault that ended the run, when the step's activity said it."""
         self.error_type = error_type
@@ -929,6 +934,7 @@ def _from_application_error(
     if isinstance(details.get("attempt"), int):
         attempts = details["attempt"]
     claimed_by = details.get("claimed_by")
+    field = details.get(REFUSED_FIELD)
     retry_class = details.get("retry_class")
     # The step's activity ended a retry class at its own C: exhausted, not a business refusal.
     exhausted = details.get(RETRIES_EXHAUSTED) is True
@@ -941,6 +947,7 @@ def _from_application_error(
         deadline=deadline,
         claimed_by=claimed_by if isinstance(claimed_by, str) else None,
         retry_class=_retry_class(retry_class),
+        field=field if isinstance(field, str) else None,
     )
 
 

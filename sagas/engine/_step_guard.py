@@ -12,10 +12,12 @@ from temporalio.exceptions import ApplicationError, TemporalError
 from sagas.engine._definition import StepCall
 from sagas.engine._faults import FaultPlan
 from sagas.engine._metrics import step_attempt
+from sagas.engine._outcome import REFUSED_FIELD
 from sagas.engine._retry import RETRIES_EXHAUSTED, next_retry
 from sagas.engine._snapshot import RunClaim, Snapshot
 from sagas.engine._step_log import logged_attempt
 from sagas.foundations import (
+    BusinessError,
     FundsagaError,
     SagaIdReusedError,
     TransientError,
@@ -48,6 +50,16 @@ def _touched(call: StepCall[Any, Any]) -> frozenset[str]:
     return accounts
 
 
+def refused_field(err: Exception, call: StepCall[Any, Any] | None) -> str | None:
+    """The field of the step's request naming the account a business refusal is about: so a
+    saga started past the client's account checks still says which field was refused."""
+    if call is None or not isinstance(err, BusinessError) or err.account_id is None:
+        return None
+    fields = call.request.account_fields().items()
+    named = sorted(field for field, account_id in fields if account_id == err.account_id)
+    return named[0] if named else None
+
+
 def to_application_error(
     err: Exception, attempt: int, call: StepCall[Any, Any] | None = None
 ) -> ApplicationError:
@@ -59,6 +71,11 @@ def to_application_error(
     """
     earlier = call.earlier_attempts if call is not None else 0
     details: dict[str, object] = {"attempt": earlier + attempt}
+    message = str(err)
+    field = refused_field(err, call)
+    if field is not None:
+        details[REFUSED_FIELD] = field
+        message = f"{field}: {message}"
     if isinstance(err, SagaIdReusedError):
         details["claimed_by"] = err.claimed_by
     non_retryable = isinstance(err, FundsagaError) and is_non_retryable(err)
@@ -75,7 +92,7 @@ def to_application_error(
             non_retryable = True
         delay = decided.delay
     return ApplicationError(
-        str(err),
+        message,
         details,
         type=type(err).__name__,
         non_retryable=non_retryable,

@@ -60,5 +60,8 @@ class FeeRequest(SagaRequest):
     def account_fields(self) -> dict[str, str]:
         return {"customer_account": self.customer_account}
 
+    def account_currencies(self) -> dict[str, str]:
+        return {"customer_account": self.currency}
+
     def summary(self) -> str:
         return f"Fee {self.total} from {self.customer_account}"

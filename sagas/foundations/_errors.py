@@ -148,6 +148,11 @@ class EffectCompensatedError(FundsagaError):
 class BusinessError(FundsagaError):
     """A rule of the business refused the step; retrying cannot help."""
 
+    def __init__(self, *args: object, account_id: str | None = None) -> None:
+        super().__init__(*args)
+        self.account_id = account_id
+        """The account refused, when the refusal is about one: the step names its field."""
+
 
 class InsufficientFundsError(BusinessError):
     """The account's available balance (plus overdraft) does not cover the amount."""

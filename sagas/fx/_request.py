@@ -65,6 +65,12 @@ class FxRequest(SagaRequest):
             "destination_account": self.destination_account,
         }
 
+    def account_currencies(self) -> dict[str, str]:
+        return {
+            "source_account": self.source_currency,
+            "destination_account": self.target_currency,
+        }
+
     def summary(self) -> str:
         return (
             f"FX {self.source_money} → {self.target_currency} "

@@ -104,7 +104,7 @@ def lock_account(session: Session, account_id: str) -> Account:
         return system_account(session, account_id)
     row = session.scalars(_ACCOUNT_LOCKED, {"account_id": account_id}).one_or_none()
     if row is None:
-        raise UnknownAccountError(f"no account {account_id!r}")
+        raise UnknownAccountError(f"no account {account_id!r}", account_id=account_id)
     return row
 
 
@@ -135,7 +135,7 @@ def _existing_or_new(session: Session, account_id: str) -> str:
     if cur is None:
         existing = session.scalar(select(Account.currency).where(Account.account_id == account_id))
         if existing is None or not account_id.startswith("@"):
-            raise UnknownAccountError(f"no account {account_id!r}")
+            raise UnknownAccountError(f"no account {account_id!r}", account_id=account_id)
         return existing
     _insert_if_missing(session, new_account(account_id, cur.code, transaction_now(session)))
     return cur.code
@@ -178,15 +178,17 @@ def find_account_row(session: Session, account_id: str) -> Account | None:
 def check_currency(account: Account, amount: Money) -> None:
     if account.currency != amount.currency.code:
         raise CurrencyMismatchError(
-            f"account {account.account_id!r} holds {account.currency}, not {amount.currency.code}"
+            f"account {account.account_id!r} holds {account.currency}, not {amount.currency.code}",
+            account_id=account.account_id,
         )
 
 
 def check_active(account: Account) -> None:
+    account_id = account.account_id
     if account.status == AccountStatus.FROZEN:
-        raise AccountFrozenError(f"account {account.account_id!r} is frozen")
+        raise AccountFrozenError(f"account {account_id!r} is frozen", account_id=account_id)
     if account.status == AccountStatus.CLOSED:
-        raise AccountClosedError(f"account {account.account_id!r} is closed")
+        raise AccountClosedError(f"account {account_id!r} is closed", account_id=account_id)
 
 
 def check_can_take(account: Account, minor: int) -> None:
@@ -197,5 +199,6 @@ def check_can_take(account: Account, minor: int) -> None:
     if available < minor:
         have, need = Money.of(available, account.currency), Money.of(minor, account.currency)
         raise InsufficientFundsError(
-            f"account {account.account_id!r} has {have} available, needs {need}"
+            f"account {account.account_id!r} has {have} available, needs {need}",
+            account_id=account.account_id,
         )

@@ -189,7 +189,7 @@ def _check_payee(session: Session, payee: str, amount: Money) -> None:
     """The account the held money is meant for exists and takes its currency."""
     row = find_account_row(session, payee)
     if row is None:
-        raise UnknownAccountError(f"no account {payee!r}")
+        raise UnknownAccountError(f"no account {payee!r}", account_id=payee)
     check_currency(row, amount)
 
 

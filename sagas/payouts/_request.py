@@ -82,5 +82,8 @@ class PayoutRequest(SagaRequest):
     def account_fields(self) -> dict[str, str]:
         return {"account": self.account}
 
+    def account_currencies(self) -> dict[str, str]:
+        return {"account": self.currency}
+
     def summary(self) -> str:
         return f"Payout {self.money} from {self.account} to {self.beneficiary}"

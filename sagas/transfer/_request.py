@@ -72,6 +72,9 @@ class TransferRequest(SagaRequest):
             "destination_account": self.destination_account,
         }
 
+    def account_currencies(self) -> dict[str, str]:
+        return dict.fromkeys(self.account_fields(), self.currency)
+
     def summary(self) -> str:
         return f"Transfer {self.money} {self.source_account} → {self.destination_account}"
 

@@ -89,7 +89,7 @@ async def stack(dev_env: WorkflowEnvironment, tmp_path: Path) -> AsyncIterator[S
 
 async def transfer(stack: Stack, client: Client, destination: str) -> tuple[str, SagaStatus]:
     key = f"enc-{uuid.uuid4().hex[:10]}"
-    fundsaga = FundsagaClient(client, stack.task_queue, stack.ledger)
+    fundsaga = FundsagaClient(client, stack.task_queue)  # no ledger: the step meets the frozen one
     await fundsaga.start(
         "transfer",
         {

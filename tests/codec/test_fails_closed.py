@@ -214,7 +214,7 @@ async def test_the_audit_store_keeps_no_plain_text_copy(deployment: Deployment) 
         id=saga_id("transfer", rejected),
         task_queue=deployment.task_queue,
     )
-    fundsaga = FundsagaClient(deployment.encrypted, deployment.task_queue, deployment.ledger)
+    fundsaga = FundsagaClient(deployment.encrypted, deployment.task_queue)  # the step refuses
     await fundsaga.saga("transfer", rejected).outcome()
     deployment.ledger.freeze(deployment.destination)
     refused = f"frozen-{uuid.uuid4().hex[:8]}"
@@ -243,7 +243,7 @@ async def test_an_auditor_with_the_public_keys_only_verifies_with_temporal_as_wi
     deployment: Deployment,
 ) -> None:
     deployment.ledger.freeze(deployment.destination)
-    fundsaga = FundsagaClient(deployment.encrypted, deployment.task_queue, deployment.ledger)
+    fundsaga = FundsagaClient(deployment.encrypted, deployment.task_queue)  # the step refuses
     key = f"audited-{uuid.uuid4().hex[:8]}"
     await fundsaga.start("transfer", deployment.request(key))
     await fundsaga.saga("transfer", key).outcome()

@@ -38,6 +38,7 @@ from sagas.worker import build_worker
 from tests.e2e.conftest import TemporalCli, eur
 from tests.escrow import ESCROW
 from tests.fixtures_temporal import new_task_queue
+from tests.unchecked import unchecked
 
 PARKS = "hold.compensation=business"
 """Voiding the hold is refused: a compensating escrow parks in NEEDS_ATTENTION."""
@@ -119,7 +120,7 @@ async def test_compensated_completes_the_workflow_and_wait_raises_with_the_outco
 ) -> None:
     accounts.freeze("payee")
     request = escrow()
-    await client.start("escrow", request)
+    await unchecked(client).start("escrow", request)
     saga = client.saga("escrow", request["idempotency_key"])
 
     with pytest.raises(SagaCompensatedError) as compensated:
@@ -178,7 +179,7 @@ async def test_parked_waits_for_an_operator_and_resolved_ends_as_the_table_says(
 ) -> None:
     accounts.freeze("payee")
     request = escrow()
-    await parking_client.start("escrow", request)
+    await unchecked(parking_client).start("escrow", request)
     saga = parking_client.saga("escrow", request["idempotency_key"])
     parked = await until_parked(saga)
 

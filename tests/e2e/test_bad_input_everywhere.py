@@ -3,10 +3,12 @@ non-Python client (`temporal workflow start` with a hand-written --input).
 
 The contract: input that can be judged on its own (format, currency, the same account twice,
 a bad reference, an oversized payload) is refused before any effect with an error naming the
-field; the client and the CLI also refuse unknown accounts up front. A JSON launch cannot be
-checked before it starts, so its workflow fails at once, before any activity, with an
-InvalidRequestError naming the field. Account states only the ledger knows (frozen, closed,
-and unknown for a JSON launch) are business errors: the saga compensates, moving no money.
+field; the client and the CLI also refuse up front, naming the field, an account that is
+unknown, frozen, closed or in another currency. A JSON launch cannot be checked before it
+starts, so its workflow fails at once, before any activity, with an InvalidRequestError naming
+the field; the accounts of a JSON launch, which only the ledger knows, are refused by the first
+step that touches them (a business error naming the field): the saga compensates, moving no
+money.
 """
 
 from __future__ import annotations
@@ -99,6 +101,7 @@ BLOCKED = [
     pytest.param({"source_account": "closed"}, "AccountClosedError", id="closed-source"),
     pytest.param({"destination_account": "closed"}, "AccountClosedError", id="closed-destination"),
 ]
+"""Accounts the ledger refuses to move money on: refused up front, or by a JSON launch's step."""
 
 AT_ONCE_S = 5
 """How long a JSON launch that the workflow refuses may take to fail."""
@@ -537,8 +540,8 @@ def assert_compensated_with_no_money_moved(
 
 @SQLITE_ONLY
 @pytest.mark.parametrize(("changes", "error_type"), BLOCKED)
-@pytest.mark.parametrize("entry", list(Entry))
-async def test_frozen_or_closed_accounts_compensate_from_every_entry_point(
+@pytest.mark.parametrize("entry", [Entry.PYTHON, Entry.CLI])
+async def test_frozen_or_closed_accounts_are_refused_up_front_naming_the_field(
     entry: Entry,
     changes: dict[str, Any],
     error_type: str,
@@ -550,18 +553,47 @@ async def test_frozen_or_closed_accounts_compensate_from_every_entry_point(
 ) -> None:
     request = transfer(**changes)
     key = request["idempotency_key"]
-    (account,) = changes.values()
+    ((field, account),) = changes.items()
+    status = "frozen" if error_type == "AccountFrozenError" else "closed"
+    said = f"{field}: account {account!r} is {status}: it takes no new movements"
     before = LedgerState.of(accounts)
 
-    exit_code = await launch(entry, request, client, fundsaga, temporal)
+    if entry is Entry.PYTHON:
+        with pytest.raises(InvalidRequestError) as refused:
+            await launch(entry, request, client, fundsaga, temporal)
+        assert (refused.value.field, str(refused.value)) == (field, said)
+    else:
+        result = await fundsaga(*cli_args(request))
+        assert (result.code, result.err, result.out) == (2, f"error: {said}\n", "")
+
+    assert await no_workflow(client, key)
+    assert audit_store.records(saga_id=saga_id("transfer", key)) == []
+    assert_untouched(accounts, before, key)
+
+
+@SQLITE_ONLY
+@pytest.mark.parametrize(("changes", "error_type"), BLOCKED)
+async def test_frozen_or_closed_accounts_in_json_compensate_naming_the_field(
+    changes: dict[str, Any],
+    error_type: str,
+    client: FundsagaClient,
+    temporal: TemporalCli,
+    accounts: Ledger,
+    audit_store: AuditStore,
+) -> None:
+    request = transfer(**changes)
+    key = request["idempotency_key"]
+    ((field, account),) = changes.items()
+    before = LedgerState.of(accounts)
+
+    started = await start_json(temporal, client, key, hand_written(request))
     outcome = await client.saga("transfer", key).outcome()
 
+    assert started.returncode == 0, started.stderr
     assert outcome.status is SagaStatus.COMPENSATED
     assert outcome.failure is not None
-    assert outcome.failure.error_type == error_type
-    assert f"account {account!r} is" in outcome.failure.message
-    assert exit_code == (1 if entry is Entry.CLI else None)
-    assert await client.saga("transfer", key).is_closed()
+    assert (outcome.failure.error_type, outcome.failure.field) == (error_type, field)
+    assert f"{field}: account {account!r} is" in outcome.failure.message
     assert [r.kind for r in audit_store.records(saga_id=outcome.saga_id)] == ["terminal"]
     assert_compensated_with_no_money_moved(accounts, before, outcome.saga_id)
 
@@ -589,7 +621,8 @@ async def test_unknown_accounts_in_json_compensate_at_the_first_step(
         "reserve",
         "UnknownAccountError",
     )
-    assert repr(changes[field]) in outcome.failure.message
+    assert outcome.failure.field == field
+    assert f"{field}: no account {changes[field]!r}" in outcome.failure.message
     assert accounts.entries(saga_id=outcome.saga_id) == []
     assert_compensated_with_no_money_moved(accounts, before, outcome.saga_id)
 

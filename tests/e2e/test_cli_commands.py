@@ -44,7 +44,7 @@ class Case:
 CASES = [
     Case("sagas start --type escrow --request {escrow_request}", 0, 1),
     Case("sagas start --type escrow --request {escrow_request} --wait", 0, 1),
-    Case("sagas start --type escrow --request {escrow_to_frozen} --wait", 1, 1),
+    Case("sagas start --type escrow --request {escrow_to_frozen} --wait", 2, 1, NOTHING),
     Case("sagas start --type escrow --request {escrow_without_payer}", 2, 2, NOTHING),
     Case("sagas start --type escrow --request not-json", 2, 2, NOTHING),
     Case("sagas start --type escrow --request @{unknown}", 2, 2, NOTHING),
@@ -62,7 +62,9 @@ CASES = [
     Case("sagas cancel {unknown} --type transfer", 1, 1, NOTHING),
     Case("transfer start --from alice --to bob --amount 1.00 --currency EUR --key {unknown}", 0, 1),
     Case("transfer start --from alice --to bob --amount 1.00 --currency EUR --wait", 0, 1),
-    Case("transfer start --from alice --to frozen --amount 1.00 --currency EUR --wait", 1, 1),
+    Case(
+        "transfer start --from alice --to frozen --amount 1.00 --currency EUR --wait", 2, 1, NOTHING
+    ),
     Case("transfer start --from alice --to bob --amount 1,00 --currency EUR", 2, 2, NOTHING),
     Case("transfer start --from alice --to nobody --amount 1.00 --currency EUR", 2, 1, NOTHING),
     Case("transfer view {completed}", 0, 1),

@@ -19,6 +19,7 @@ from sagas import FailureReason, SagaCompensatedError, SagaRejectedError, SagaSt
 from sagas.client import FundsagaClient, saga_id
 from sagas.ledger import AccountView, EntryView, HoldView, Ledger
 from tests.e2e.conftest import TemporalCli
+from tests.unchecked import unchecked
 
 
 @dataclass(frozen=True)
@@ -107,7 +108,7 @@ async def test_a_compensated_saga_started_again_by_hand_is_rejected_and_writes_n
     funded.freeze("carol")
     request = transfer("carol")
     key = request["idempotency_key"]
-    await client.start("transfer", request)
+    await unchecked(client).start("transfer", request)
     with pytest.raises(SagaCompensatedError):
         await client.saga("transfer", key).wait()
     first_run = await first_run_of(client, key)

@@ -102,7 +102,8 @@ async def run(
     async with build_worker(dev_env.client, cli_task_queue, ledger, store, operators=operators):
         for account, amount in (("alice", "1000.00"), ("bob", "50.00")):
             await fund_by_two(dev_env.client, cli_task_queue, account, eur(amount))
-        client = FundsagaClient(dev_env.client, cli_task_queue, ledger)
+        # No ledger: the transfer to frozen dora is refused by its step, not before its start.
+        client = FundsagaClient(dev_env.client, cli_task_queue)
         done = Run(dev_env, cli_task_queue, client, ledger, store, {})
         await done.saga("transfer", transfer("alice", "bob", "10.00"))
         await done.saga("transfer", transfer("alice", "carol", "5.00"), local=True)

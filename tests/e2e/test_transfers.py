@@ -18,6 +18,7 @@ from sagas import (
 from sagas.client import FundsagaClient
 from sagas.ledger import Ledger
 from tests.e2e.conftest import eur
+from tests.unchecked import unchecked
 
 pytestmark = pytest.mark.long
 
@@ -71,7 +72,7 @@ async def test_frozen_destination_compensates_and_restores_every_balance(
     funded.freeze("bob")
     before = balances(funded)
     request = transfer()
-    await client.start("transfer", request)
+    await unchecked(client).start("transfer", request)
     with pytest.raises(SagaCompensatedError) as compensated:
         await client.saga("transfer", request["idempotency_key"]).wait()
     outcome = compensated.value.outcome
@@ -90,25 +91,32 @@ async def test_frozen_destination_compensates_and_restores_every_balance(
 
 
 @pytest.mark.parametrize(
-    ("overrides", "error_type"),
+    ("overrides", "error_type", "field"),
     [
-        ({"amount": "5000.00"}, "InsufficientFundsError"),
-        ({"destination_account": "yen"}, "CurrencyMismatchError"),
+        ({"amount": "5000.00"}, "InsufficientFundsError", "source_account"),
+        ({"destination_account": "yen"}, "CurrencyMismatchError", "destination_account"),
     ],
 )
 async def test_business_errors_at_the_first_step_leave_no_trace(
-    client: FundsagaClient, funded: Ledger, overrides: dict[str, str], error_type: str
+    client: FundsagaClient,
+    funded: Ledger,
+    overrides: dict[str, str],
+    error_type: str,
+    field: str,
 ) -> None:
+    """Started past the client's account checks (which refuse the yen account up front), the
+    first step refuses, naming the field."""
     before = balances(funded)
     request = transfer(**overrides)
-    await client.start("transfer", request)
+    await unchecked(client).start("transfer", request)
     with pytest.raises(SagaCompensatedError) as compensated:
         await client.saga("transfer", request["idempotency_key"]).wait()
     outcome = compensated.value.outcome
 
     assert outcome.status is SagaStatus.COMPENSATED
     assert outcome.failure is not None
-    assert outcome.failure.error_type == error_type
+    assert (outcome.failure.error_type, outcome.failure.field) == (error_type, field)
+    assert outcome.failure.message.startswith(f"{error_type}: {field}: account ")
     assert balances(funded) == before
     assert funded.check_invariants() == []
 

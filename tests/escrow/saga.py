@@ -40,6 +40,9 @@ class EscrowRequest(SagaRequest):
     def account_fields(self) -> dict[str, str]:
         return {"payer": self.payer, "payee": self.payee}
 
+    def account_currencies(self) -> dict[str, str]:
+        return dict.fromkeys(self.account_fields(), self.currency)
+
     def summary(self) -> str:
         return f"Escrow {self.money} {self.payer} → {self.payee}"
 

@@ -135,8 +135,9 @@ async def evidence_run(
     faults = parse_faults("settle=transient@erin")
     fast = [FastTransferWorkflow]
     async with build_worker(temporal, queue, ledger, store, faults, workflows=fast):
+        # No ledger: the transfer to frozen carol is refused by its step, not before its start.
         client = FundsagaClient(
-            temporal, queue, ledger, workflow_types={"transfer": "FastTransferWorkflow"}
+            temporal, queue, workflow_types={"transfer": "FastTransferWorkflow"}
         )
         await closed(client, request("bob", "10.00"), SagaStatus.COMPLETED)
         frozen = await closed(client, request("carol", "10.00"), SagaStatus.COMPENSATED)
@@ -169,7 +170,7 @@ async def sealed_run(
     ledger, store, queue = base.ledger, base.store, base.task_queue
     async with build_worker(sealing, queue, ledger, store, operators=dev_identity().check()):
         await fund_by_two(sealing, queue, "alice", parse_money("100.00", "EUR"))
-        client = FundsagaClient(sealing, queue, ledger)
+        client = FundsagaClient(sealing, queue)  # no ledger: carol's step refuses, not the client
         sealed = await closed(client, request("carol", "3.00"), SagaStatus.COMPENSATED)
     run = SealedRun(**vars(base), sealed=sealed)
     anchored = await fundsaga(run, "audit", "anchor", FUNDSAGA_PAYLOAD_KEYS=PAYLOAD_KEYS)

@@ -122,7 +122,9 @@ def test_totals_are_per_currency_and_status(pack: Pack) -> None:
 def test_an_error_names_its_class_once(pack: Pack, evidence_run: EvidenceRun) -> None:
     errors = {s["saga_id"]: s["error"] for s in pack["sagas"]}
 
-    assert errors[evidence_run.frozen] == "AccountFrozenError: account 'carol' is frozen"
+    assert errors[evidence_run.frozen] == (
+        "AccountFrozenError: destination_account: account 'carol' is frozen"
+    )
     assert errors[evidence_run.rejected] == (
         "InvalidRequestError: destination_account: must differ from source_account"
     )

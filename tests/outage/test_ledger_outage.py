@@ -106,7 +106,8 @@ async def client(
     async with build_worker(
         dev_env.client, queue, ledger_on_own_cluster, audit_store, operators=operators
     ):
-        yield FundsagaClient(dev_env.client, queue, ledger_on_own_cluster)
+        # No ledger: transfers to the frozen payee are refused by their step, not before.
+        yield FundsagaClient(dev_env.client, queue)
     audit_store.close_connections()
     ledger_on_own_cluster.engine.dispose()
 

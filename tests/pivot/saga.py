@@ -32,6 +32,9 @@ class PayoutRequest(SagaRequest):
     def account_fields(self) -> dict[str, str]:
         return {"account": self.account}
 
+    def account_currencies(self) -> dict[str, str]:
+        return {"account": "EUR"}
+
 
 class PayoutState(BaseModel):
     model_config = ConfigDict(frozen=True)

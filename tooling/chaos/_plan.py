@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from pydantic import JsonValue
 
+from sagas.engine import SagaRequest
 from sagas.fees import FEE_COLLECTION
 from sagas.foundations import Money, parse_money
 from sagas.fx import FX_TRANSFER
@@ -108,6 +109,15 @@ class ChaosPlan:
     spenders: tuple[Spender, ...] = field(default=())
     """Payees that spend all they can, all the time, while every transfer they are in fails
     to settle and compensates: a credit they could spend would be gone when it is taken back."""
+
+    def refused_up_front(self, request: SagaRequest) -> bool:
+        """Whether the client's account checks refuse the request: it names a frozen account,
+        or one in another currency than it moves on it (an account's id names its currency)."""
+        currencies = request.account_currencies()
+        return any(
+            account in self.frozen or f"-{currencies.get(name, '?').lower()}-" not in account
+            for name, account in request.account_fields().items()
+        )
 
     def of_type(self, saga_type: str) -> list[PlannedSaga]:
         return [saga for saga in self.sagas if saga.saga_type == saga_type]
