@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+import time
 from collections.abc import Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
@@ -122,6 +123,7 @@ class DevPorts:
 
 
 async def run_dev(invocation: Invocation, demo: bool, no_worker: bool, ports: DevPorts) -> None:
+    started = time.monotonic()
     settings = invocation.settings
     payload_keys = PayloadKeys.parse(settings.payload_keys.get_secret_value())
     ports.check(codec=payload_keys is not None)
@@ -193,6 +195,7 @@ async def run_dev(invocation: Invocation, demo: bool, no_worker: bool, ports: De
                 print(f"ledger journal anchored at entry {journal.sequence}")
             print("the evidence pack of the demo:")
             await write_demo_report(f"127.0.0.1:{ports.port}")
+        print(f"ready in {time.monotonic() - started:.1f} s")
         print(f"open {ui_url} to read the histories; Ctrl-C stops everything")
         await until_stopped()
 
@@ -201,13 +204,15 @@ async def run_catalog(
     stack: AsyncExitStack, client: FundsagaClient, settings: Settings, ui_url: str
 ) -> list[DemoRun]:
     """The demo, its payouts only when the provider simulator answers (`make run` starts it)."""
-    print("demo sagas (about 10 s):")
+    print("demo sagas:")
+    started = time.monotonic()
     try:
         provider = await open_demo_provider(stack, client, settings)
     except DemoProviderError as err:
         provider = None
         print(f"  external payouts skipped: {err}")
     runs = await run_demo(client, ui_url, provider)
+    print(f"{len(runs)} demo sagas ended in {time.monotonic() - started:.1f} s")
     if provider is not None:
         print("the provider's statements of today, reconciled:")
         for facts in await reconcile_demo(client, provider):
