@@ -4,6 +4,7 @@ server; a port another process holds is refused by its option before anything st
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -126,3 +127,32 @@ async def test_the_kit_s_servers_take_the_ports_given() -> None:
     async with time_skipping_environment(skipping) as env:
         assert env.client.service_client.config.target_host == f"127.0.0.1:{skipping}"
         assert not port_is_free(skipping)
+
+
+def test_the_replay_recorder_runs_its_dev_server_on_the_ports_given(tmp_path: Path) -> None:
+    """While `python -m sagas.testing record ... --port --http-port --metrics-port` records, its
+    dev server answers on those ports; the recording then ends well."""
+    port, http_port, metrics_port = neighbours(3)
+    options = ["--port", str(port), "--http-port", str(http_port)]
+    options += ["--metrics-port", str(metrics_port)]
+    target = "tests.escrow.scenario:ESCROW_SCENARIO"
+    recorder = subprocess.Popen(
+        [sys.executable, "-m", "sagas.testing", "record", target, str(tmp_path), *options],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    seen_metrics = seen_grpc_and_http = False
+    while recorder.poll() is None and not (seen_metrics and seen_grpc_and_http):
+        with contextlib.suppress(OSError):
+            seen_metrics = (
+                seen_metrics or answers(f"http://127.0.0.1:{metrics_port}/metrics") == 200
+            )
+        held = not port_is_free(port) and not port_is_free(http_port)
+        seen_grpc_and_http = seen_grpc_and_http or held
+        time.sleep(0.05)
+    output, _ = recorder.communicate(timeout=120)
+    assert recorder.returncode == 0, output
+    assert seen_metrics, output
+    assert seen_grpc_and_http, output
+    assert output.count("recorded ") == len(list(tmp_path.glob("escrow-*.json"))) > 0
