@@ -124,6 +124,7 @@ class DevPorts:
 
 async def run_dev(invocation: Invocation, demo: bool, no_worker: bool, ports: DevPorts) -> None:
     started = time.monotonic()
+    stop_start_up_as_ctrl_c()
     settings = invocation.settings
     payload_keys = PayloadKeys.parse(settings.payload_keys.get_secret_value())
     ports.check(codec=payload_keys is not None)
@@ -301,6 +302,14 @@ async def schedule_anchors(temporal: Client, settings: Settings) -> None:
     if settings.audit_anchor_minutes:
         every = timedelta(minutes=settings.audit_anchor_minutes)
         await ensure_anchor_schedule(temporal, settings.task_queue, every)
+
+
+def stop_start_up_as_ctrl_c() -> None:
+    """Until `until_stopped` takes over, SIGTERM and SIGHUP stop the start-up as Ctrl-C does:
+    what has started stops, the dev server (in a process group of its own) among it."""
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        loop.add_signal_handler(signum, signal.raise_signal, signal.SIGINT)
 
 
 async def until_stopped() -> None:

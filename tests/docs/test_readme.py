@@ -110,9 +110,14 @@ class MakeRun:
         return self.lines[before:]
 
     def close(self) -> None:
+        """After a failure too: SIGTERM to the group, so `fundsaga dev` stops its dev server."""
         if self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
         self.reader.join(timeout=10)
         assert self.process.stdout is not None
         self.process.stdout.close()
