@@ -8,7 +8,6 @@ import signal
 import time
 from collections.abc import Mapping
 from contextlib import AsyncExitStack
-from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import Annotated, Any
@@ -19,6 +18,7 @@ from temporalio.client import Client
 from activities.audit import anchor_journal
 from sagas.cli._db import databases_to_migrate
 from sagas.cli._demo_report import write_demo_report
+from sagas.cli._dev_ports import DevPorts
 from sagas.cli._invocation import Invocation
 from sagas.client import (
     DevIdentityProvider,
@@ -38,7 +38,7 @@ from sagas.demo import (
 from sagas.engine import FaultPlan, OperatorTokenCheck, parse_faults
 from sagas.foundations import DEFAULT_HOME, InvalidRequestError, Settings, upgrade_database
 from sagas.registry import SagaRegistry, load_registry
-from sagas.servers import check_ports_free, serve_codec, start_dev_server
+from sagas.servers import serve_codec, start_dev_server
 from sagas.telemetry import configured_tracer_provider, metrics_runtime, tracing_interceptors
 from sagas.verify import anchor_head, writer_keys
 from sagas.worker import announce_encryption, build_worker
@@ -98,28 +98,6 @@ def worker(ctx: typer.Context) -> None:
     """A worker for every registered saga type, against TEMPORAL_ADDRESS."""
     invocation = Invocation.of(ctx)
     invocation.run(run_worker(invocation))
-
-
-@dataclass(frozen=True)
-class DevPorts:
-    """Every port `fundsaga dev` binds on 127.0.0.1 (Temporal's history, matching and worker
-    services take free ports of their own: `temporal server start-dev` has no option for them)."""
-
-    port: int
-    ui_port: int
-    http_port: int
-    metrics_port: int
-    codec_port: int
-
-    def check(self, *, codec: bool) -> None:
-        """Refuse, by option, a port out of range, given twice or held by another process."""
-        ports = {
-            "--port": self.port,
-            "--ui-port": self.ui_port,
-            "--http-port": self.http_port,
-            "--metrics-port": self.metrics_port,
-        }
-        check_ports_free(ports | ({"--codec-port": self.codec_port} if codec else {}))
 
 
 async def run_dev(invocation: Invocation, demo: bool, no_worker: bool, ports: DevPorts) -> None:
