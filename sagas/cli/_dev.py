@@ -65,11 +65,11 @@ def dev(
     ui_port: Annotated[int, typer.Option(help="The Web UI's port.")] = 8233,
     http_port: Annotated[
         int | None,
-        typer.Option(help="Temporal's HTTP API port.  [default: the Web UI's port + 1]"),
+        typer.Option(help="Temporal's HTTP API port (default: the Web UI's port + 1)."),
     ] = None,
     metrics_port: Annotated[
         int | None,
-        typer.Option(help="Temporal's own /metrics port.  [default: the Web UI's port + 2]"),
+        typer.Option(help="Temporal's own /metrics port (default: the Web UI's port + 2)."),
     ] = None,
     codec_port: Annotated[
         int,
