@@ -23,8 +23,9 @@ lock:
 	$(PIP_COMPILE) -o requirements.lock pyproject.toml tooling/lock/build.in
 	$(PIP_COMPILE) --extra dev -o requirements-dev.lock pyproject.toml
 
+# RUN_ARGS go to `fundsaga dev`: say RUN_ARGS="--port 17233 --ui-port 17234".
 run: $(STAMP)
-	$(BIN)/python -m tooling.demo
+	$(BIN)/python -m tooling.demo $(RUN_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

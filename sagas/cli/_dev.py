@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+import time
 from collections.abc import Mapping
 from contextlib import AsyncExitStack
 from datetime import timedelta
@@ -17,6 +18,7 @@ from temporalio.client import Client
 from activities.audit import anchor_journal
 from sagas.cli._db import databases_to_migrate
 from sagas.cli._demo_report import write_demo_report
+from sagas.cli._dev_ports import DevPorts
 from sagas.cli._invocation import Invocation
 from sagas.client import (
     DevIdentityProvider,
@@ -41,6 +43,10 @@ from sagas.telemetry import configured_tracer_provider, metrics_runtime, tracing
 from sagas.verify import anchor_head, writer_keys
 from sagas.worker import announce_encryption, build_worker
 
+DEV_SERVER_LOG_LEVEL = "error"
+"""The dev server's own warnings are its shutdown's (its system workers polling a frontend that
+has stopped) and start-up notes; its errors still show."""
+
 
 def dev(
     ctx: typer.Context,
@@ -55,8 +61,16 @@ def dev(
             help="No built-in worker: run your own (`fundsaga worker`, build_worker) against it.",
         ),
     ] = False,
-    port: Annotated[int, typer.Option(help="Temporal's port.")] = 7233,
+    port: Annotated[int, typer.Option(help="Temporal's port (gRPC).")] = 7233,
     ui_port: Annotated[int, typer.Option(help="The Web UI's port.")] = 8233,
+    http_port: Annotated[
+        int | None,
+        typer.Option(help="Temporal's HTTP API port (default: the Web UI's port + 1)."),
+    ] = None,
+    metrics_port: Annotated[
+        int | None,
+        typer.Option(help="Temporal's own /metrics port (default: the Web UI's port + 2)."),
+    ] = None,
     codec_port: Annotated[
         int,
         typer.Option(help="The codec server's port, when FUNDSAGA_PAYLOAD_KEYS is set."),
@@ -64,12 +78,20 @@ def dev(
 ) -> None:
     """Temporal dev server with its Web UI, migrated SQLite and a worker, under .fundsaga/.
 
-    With FUNDSAGA_PAYLOAD_KEYS set, payloads are encrypted and a codec server on the loopback
-    interface lets the Web UI show them decoded."""
+    Every port it binds is on 127.0.0.1 and checked before anything starts: a port another
+    process holds is refused by its option. With FUNDSAGA_PAYLOAD_KEYS set, payloads are
+    encrypted and a codec server on the loopback interface lets the Web UI show them decoded."""
     if no_worker and demo:
         raise InvalidRequestError("--demo", "needs the built-in worker: drop --no-worker")
     invocation = Invocation.of(ctx)
-    invocation.run(run_dev(invocation, demo, no_worker, port, ui_port, codec_port))
+    ports = DevPorts(
+        port,
+        ui_port,
+        ui_port + 1 if http_port is None else http_port,
+        ui_port + 2 if metrics_port is None else metrics_port,
+        codec_port,
+    )
+    invocation.run(run_dev(invocation, demo, no_worker, ports))
 
 
 def worker(ctx: typer.Context) -> None:
@@ -78,39 +100,41 @@ def worker(ctx: typer.Context) -> None:
     invocation.run(run_worker(invocation))
 
 
-async def run_dev(
-    invocation: Invocation,
-    demo: bool,
-    no_worker: bool,
-    port: int,
-    ui_port: int,
-    codec_port: int = 8888,
-) -> None:
+async def run_dev(invocation: Invocation, demo: bool, no_worker: bool, ports: DevPorts) -> None:
+    started = time.monotonic()
+    stop_start_up_as_ctrl_c()
     settings = invocation.settings
+    payload_keys = PayloadKeys.parse(settings.payload_keys.get_secret_value())
+    ports.check(codec=payload_keys is not None)
     for url in databases_to_migrate(settings):
         upgrade_database(url)
     registry, faults = registry_and_faults(settings, DEMO_FAULTS if demo else "")
     keys = writer_keys(settings, make_dev_key=True)
     ledger = invocation.ledger(signing=True)
-    ui_url = f"http://localhost:{ui_port}"
-    print(f"starting Temporal dev server on 127.0.0.1:{port} (Web UI {ui_url}) ...")
-    payload_keys = PayloadKeys.parse(settings.payload_keys.get_secret_value())
-    codec_url = f"http://127.0.0.1:{codec_port}" if payload_keys else None
+    ui_url = f"http://localhost:{ports.ui_port}"
+    print(f"starting Temporal dev server on 127.0.0.1:{ports.port} (Web UI {ui_url}) ...")
+    codec_url = f"http://127.0.0.1:{ports.codec_port}" if payload_keys else None
     env = await start_dev_server(
-        port=port,
-        ui_port=ui_port,
+        port=ports.port,
+        ui_port=ports.ui_port,
+        http_port=ports.http_port,
+        metrics_port=ports.metrics_port,
         database_file=DEFAULT_HOME / "temporal.db",
         runtime=None if no_worker else metrics_runtime(settings),
         interceptors=tracing_interceptors(configured_tracer_provider(settings)),
         data_converter=converter_for(payload_keys),
         ui_codec_endpoint=codec_url,
+        log_level=DEV_SERVER_LOG_LEVEL,
+        own_group=True,
     )
     audit = invocation.audit(keys)
     async with env, AsyncExitStack() as stack:
         if payload_keys is not None:
             token = settings.codec_server_token.get_secret_value()
             origins = [*settings.codec_server_origin_list, ui_url]
-            stack.enter_context(serve_codec(payload_keys, token, origins, "127.0.0.1", codec_port))
+            stack.enter_context(
+                serve_codec(payload_keys, token, origins, "127.0.0.1", ports.codec_port)
+            )
             print(
                 f"payloads encrypted under key {payload_keys.active_id!r}; the Web UI decodes "
                 f"them through the codec server at {codec_url}"
@@ -149,7 +173,8 @@ async def run_dev(
             if journal is not None:
                 print(f"ledger journal anchored at entry {journal.sequence}")
             print("the evidence pack of the demo:")
-            await write_demo_report(f"127.0.0.1:{port}")
+            await write_demo_report(f"127.0.0.1:{ports.port}")
+        print(f"ready in {time.monotonic() - started:.1f} s")
         print(f"open {ui_url} to read the histories; Ctrl-C stops everything")
         await until_stopped()
 
@@ -158,13 +183,15 @@ async def run_catalog(
     stack: AsyncExitStack, client: FundsagaClient, settings: Settings, ui_url: str
 ) -> list[DemoRun]:
     """The demo, its payouts only when the provider simulator answers (`make run` starts it)."""
-    print("demo sagas (about 10 s):")
+    print("demo sagas:")
+    started = time.monotonic()
     try:
         provider = await open_demo_provider(stack, client, settings)
     except DemoProviderError as err:
         provider = None
         print(f"  external payouts skipped: {err}")
     runs = await run_demo(client, ui_url, provider)
+    print(f"{len(runs)} demo sagas ended in {time.monotonic() - started:.1f} s")
     if provider is not None:
         print("the provider's statements of today, reconciled:")
         for facts in await reconcile_demo(client, provider):
@@ -255,11 +282,20 @@ async def schedule_anchors(temporal: Client, settings: Settings) -> None:
         await ensure_anchor_schedule(temporal, settings.task_queue, every)
 
 
+def stop_start_up_as_ctrl_c() -> None:
+    """Until `until_stopped` takes over, SIGTERM and SIGHUP stop the start-up as Ctrl-C does:
+    what has started stops, the dev server (in a process group of its own) among it."""
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        loop.add_signal_handler(signum, signal.raise_signal, signal.SIGINT)
+
+
 async def until_stopped() -> None:
-    """Wait for Ctrl-C or SIGTERM, so the caller's context managers shut everything down."""
+    """Wait for Ctrl-C, SIGTERM or a closed terminal (SIGHUP), so the caller's context managers
+    shut everything down: the dev server, in a process group of its own, last."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         loop.add_signal_handler(signum, stop.set)
     await stop.wait()
     print("stopping ...")

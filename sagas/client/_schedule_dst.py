@@ -4,8 +4,9 @@ On a spring-forward day a local time inside the gap does not exist, and Temporal
 a fall-back day a local time occurs twice, and Temporal runs it once, at its second occurrence.
 fundsaga wants each such time run once: a time in the gap at the first valid instant after it,
 a repeated time at its first occurrence. Both are exact instants, which a companion schedule in
-UTC runs; the launcher derives the same key from either occurrence of a repeated time, so the
-main schedule's late run of it finds the saga id taken and moves nothing.
+UTC runs; the main schedule skips a repeated time (a skip entry of its spec, in its zone), so
+its second occurrence never fires and the first starts the saga whatever fires first, a
+backfill over the night included. Both occurrences derive the same key besides.
 
 Which wall-clock times the cron matches on a transition day is the server's own computation
 (ListScheduleMatchingTimes), asked of a paused probe schedule with the same cron in UTC.
@@ -14,6 +15,7 @@ Which wall-clock times the cron matches on a transition day is the server's own 
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
@@ -34,6 +36,19 @@ from sagas.foundations import InvalidRequestError
 
 DST_HORIZON_YEARS = 10
 """How far ahead a schedule's daylight-saving corrections are computed when it is created."""
+
+
+@dataclass(frozen=True)
+class DstCorrection:
+    """One wall-clock time of a transition day that Temporal's own spec would run late or not
+    at all, and the instant fundsaga runs it at instead."""
+
+    wall: datetime
+    """The local time the cron names, naive."""
+    instant: datetime
+    """When the companion schedule runs it, UTC."""
+    repeated: bool
+    """A fall-back time: the main schedule skips it (its second occurrence)."""
 
 
 def transition_days(zone: ZoneInfo, start: date, years: int = DST_HORIZON_YEARS) -> list[date]:
@@ -73,7 +88,8 @@ def _first_instant_after_gap(wall: datetime, zone: ZoneInfo) -> datetime:
 
 
 def calendar_at(instant: datetime) -> ScheduleCalendarSpec:
-    """A calendar entry (UTC) matching `instant` only."""
+    """A calendar entry matching `instant` only: UTC for an aware one, the schedule's own zone
+    for a naive one."""
     return ScheduleCalendarSpec(
         second=[ScheduleRange(instant.second)],
         minute=[ScheduleRange(instant.minute)],
@@ -86,8 +102,8 @@ def calendar_at(instant: datetime) -> ScheduleCalendarSpec:
 
 async def dst_corrections(
     temporal: Client, cron: str, zone: ZoneInfo, now: datetime
-) -> list[datetime]:
-    """The UTC instants a companion schedule must run for `cron` in `zone` over the horizon.
+) -> list[DstCorrection]:
+    """The times a companion schedule must run for `cron` in `zone` over the horizon.
 
     An `@every` interval counts time, not the wall clock: it needs none. Raises
     InvalidRequestError naming `cron` when the server refuses the expression; the probe
@@ -109,17 +125,19 @@ async def dst_corrections(
     try:
         if cron.strip().startswith("@every"):
             return []
-        instants: set[datetime] = set()
+        found: dict[datetime, DstCorrection] = {}
         for day in transition_days(zone, now.astimezone(zone).date()):
             midnight = datetime.combine(day, time(), UTC)
             matched = await matching_times(
                 temporal, probe_id, midnight, midnight + timedelta(days=1)
             )
-            for wall in matched:  # in UTC, so the wall-clock times the cron names
-                fixed = correction(wall.replace(tzinfo=None), zone)
+            for named in matched:  # in UTC, so the wall-clock times the cron names
+                wall = named.replace(tzinfo=None)
+                fixed = correction(wall, zone)
                 if fixed is not None and fixed > now:
-                    instants.add(fixed)
-        return sorted(instants)
+                    repeated = fixed == wall.replace(tzinfo=zone, fold=0).astimezone(UTC)
+                    found.setdefault(fixed, DstCorrection(wall, fixed, repeated))
+        return sorted(found.values(), key=lambda c: c.instant)
     finally:
         await handle.delete()
 

@@ -28,7 +28,12 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from sagas.client._operator_actions import OperatorActions
 from sagas.client._operator_credentials import OperatorCredential
-from sagas.client._schedule_dst import calendar_at, dst_corrections, matching_times
+from sagas.client._schedule_dst import (
+    DstCorrection,
+    calendar_at,
+    dst_corrections,
+    matching_times,
+)
 from sagas.engine import (
     SAGA_STATUS,
     AuditKind,
@@ -166,7 +171,9 @@ class SagaSchedules:
             "dst_corrections": len(corrections),
         }
         policy = SchedulePolicy(overlap=overlap.policy, catchup_window=catchup_window)
-        main = self._schedule(launch, ScheduleSpec(cron_expressions=[cron], time_zone_name=tz))
+        repeated = [calendar_at(c.wall) for c in corrections if c.repeated]
+        spec = ScheduleSpec(cron_expressions=[cron], skip=repeated, time_zone_name=tz)
+        main = self._schedule(launch, spec)
         facts: dict[str, JsonValue] = {
             "saga_type": saga.name,
             "cron": cron,
@@ -185,7 +192,7 @@ class SagaSchedules:
         policy: SchedulePolicy,
         note: str,
         memo: dict[str, Any],
-        corrections: list[datetime],
+        corrections: list[DstCorrection],
     ) -> None:
         try:
             await self.temporal.create_schedule(schedule_id, _with(main, policy, note), memo=memo)
@@ -193,7 +200,7 @@ class SagaSchedules:
             raise InvalidRequestError("schedule_id", f"{schedule_id!r} already exists") from None
         if corrections:
             spec = ScheduleSpec(
-                calendars=[calendar_at(at) for at in corrections], time_zone_name="UTC"
+                calendars=[calendar_at(c.instant) for c in corrections], time_zone_name="UTC"
             )
             companion = self._schedule(launch, spec, suffix=COMPANION_SUFFIX)
             try:
@@ -232,10 +239,8 @@ class SagaSchedules:
         launch = await _launch_of(self.temporal, main.schedule)
         described = [main, *([companion] if companion else [])]
         upcoming = sorted(t for d in described for t in d.info.next_action_times)[:count]
-        recent = sorted(
-            (r for d in described for r in d.info.recent_actions), key=lambda r: r.scheduled_at
-        )[-count:]
-        runs = [await self._run_view(launch, r.scheduled_at) for r in recent]
+        fired = sorted(r.scheduled_at for d in described for r in d.info.recent_actions)
+        runs = [await self._run_view(launch, at) for at in _each_saga_once(launch, fired)[-count:]]
         state = main.schedule.state
         policy = main.schedule.policy
         return ScheduleView(
@@ -346,7 +351,7 @@ class SagaSchedules:
 
     async def _run_view(self, launch: ScheduledLaunch, scheduled_at: datetime) -> ScheduledRunView:
         local = local_nominal_time(scheduled_at, launch.zone)
-        child = saga_id(launch.saga_type, scheduled_key(launch.schedule_id, local))
+        child = _saga_of(launch, scheduled_at)
         try:
             described = await self.temporal.get_workflow_handle(child).describe()
             status = described.typed_search_attributes.get(SAGA_STATUS) or ""
@@ -364,6 +369,21 @@ class SagaSchedules:
         async with self.actions.taken(kind, SCHEDULE_SAGA_TYPE, schedule_id, note) as details:
             yield
             details.update(facts)
+
+
+def _saga_of(launch: ScheduledLaunch, scheduled_at: datetime) -> str:
+    """The id of the saga a fire for `scheduled_at` starts, or finds already started."""
+    local = local_nominal_time(scheduled_at, launch.zone)
+    return saga_id(launch.saga_type, scheduled_key(launch.schedule_id, local))
+
+
+def _each_saga_once(launch: ScheduledLaunch, fired: list[datetime]) -> list[datetime]:
+    """The first of the fires (in time order) of each saga: a backfill or `trigger --at` over
+    a time that ran, and both occurrences of a repeated time, fire again for the same saga."""
+    first: dict[str, datetime] = {}
+    for at in fired:
+        first.setdefault(_saga_of(launch, at), at)
+    return list(first.values())
 
 
 def _with(schedule: Schedule, policy: SchedulePolicy, note: str) -> Schedule:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import shlex
 import shutil
 import sys
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from temporalio.client import Interceptor
@@ -49,36 +52,76 @@ def temporal_cli_path() -> str:
     return found
 
 
+@contextmanager
+def own_process_group(binary: str) -> Iterator[str]:
+    """A launcher of `binary` in a process group of its own, for as long as the block runs.
+
+    A terminal's Ctrl-C signals its foreground process group: a server in it stops at once, and
+    the workers still draining on it print warnings. Apart, it stops when its owner stops it,
+    after the workers (the SDK sends the same SIGINT to the same process id: the launcher
+    execs the binary)."""
+    switch = "import os, sys; os.setpgid(0, 0); os.execv(sys.argv[1], sys.argv[1:])"
+    with tempfile.TemporaryDirectory(prefix="fundsaga-temporal-") as directory:
+        launcher = Path(directory) / "temporal"
+        launcher.write_text(
+            "#!/bin/sh\n"
+            f"exec {shlex.quote(sys.executable)} -c {shlex.quote(switch)} "
+            f'{shlex.quote(binary)} "$@"\n',
+            encoding="utf-8",
+        )
+        launcher.chmod(0o700)
+        yield str(launcher)
+
+
 async def start_dev_server(
     *,
     port: int | None = 7233,
     ui_port: int | None = 8233,
+    http_port: int | None = None,
+    metrics_port: int | None = None,
     database_file: Path | None = None,
     runtime: Runtime | None = None,
     interceptors: Sequence[Interceptor] = (),
     data_converter: DataConverter | None = None,
     ui_codec_endpoint: str | None = None,
     extra_args: Sequence[str] = (),
+    log_level: str = "warn",
+    own_group: bool = False,
 ) -> WorkflowEnvironment:
     """Start a dev server with fundsaga's search attributes registered.
 
-    `port=None` picks a free port; `ui_port=None` runs without the Web UI; `runtime` is the
+    `port=None` picks a free port; `ui_port=None` runs without the Web UI; `http_port` and
+    `metrics_port` are the server's HTTP API and its own `/metrics` (None: the server picks free
+    ports; its history, matching and worker services always take free ports); `runtime` is the
     SDK runtime of the environment's client (None: the SDK's default); `interceptors` go on
     that client; `ui_codec_endpoint` is the codec server the Web UI decodes payloads with;
-    `extra_args` go to `temporal server start-dev` after DEV_SERVER_DYNAMIC_CONFIG's.
+    `extra_args` go to `temporal server start-dev` after DEV_SERVER_DYNAMIC_CONFIG's;
+    `log_level` is the lowest level the server prints; `own_group` runs it in a process group
+    of its own (`own_process_group`), which a terminal's Ctrl-C does not reach.
     """
     if database_file is not None:
         database_file.parent.mkdir(parents=True, exist_ok=True)
     codec_args = ["--ui-codec-endpoint", ui_codec_endpoint] if ui_codec_endpoint else []
-    return await WorkflowEnvironment.start_local(
-        data_converter=data_converter or converter_for(None),
-        dev_server_existing_path=temporal_cli_path(),
-        search_attributes=SEARCH_ATTRIBUTE_KEYS,
-        ui=ui_port is not None,
-        port=port,
-        ui_port=ui_port,
-        dev_server_database_filename=str(database_file) if database_file else None,
-        runtime=runtime,
-        interceptors=list(interceptors),
-        dev_server_extra_args=[*dev_server_args(), *extra_args, *codec_args],
-    )
+    port_args = [
+        argument
+        for flag, value in (("--http-port", http_port), ("--metrics-port", metrics_port))
+        if value is not None
+        for argument in (flag, str(value))
+    ]
+    with ExitStack() as launchers:
+        binary = temporal_cli_path()
+        if own_group:
+            binary = launchers.enter_context(own_process_group(binary))
+        return await WorkflowEnvironment.start_local(
+            data_converter=data_converter or converter_for(None),
+            dev_server_existing_path=binary,
+            search_attributes=SEARCH_ATTRIBUTE_KEYS,
+            ui=ui_port is not None,
+            port=port,
+            ui_port=ui_port,
+            dev_server_database_filename=str(database_file) if database_file else None,
+            dev_server_log_level=log_level,
+            runtime=runtime,
+            interceptors=list(interceptors),
+            dev_server_extra_args=[*dev_server_args(), *port_args, *extra_args, *codec_args],
+        )

@@ -49,7 +49,7 @@ from sagas.testing._postgres_cluster import (
     postgres_bin_dir,
     postgres_cluster,
 )
-from sagas.testing._replay import ReplayGuard, load_history
+from sagas.testing._replay import ReplayGuard, ServerPorts, load_history
 from sagas.testing._scenario import KeyCheck, KeyScheme, SagaScenario, step_keys
 
 __all__ = [
@@ -67,6 +67,7 @@ __all__ = [
     "PostgresNotFoundError",
     "ReplayGuard",
     "SagaScenario",
+    "ServerPorts",
     "StopMode",
     "assert_eventually",
     "conservation_findings",

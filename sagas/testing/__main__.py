@@ -1,7 +1,9 @@
-"""`python -m sagas.testing record MODULE:SCENARIO DIRECTORY`: record one saga type's histories.
+"""`python -m sagas.testing record MODULE:SCENARIO DIRECTORY [--port P] [--http-port P]
+[--metrics-port P]`: record one saga type's histories.
 
 Only a deliberate workflow change warrants it (docs/determinism.md). Starts its own dev server
-and writes one history per workflow type and outcome of that type, and nothing else.
+(on free ports unless given) and writes one history per workflow type and outcome of that type,
+and nothing else.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from sagas.client import end_process
-from sagas.testing._replay import ReplayGuard
+from sagas.testing._replay import ReplayGuard, ServerPorts
 from sagas.testing._scenario import SagaScenario
 
 
@@ -35,11 +37,18 @@ def main(argv: list[str]) -> NoReturn:
     record = commands.add_parser("record", help="record one saga type's replay histories")
     record.add_argument("scenario", help="MODULE:NAME of a SagaScenario")
     record.add_argument("directory", type=Path, help="where its histories live")
+    for flag, what in (
+        ("--port", "its dev server's gRPC port"),
+        ("--http-port", "its dev server's HTTP API port"),
+        ("--metrics-port", "its dev server's /metrics port"),
+    ):
+        record.add_argument(flag, type=int, default=None, help=f"{what} (default: a free one)")
     args = parser.parse_args(argv)
+    ports = ServerPorts(args.port, args.http_port, args.metrics_port)
     # The recordings inject the faults that fail steps: the SDK's warning for each is noise.
     logging.getLogger("temporalio.activity").setLevel(logging.ERROR)
     guard = ReplayGuard(_scenario(args.scenario), args.directory)
-    for path in asyncio.run(guard.record()):
+    for path in asyncio.run(guard.record(ports=ports)):
         print(f"recorded {path}")
     end_process(0)  # no interpreter teardown: the SDK's runtime may abort it
 

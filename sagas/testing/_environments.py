@@ -43,8 +43,9 @@ def time_skipping_server_path() -> str:
 
 
 @asynccontextmanager
-async def time_skipping_environment() -> AsyncIterator[WorkflowEnvironment]:
-    """Temporal's time-skipping test server, with fundsaga's search attributes registered.
+async def time_skipping_environment(port: int | None = None) -> AsyncIterator[WorkflowEnvironment]:
+    """Temporal's time-skipping test server on `port` (None: a free one, its only port), with
+    fundsaga's search attributes registered.
 
     Timers and retry backoffs skip ahead while a test waits on a result: a saga with a one-hour
     retry spec completes in seconds.
@@ -52,6 +53,7 @@ async def time_skipping_environment() -> AsyncIterator[WorkflowEnvironment]:
     env = await WorkflowEnvironment.start_time_skipping(
         data_converter=converter_for(None),
         test_server_existing_path=time_skipping_server_path(),
+        port=port,
     )
     async with env:
         await env.client.operator_service.add_search_attributes(
@@ -67,9 +69,14 @@ async def time_skipping_environment() -> AsyncIterator[WorkflowEnvironment]:
 
 
 @asynccontextmanager
-async def dev_server_environment() -> AsyncIterator[WorkflowEnvironment]:
-    """A real Temporal dev server, in memory, on a free port, without its UI."""
-    env = await start_dev_server(port=None, ui_port=None)
+async def dev_server_environment(
+    port: int | None = None, *, http_port: int | None = None, metrics_port: int | None = None
+) -> AsyncIterator[WorkflowEnvironment]:
+    """A real Temporal dev server, in memory, without its UI, on the ports given (None: free
+    ones; its history, matching and worker services always take free ones)."""
+    env = await start_dev_server(
+        port=port, ui_port=None, http_port=http_port, metrics_port=metrics_port
+    )
     async with env:
         yield env
 

@@ -59,6 +59,15 @@ def _workflow_type_of(path: Path) -> str | None:
 
 
 @dataclass(frozen=True)
+class ServerPorts:
+    """The ports of the dev server a recording starts; None: a free one."""
+
+    port: int | None = None
+    http_port: int | None = None
+    metrics_port: int | None = None
+
+
+@dataclass(frozen=True)
 class ReplayGuard:
     """The recorded histories of one saga type in `directory`, which other types may share."""
 
@@ -100,12 +109,18 @@ class ReplayGuard:
         )
         await replayer.replay_workflow(load_history(path))
 
-    async def record(self, env: WorkflowEnvironment | None = None) -> list[Path]:
+    async def record(
+        self, env: WorkflowEnvironment | None = None, ports: ServerPorts | None = None
+    ) -> list[Path]:
         """Run one saga per workflow type and outcome on a dev server (`env`, or one of its
-        own) and write their histories; files of other types are never touched."""
+        own on `ports`, free ones by default) and write their histories; files of other types
+        are never touched."""
         if env is not None:
             return await _record_all(self, env)
-        async with dev_server_environment() as own:
+        ports = ports or ServerPorts()
+        async with dev_server_environment(
+            ports.port, http_port=ports.http_port, metrics_port=ports.metrics_port
+        ) as own:
             return await _record_all(self, own)
 
 

@@ -1,6 +1,9 @@
 """`python -m tooling.demo [fundsaga dev options]`, what `make run` runs: start the
 payment-provider simulator, run `fundsaga dev --demo` against it with its webhook receiver on a
-free port, and stop the simulator when the dev stack ends (Ctrl-C or SIGTERM too)."""
+free port, and stop the simulator when the dev stack ends (Ctrl-C or SIGTERM too).
+
+The simulator listens on DEMO_PROVIDER_PORT and the receiver at FUNDSAGA_WEBHOOK_URL when they
+are set (free ports otherwise)."""
 
 from __future__ import annotations
 
@@ -27,12 +30,16 @@ def dev_command(args: list[str]) -> list[str]:
     return [str(fundsaga), "dev", "--demo", *args]
 
 
+PROVIDER_PORT_ENV = "DEMO_PROVIDER_PORT"
+
+
 def main(args: list[str]) -> int:
-    with ProviderProcess() as provider:
+    with ProviderProcess(port=int(os.environ.get(PROVIDER_PORT_ENV) or 0)) as provider:
         print(f"provider simulator on {provider.url}", flush=True)
+        webhook_url = os.environ.get("FUNDSAGA_WEBHOOK_URL") or f"http://127.0.0.1:{free_port()}"
         env = os.environ | {
             "FUNDSAGA_PROVIDER_URL": provider.url,
-            "FUNDSAGA_WEBHOOK_URL": f"http://127.0.0.1:{free_port()}",
+            "FUNDSAGA_WEBHOOK_URL": webhook_url,
             "FUNDSAGA_WEBHOOK_SECRETS": provider.webhook_secrets(),
         }
         dev = subprocess.Popen(dev_command(args), env=env)

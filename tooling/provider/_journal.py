@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -33,7 +34,8 @@ class LineKind(StrEnum):
 @dataclass(frozen=True, kw_only=True)
 class BookedLine:
     reference: str
-    """The provider's own id of the line (camt AcctSvcrRef): PRV-<n>."""
+    """The provider's own id of the line (camt AcctSvcrRef): PRV-<run>-<n>, unique across
+    simulator runs as a real provider's is forever (a ledger keeps each line once by it)."""
     key: str
     """The payout key the caller sent (camt EndToEndId)."""
     amount: Money
@@ -58,6 +60,7 @@ class BookedLine:
 class Journal:
     lines: list[BookedLine] = field(default_factory=list)
     numbers: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+    run: str = field(default_factory=lambda: secrets.token_hex(4))
 
     def settlement(
         self, key: str, amount: str, currency: str, scenario: Scenario, at: datetime
@@ -91,7 +94,7 @@ class Journal:
         reason: str | None = None,
     ) -> BookedLine:
         line = BookedLine(
-            reference=f"PRV-{next(self.numbers)}",
+            reference=f"PRV-{self.run}-{next(self.numbers)}",
             key=key,
             amount=amount,
             direction=direction,

@@ -27,8 +27,10 @@ class ProviderProcess:
     it signs its callbacks with (a new one for each simulator), and
     `provider.webhook_secrets(saga_type)` the FUNDSAGA_WEBHOOK_SECRETS that accepts them."""
 
-    def __init__(self, webhook_secret: str | None = None) -> None:
+    def __init__(self, webhook_secret: str | None = None, port: int = 0) -> None:
+        """`port` 0: a free one."""
         self._process: subprocess.Popen[str] | None = None
+        self.port = port
         self.url = ""
         self.webhook_secret = webhook_secret or secrets.token_urlsafe(32)
 
@@ -50,7 +52,7 @@ class ProviderProcess:
     def start(self) -> str:
         env = os.environ | {"PYTHONPATH": str(ROOT), WEBHOOK_SECRET_ENV: self.webhook_secret}
         self._process = subprocess.Popen(
-            [sys.executable, "-m", "tooling.provider", "--port", "0"],
+            [sys.executable, "-m", "tooling.provider", "--port", str(self.port)],
             cwd=ROOT,
             env=env,
             stdout=subprocess.PIPE,

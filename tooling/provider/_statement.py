@@ -1,7 +1,7 @@
 """The provider's statement of a day, as a bank would publish it: camt.053 (001.08), camt.054
 (001.08, the same entries as a notification) or CSV (the columns of `CsvMapping.simulator()`).
 
-Each payout stated is a DBIT entry: AcctSvcrRef the provider's id (PRV-<n>), EndToEndId the
+Each payout stated is a DBIT entry: AcctSvcrRef the provider's id (PRV-<run>-<n>), EndToEndId the
 payout key as sent, PMNT/ICDT/ESCT, Chrgs with its fee. A fee is charged on top of the amount,
 so the closing balance is the opening one less every amount and fee, plus every credit. A key
 over 35 characters is stated as sent and fails the schema's Max35Text, as a real rail refuses it.
