@@ -235,7 +235,7 @@ class FundsagaClient:
     def saga(self, saga_type: str, idempotency_key: str) -> SagaHandle:
         """The saga of this type and key, to view, wait for, cancel or operate (no RPC)."""
         name = self.registry.get(saga_type).name
-        return SagaHandle(self.temporal, name, idempotency_key, self.operator)
+        return SagaHandle(self.temporal, name, idempotency_key, self.operator, self.ledger)
 
     async def list_sagas(
         self,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,7 +42,11 @@ from sagas.foundations import (
     ProposalStaleError,
     SagaNotFoundError,
     SameOperatorError,
+    TransientError,
 )
+from sagas.ledger import Ledger
+
+log = logging.getLogger("fundsaga.client")
 
 _REFUSALS: dict[str, type[FundsagaError]] = {
     error.__name__: error
@@ -59,6 +64,8 @@ class SagaHandle:
     operator: OperatorCredential | None = None
     """Who the operator actions are by, with the proof of it; None: this handle has no operator
     and its operator actions are refused."""
+    ledger: Ledger | None = None
+    """Where the steps' snapshots are durable: `view()` reads each step's attempts there."""
 
     @property
     def saga_id(self) -> str:
@@ -69,11 +76,16 @@ class SagaHandle:
         return self.temporal.get_workflow_handle(self.saga_id, result_type=SagaOutcome)
 
     async def view(self) -> SagaView:
-        """Status, snapshots and compensation stack, from the saga's query.
+        """Status, snapshots and compensation stack, from the saga's query; with a ledger, each
+        step's attempts as its durable snapshot counts them (the workflow sees a step's result,
+        not how many attempts it took).
 
         When the latest run was refused by the launch fence, the view is that of the run that
         took effects, while Temporal still holds its history.
         """
+        return self._with_attempts(await self._queried_view())
+
+    async def _queried_view(self) -> SagaView:
         view = await _query_view(self.workflow)
         claimed_by = view.failure.claimed_by if view.failure is not None else None
         if claimed_by is None:
@@ -83,6 +95,20 @@ class SagaHandle:
             return await _query_view(effects)
         except SagaNotFoundError:
             return view
+
+    def _with_attempts(self, view: SagaView) -> SagaView:
+        if self.ledger is None or not view.snapshots:
+            return view
+        try:
+            recorded = {s.step_index: s.attempt for s in self.ledger.snapshots(view.saga_id)}
+        except TransientError as fault:
+            log.warning("the ledger did not answer, attempts not shown as recorded: %s", fault)
+            return view
+        snapshots = [
+            s.model_copy(update={"attempt": max(s.attempt, recorded.get(s.step_index, 0))})
+            for s in view.snapshots
+        ]
+        return view.model_copy(update={"snapshots": snapshots})
 
     async def wait(self) -> SagaOutcome:
         """Wait for the saga to close: its outcome if COMPLETED.
