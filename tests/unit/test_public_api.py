@@ -208,6 +208,7 @@ PUBLIC = {
     "sagas.worker": [
         "announce_encryption",
         "build_worker",
+        "import_from_working_directory",
         "saga_workflow_runner",
     ],
     "sagas.servers": [
