@@ -99,6 +99,7 @@ PUBLIC = {
         "ClearableFaults",
         "Decision",
         "Expected",
+        "ExternalCheck",
         "Fault",
         "FaultMatrix",
         "KeyCheck",
