@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic import JsonValue
+from sqlalchemy.exc import SQLAlchemyError
 from temporalio.client import (
     Client,
     WorkflowExecutionDescription,
@@ -42,7 +43,6 @@ from sagas.foundations import (
     ProposalStaleError,
     SagaNotFoundError,
     SameOperatorError,
-    TransientError,
 )
 from sagas.ledger import Ledger
 
@@ -101,8 +101,11 @@ class SagaHandle:
             return view
         try:
             recorded = {s.step_index: s.attempt for s in self.ledger.snapshots(view.saga_id)}
-        except TransientError as fault:
-            log.warning("the ledger did not answer, attempts not shown as recorded: %s", fault)
+        except (FundsagaError, SQLAlchemyError) as fault:  # down, or not this deployment's
+            log.warning(
+                "attempts shown as the workflow knows them: the ledger did not answer (%s)",
+                str(fault).splitlines()[0],
+            )
             return view
         snapshots = [
             s.model_copy(update={"attempt": max(s.attempt, recorded.get(s.step_index, 0))})
