@@ -97,8 +97,8 @@ def _external_findings(
         return []
     try:
         return [f"outside the ledger: {f}" for f in scenario.external_effects(request, outcome)]
-    except AssertionError as failed:
-        return [f"outside the ledger: {failed or 'assertion failed'}"]
+    except AssertionError as failed:  # its message's first line: pytest appends the expression
+        return [f"outside the ledger: {(str(failed) or 'assertion failed').splitlines()[0]}"]
 
 
 def _failure_of(outcome: SagaOutcome) -> tuple[str | None, str, str, int] | None:
