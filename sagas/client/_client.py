@@ -122,6 +122,7 @@ class FundsagaClient:
         """`workflow_types` replaces the workflow type a saga type starts as, by saga type
         (tests, benchmarks); `operator` is who this client's operator actions are by, with the
         proof of it (None: its operator actions are refused)."""
+        collect_before_exit()  # also for a Temporal client connected without connect_temporal
         self.operator = operator
         self.temporal = temporal
         self.task_queue = task_queue
