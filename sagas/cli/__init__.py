@@ -9,15 +9,18 @@ from sagas.cli._output import OutputFormat, listing, outcome_shown, render, said
 from sagas.client import end_process
 from sagas.foundations import InvalidRequestError, load_settings
 from sagas.telemetry import configure_logging
+from sagas.worker import import_from_working_directory
 
 
 def main() -> NoReturn:
     """The `fundsaga` console script."""
     try:
-        log_format = load_settings().log_format
+        settings = load_settings()
     except InvalidRequestError:
-        log_format = "text"  # the command itself reports the bad setting, as one error line
-    configure_logging(log_format)
+        settings = None  # the command itself reports the bad setting, as one error line
+    configure_logging(settings.log_format if settings is not None else "text")
+    if settings is not None:
+        import_from_working_directory(settings.saga_module_names)
     end_process(run_cli())
 
 

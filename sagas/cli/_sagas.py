@@ -137,7 +137,8 @@ def show_list(
 
 def show_view(invocation: Invocation, saga_type: str, key: str, output: OutputFormat) -> None:
     async def viewed() -> SagaView:
-        return await (await invocation.client()).saga(saga_type, key).view()
+        client = await invocation.client(with_ledger=True)  # each step's recorded attempts
+        return await client.saga(saga_type, key).view()
 
     emit(view_shown(invocation.run(viewed())), output)
 

@@ -25,6 +25,7 @@ from sagas.client._account_checks import check_accounts
 from sagas.client._bulk_actions import BulkActions
 from sagas.client._operator_actions import OperatorActions
 from sagas.client._operator_credentials import OperatorCredential, configured_operator
+from sagas.client._process_exit import collect_before_exit
 from sagas.client._reconcile_actions import ReconcileActions
 from sagas.client._recoveries import KILLED_CLAUSES, NOT_RECOVERY, SagaRecoveries
 from sagas.client._saga_handle import SagaHandle
@@ -73,6 +74,7 @@ async def connect_temporal(settings: Settings, *, serve_metrics: bool = False) -
     """
     seconds = settings.temporal_connect_timeout
     where = f"Temporal at {settings.temporal_address}"
+    collect_before_exit()
     try:
         async with asyncio.timeout(seconds):
             return await Client.connect(
@@ -120,6 +122,7 @@ class FundsagaClient:
         """`workflow_types` replaces the workflow type a saga type starts as, by saga type
         (tests, benchmarks); `operator` is who this client's operator actions are by, with the
         proof of it (None: its operator actions are refused)."""
+        collect_before_exit()  # also for a Temporal client connected without connect_temporal
         self.operator = operator
         self.temporal = temporal
         self.task_queue = task_queue
@@ -131,8 +134,22 @@ class FundsagaClient:
 
     @classmethod
     async def connect(cls, settings: Settings, *, with_ledger: bool = True) -> FundsagaClient:
+        """A client on TEMPORAL_ADDRESS, with the ledger of FUNDSAGA_DATABASE_URL unless
+        `with_ledger` is False; `async with` it to close its database connections at the end."""
         ledger = Ledger.from_url(settings.database_url) if with_ledger else None
         return cls.configured(await connect_temporal(settings), settings, ledger)
+
+    async def __aenter__(self) -> FundsagaClient:
+        return self
+
+    async def __aexit__(self, *_exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the ledger's database connections. The SDK has no close for the Temporal
+        client: it goes with its last reference, and at the latest as the process exits."""
+        if self.ledger is not None:
+            self.ledger.close_connections()
 
     @classmethod
     def configured(
@@ -219,7 +236,7 @@ class FundsagaClient:
     def saga(self, saga_type: str, idempotency_key: str) -> SagaHandle:
         """The saga of this type and key, to view, wait for, cancel or operate (no RPC)."""
         name = self.registry.get(saga_type).name
-        return SagaHandle(self.temporal, name, idempotency_key, self.operator)
+        return SagaHandle(self.temporal, name, idempotency_key, self.operator, self.ledger)
 
     async def list_sagas(
         self,

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import JsonValue
+from sqlalchemy.exc import SQLAlchemyError
 from temporalio.client import (
     Client,
     WorkflowExecutionDescription,
@@ -42,6 +44,9 @@ from sagas.foundations import (
     SagaNotFoundError,
     SameOperatorError,
 )
+from sagas.ledger import Ledger
+
+log = logging.getLogger("fundsaga.client")
 
 _REFUSALS: dict[str, type[FundsagaError]] = {
     error.__name__: error
@@ -59,6 +64,8 @@ class SagaHandle:
     operator: OperatorCredential | None = None
     """Who the operator actions are by, with the proof of it; None: this handle has no operator
     and its operator actions are refused."""
+    ledger: Ledger | None = None
+    """Where the steps' snapshots are durable: `view()` reads each step's attempts there."""
 
     @property
     def saga_id(self) -> str:
@@ -69,11 +76,16 @@ class SagaHandle:
         return self.temporal.get_workflow_handle(self.saga_id, result_type=SagaOutcome)
 
     async def view(self) -> SagaView:
-        """Status, snapshots and compensation stack, from the saga's query.
+        """Status, snapshots and compensation stack, from the saga's query; with a ledger, each
+        step's attempts as its durable snapshot counts them (the workflow sees a step's result,
+        not how many attempts it took).
 
         When the latest run was refused by the launch fence, the view is that of the run that
         took effects, while Temporal still holds its history.
         """
+        return self._with_attempts(await self._queried_view())
+
+    async def _queried_view(self) -> SagaView:
         view = await _query_view(self.workflow)
         claimed_by = view.failure.claimed_by if view.failure is not None else None
         if claimed_by is None:
@@ -83,6 +95,23 @@ class SagaHandle:
             return await _query_view(effects)
         except SagaNotFoundError:
             return view
+
+    def _with_attempts(self, view: SagaView) -> SagaView:
+        if self.ledger is None or not view.snapshots:
+            return view
+        try:
+            recorded = {s.step_index: s.attempt for s in self.ledger.snapshots(view.saga_id)}
+        except (FundsagaError, SQLAlchemyError) as fault:  # down, or not this deployment's
+            log.warning(
+                "attempts shown as the workflow knows them: the ledger did not answer (%s)",
+                str(fault).splitlines()[0],
+            )
+            return view
+        snapshots = [
+            s.model_copy(update={"attempt": max(s.attempt, recorded.get(s.step_index, 0))})
+            for s in view.snapshots
+        ]
+        return view.model_copy(update={"snapshots": snapshots})
 
     async def wait(self) -> SagaOutcome:
         """Wait for the saga to close: its outcome if COMPLETED.

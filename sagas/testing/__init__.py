@@ -4,7 +4,8 @@
   `sqlite_ledger(dir)`, `directory_audit_store(dir)`;
 - a `SagaScenario` declares what the kit needs of a saga type (accounts, a request that
   completes, its effect) and the invariants it keeps (money that leaves the system, its key
-  scheme, its expected end per fault);
+  scheme, its expected end per fault) and, with `external_effects`, a check of what it did
+  outside the ledger (a bank's wires);
 - `FaultMatrix(scenario)`: every step's action and compensation failed every way, each case
   checked against the expected end and the ledger's and audit trail's invariants;
 - `ReplayGuard(scenario, directory)`: record one type's histories, replay them against today's
@@ -50,13 +51,20 @@ from sagas.testing._postgres_cluster import (
     postgres_cluster,
 )
 from sagas.testing._replay import ReplayGuard, ServerPorts, load_history
-from sagas.testing._scenario import KeyCheck, KeyScheme, SagaScenario, step_keys
+from sagas.testing._scenario import (
+    ExternalCheck,
+    KeyCheck,
+    KeyScheme,
+    SagaScenario,
+    step_keys,
+)
 
 __all__ = [
     "CaseRun",
     "ClearableFaults",
     "Decision",
     "Expected",
+    "ExternalCheck",
     "Fault",
     "FaultMatrix",
     "KeyCheck",

@@ -1,9 +1,10 @@
-"""`python -m sagas.testing record MODULE:SCENARIO DIRECTORY [--port P] [--http-port P]
-[--metrics-port P]`: record one saga type's histories.
+"""`python -m sagas.testing record MODULE:SCENARIO DIRECTORY [--address HOST:PORT | --port P
+[--http-port P] [--metrics-port P]]`: record one saga type's histories.
 
 Only a deliberate workflow change warrants it (docs/determinism.md). Starts its own dev server
-(on free ports unless given) and writes one history per workflow type and outcome of that type,
-and nothing else.
+(on free ports unless given) or uses the one at `--address` (fundsaga's search attributes
+registered, as `fundsaga dev`'s are), and writes one history per workflow type and outcome of
+that type, and nothing else.
 """
 
 from __future__ import annotations
@@ -16,7 +17,11 @@ import sys
 from pathlib import Path
 from typing import NoReturn
 
+from temporalio.client import Client
+from temporalio.testing import WorkflowEnvironment
+
 from sagas.client import end_process
+from sagas.codec import converter_for
 from sagas.testing._replay import ReplayGuard, ServerPorts
 from sagas.testing._scenario import SagaScenario
 
@@ -37,10 +42,11 @@ def main(argv: list[str]) -> NoReturn:
     record = commands.add_parser("record", help="record one saga type's replay histories")
     record.add_argument("scenario", help="MODULE:NAME of a SagaScenario")
     record.add_argument("directory", type=Path, help="where its histories live")
+    record.add_argument("--address", help="HOST:PORT of a running dev server to record on")
     for flag, what in (
-        ("--port", "its dev server's gRPC port"),
-        ("--http-port", "its dev server's HTTP API port"),
-        ("--metrics-port", "its dev server's /metrics port"),
+        ("--port", "its own dev server's gRPC port"),
+        ("--http-port", "its own dev server's HTTP API port"),
+        ("--metrics-port", "its own dev server's /metrics port"),
     ):
         record.add_argument(flag, type=int, default=None, help=f"{what} (default: a free one)")
     args = parser.parse_args(argv)
@@ -48,9 +54,16 @@ def main(argv: list[str]) -> NoReturn:
     # The recordings inject the faults that fail steps: the SDK's warning for each is noise.
     logging.getLogger("temporalio.activity").setLevel(logging.ERROR)
     guard = ReplayGuard(_scenario(args.scenario), args.directory)
-    for path in asyncio.run(guard.record(ports=ports)):
+    for path in asyncio.run(_record(guard, args.address, ports)):
         print(f"recorded {path}")
     end_process(0)  # no interpreter teardown: the SDK's runtime may abort it
+
+
+async def _record(guard: ReplayGuard, address: str | None, ports: ServerPorts) -> list[Path]:
+    if address is None:
+        return await guard.record(ports=ports)
+    client = await Client.connect(address, data_converter=converter_for(None))
+    return await guard.record(WorkflowEnvironment.from_client(client))
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ from temporalio.client import WorkflowExecutionStatus
 from temporalio.testing import WorkflowEnvironment
 
 from sagas.audit import AuditStore
-from sagas.engine import AuditKind, Phase, SagaOutcome, SagaStatus, SagaView
+from sagas.engine import AuditKind, Phase, SagaOutcome, SagaRequest, SagaStatus, SagaView
 from sagas.ledger import Ledger
 from sagas.testing._environments import directory_audit_store, sqlite_ledger
 from sagas.testing._ledger_checks import (
@@ -85,7 +85,20 @@ class FaultMatrix:
                 "terminal audit records", 0 if completed else 1, kinds.count(AuditKind.TERMINAL)
             ),
             *(() if audit_store.verify().ok else ("audit trail: does not verify",)),
+            *_external_findings(scenario, request, run.outcome),
         ]
+
+
+def _external_findings(
+    scenario: SagaScenario, request: SagaRequest, outcome: SagaOutcome
+) -> list[str]:
+    """What the scenario's check of the effects outside the ledger finds, once the saga ended."""
+    if scenario.external_effects is None:
+        return []
+    try:
+        return [f"outside the ledger: {f}" for f in scenario.external_effects(request, outcome)]
+    except AssertionError as failed:  # its message's first line: pytest appends the expression
+        return [f"outside the ledger: {(str(failed) or 'assertion failed').splitlines()[0]}"]
 
 
 def _failure_of(outcome: SagaOutcome) -> tuple[str | None, str, str, int] | None:

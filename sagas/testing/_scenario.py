@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sagas.engine import Phase, SagaDefinition, SagaRequest
+from sagas.engine import Phase, SagaDefinition, SagaOutcome, SagaRequest
 from sagas.foundations import Money
 from sagas.ledger import Ledger
 from sagas.registry import SagaType
@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 KeyCheck = Callable[[str], bool]
 KeyScheme = Callable[[str, SagaDefinition[Any, Any]], KeyCheck]
 """(saga id, definition) -> whether a ledger key belongs to that saga's steps."""
+ExternalCheck = Callable[[SagaRequest, SagaOutcome], Iterable[str]]
+"""(request, outcome of the ended saga) -> findings about its effects outside the ledger."""
 
 
 def step_keys(saga_id: str, definition: SagaDefinition[Any, Any]) -> KeyCheck:
@@ -60,6 +62,10 @@ class SagaScenario:
     key_scheme: KeyScheme = step_keys
     expected_end: Callable[[MatrixCase], Expected] | None = None
     """The end of a fault case when it differs from the one the kit derives (`case.expected`)."""
+    external_effects: ExternalCheck | None = None
+    """The saga's effects outside the ledger (a bank's, a provider's), checked after each case:
+    the kit sees the ledger and the audit trail only. Returns findings (or raises
+    AssertionError, a finding too); None: nothing outside the ledger is checked."""
 
     @property
     def name(self) -> str:

@@ -2,5 +2,11 @@
 
 from sagas.worker._encryption_marker import announce_encryption
 from sagas.worker._worker import build_worker, saga_workflow_runner
+from sagas.worker._working_directory import import_from_working_directory
 
-__all__ = ["announce_encryption", "build_worker", "saga_workflow_runner"]
+__all__ = [
+    "announce_encryption",
+    "build_worker",
+    "import_from_working_directory",
+    "saga_workflow_runner",
+]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from temporalio.testing import WorkflowEnvironment
 
-from sagas import SagaStatus, parse_money
+from sagas import SagaOutcome, SagaRequest, SagaStatus, parse_money
 from sagas.ledger import Leg, system_account_id
 from sagas.testing import (
     Expected,
@@ -53,6 +53,34 @@ async def test_a_wrong_expected_end_is_a_finding(
     )
     store.close_connections()
     ledger.close_connections()
+
+
+def outside(request: SagaRequest, outcome: SagaOutcome) -> list[str]:
+    """A check of effects outside the ledger: what it is given, as a finding, then one that
+    fails as an assertion would."""
+    assert outcome.status is not SagaStatus.COMPENSATED, f"{outcome.saga_id} compensated"
+    return [f"{request.idempotency_key} {outcome.status.value}"]
+
+
+async def test_the_check_outside_the_ledger_runs_after_each_case(
+    time_skipping_env: WorkflowEnvironment, tmp_path: Path
+) -> None:
+    checked = FaultMatrix(dataclasses.replace(ESCROW_SCENARIO, external_effects=outside))
+    ended = {}
+    for fault in (Fault.TIMEOUT_ONCE, Fault.BUSINESS):
+        (case,) = [
+            c
+            for c in checked.cases
+            if c.step.name == "hold" and c.phase == "action" and c.fault is fault
+        ]
+        ended[fault] = await checked.check_in(case, time_skipping_env, tmp_path / fault.value)
+
+    (completed,) = ended[Fault.TIMEOUT_ONCE]
+    assert completed.startswith("outside the ledger: matrix-")
+    assert completed.endswith(" COMPLETED")
+    (compensated,) = ended[Fault.BUSINESS]
+    assert compensated.startswith("outside the ledger: escrow-matrix-")
+    assert compensated.endswith(" compensated")
 
 
 def test_the_step_key_scheme_takes_suffixes_and_refuses_other_keys() -> None:

@@ -99,6 +99,7 @@ PUBLIC = {
         "ClearableFaults",
         "Decision",
         "Expected",
+        "ExternalCheck",
         "Fault",
         "FaultMatrix",
         "KeyCheck",
@@ -209,6 +210,7 @@ PUBLIC = {
     "sagas.worker": [
         "announce_encryption",
         "build_worker",
+        "import_from_working_directory",
         "saga_workflow_runner",
     ],
     "sagas.servers": [
