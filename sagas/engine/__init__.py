@@ -40,6 +40,7 @@ from sagas.engine._break_resolution import (
     adjustment_entry_key,
     resolution_id,
 )
+from sagas.engine._compensation_results import ReadableCompensations, UndoneStep
 from sagas.engine._definition import (
     SagaDefinition,
     SagaRequest,
@@ -313,6 +314,7 @@ __all__ = [
     "Preset",
     "ProofCheck",
     "RailEffect",
+    "ReadableCompensations",
     "RecoveryDecision",
     "RecoveryProposal",
     "RecoveryStatus",
@@ -346,6 +348,7 @@ __all__ = [
     "StepDefinition",
     "StepFailure",
     "StepRetrySpecs",
+    "UndoneStep",
     "UnreadableReceiptError",
     "VerifiedOperator",
     "account_status_call",

@@ -301,6 +301,8 @@ PUBLIC = {
         "funding_entry_key",
         "funding_of_entry",
         "LedgerReceipts",
+        "ReadableCompensations",
+        "UndoneStep",
         "UnreadableReceiptError",
         "note_entry",
         "receipt_of",
