@@ -23,14 +23,15 @@ from sagas.engine._status import Phase
 class UndoneStep(BaseModel, frozen=True):
     """The result of a compensation that ended without error."""
 
-    saga_id: str
-    saga_type: str
+    # In this order: the Web UI's event list shows a result's first 60 characters.
+    result: CompensationResult = CompensationResult.COMPENSATED
     step_name: str
     compensation: str
     """The compensation's activity type."""
-    result: CompensationResult = CompensationResult.COMPENSATED
     attempt: int
     """The attempt that succeeded, counting earlier runs of the compensation."""
+    saga_id: str
+    saga_type: str
 
 
 class ReadableCompensations(Interceptor):
