@@ -138,7 +138,12 @@ def recovery_details(view: RecoveryView, request: SagaRequest | None) -> str:
     lines.append(f"**Net effect:** {'; '.join(money) or 'none'}")
     lines.append(f"**Recovery will:** {_plan(view)}")
     command = f"fundsaga attention {{}} {key} --type {killed.saga_type}"
-    if view.status is RecoveryStatus.AWAITING_PROPOSAL:
+    if killed.request is None:
+        lines.append(
+            "**Resolve with:** by hand: its request is no longer in Temporal's history, so it "
+            "cannot be recovered from here; undo or finish its effects (above) by hand"
+        )
+    elif view.status is RecoveryStatus.AWAITING_PROPOSAL:
         lines.append(
             f"**Resolve with:** `{command.format('recover')} --note TEXT`, then another "
             f"operator `{command.format('approve-recovery')} --proposal ID` ({RECOVERY_UPDATES})"

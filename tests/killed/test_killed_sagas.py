@@ -312,6 +312,11 @@ async def test_a_saga_deleted_while_open_is_found_with_its_effects_but_cannot_be
     )
     with pytest.raises(RecoveryRefusedError, match="no longer in Temporal's history"):
         await rig.recoveries("maker").propose(saga.saga_id, "deleted by mistake")
+    details = await _recovery_details(rig, saga)
+    net = details.split("**Net effect:** ")[1].split("\n")[0]
+    assert set(net.split("; ")) == {"alice -100.00 EUR", f"{TRANSFER_CLEARING} 100.00 EUR"}
+    assert "**Resolve with:** by hand: its request is no longer in Temporal's history" in details
+    assert "fundsaga attention recover" not in details
     assert [r.kind for r in rig.store.records(saga_id=saga.saga_id)] == ["saga_killed"]
 
 
