@@ -40,6 +40,7 @@ from sagas.engine._break_resolution import (
     adjustment_entry_key,
     resolution_id,
 )
+from sagas.engine._compensation_results import ReadableCompensations, UndoneStep
 from sagas.engine._counters_at_start import export_counters_at_zero
 from sagas.engine._definition import (
     SagaDefinition,
@@ -314,6 +315,7 @@ __all__ = [
     "Preset",
     "ProofCheck",
     "RailEffect",
+    "ReadableCompensations",
     "RecoveryDecision",
     "RecoveryProposal",
     "RecoveryStatus",
@@ -347,6 +349,7 @@ __all__ = [
     "StepDefinition",
     "StepFailure",
     "StepRetrySpecs",
+    "UndoneStep",
     "UnreadableReceiptError",
     "VerifiedOperator",
     "account_status_call",

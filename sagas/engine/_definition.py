@@ -15,7 +15,7 @@ from sagas.engine._rail import RailEffect, action_key_of
 from sagas.engine._retry import RetrySpec
 from sagas.engine._snapshot import RunClaim, Snapshot
 from sagas.engine._status import Phase
-from sagas.foundations import InvalidRequestError, canonical_json, sha256_hex
+from sagas.foundations import InvalidRequestError, Money, canonical_json, sha256_hex
 
 IDEMPOTENCY_KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}")
 MAX_DEADLINE_SECONDS = 30 * 24 * 3600
@@ -66,6 +66,10 @@ class SagaRequest(BaseModel):
         Declare one for every account field: the client refuses the request, naming the field,
         when the account holds another currency. An FX request names two.
         """
+        return {}
+
+    def amounts(self) -> dict[str, Money]:
+        """Field name → the money it asks for: shown in the Temporal UI's current details."""
         return {}
 
     def touched_accounts(self) -> frozenset[str]:

@@ -18,7 +18,8 @@ from temporalio.exceptions import ApplicationError
 
 from sagas.engine._audit_call import AuditKind
 from sagas.engine._audit_trail import write_audit_record
-from sagas.engine._definition import SagaDefinition
+from sagas.engine._current_details import recovery_details
+from sagas.engine._definition import SagaDefinition, SagaRequest
 from sagas.engine._operator_identity import (
     OperatorRole,
     VerifiedOperator,
@@ -57,6 +58,7 @@ class SagaRecoveryBase(SagaWorkflow):
         self._recovery: RecoveryView | None = None
         self._proposals = 0
         self._approved = False
+        self._request: SagaRequest | None = None
 
     async def recover(self, killed: KilledSaga) -> SagaOutcome:
         definition = recoverable(workflow.info().task_queue, killed.saga_type)
@@ -69,6 +71,7 @@ class SagaRecoveryBase(SagaWorkflow):
             effects=effects,
             compensations=_compensations(definition, effects),
         )
+        self._show_details(definition)
         await self._record(AuditKind.SAGA_KILLED, "killed", {})
         await workflow.wait_condition(lambda: self._approved)
         view.status = RecoveryStatus.RECOVERING
@@ -85,6 +88,14 @@ class SagaRecoveryBase(SagaWorkflow):
         view.outcome_status = outcome.status
         view.status = RecoveryStatus.RECOVERED
         return outcome
+
+    def _show_details(self, definition: SagaDefinition[Any, Any] | None) -> None:
+        """Until the recovery runs as the saga (whose runtime then shows its own details)."""
+        view = self._recovery
+        assert view is not None
+        if definition is not None:
+            self._request = _request_of(definition, view)
+        workflow.set_current_details(recovery_details(view, self._request))
 
     @workflow.query(name=RECOVERY_VIEW_QUERY)
     def recovery_view(self) -> RecoveryView | None:
@@ -106,6 +117,7 @@ class SagaRecoveryBase(SagaWorkflow):
         if proposal.proposal_id == f"r{self._proposals}":  # no newer proposal meanwhile
             view.proposal = proposal
             view.status = RecoveryStatus.AWAITING_APPROVAL
+            self._show_details(None)
         return proposal.proposal_id
 
     @propose_recovery.validator
@@ -213,6 +225,17 @@ class SagaRecoveryBase(SagaWorkflow):
 def _compensations(definition: SagaDefinition[Any, Any], effects: SagaEffects) -> list[str]:
     latest = effects.snapshots[-1] if effects.snapshots else None
     return [entry.step_name for entry in reversed(stack_to_undo(definition, latest))]
+
+
+def _request_of(definition: SagaDefinition[Any, Any], view: RecoveryView) -> SagaRequest | None:
+    """The killed saga's request, for its amount; None when Temporal no longer had it."""
+    if view.killed.request is None:
+        return None
+    try:
+        request: SagaRequest = definition.request_type.model_validate(view.killed.request)
+    except ValueError:
+        return None
+    return request
 
 
 def _operator(by: VerifiedOperator, note: str) -> dict[str, JsonValue]:

@@ -18,6 +18,7 @@ from temporalio.exceptions import ActivityError, ApplicationError, RetryState, T
 
 from sagas.engine._audit_call import AuditKind
 from sagas.engine._audit_trail import audit_completed_sagas, outcome_payload, write_audit_record
+from sagas.engine._current_details import current_details
 from sagas.engine._definition import (
     RequestT,
     SagaDefinition,
@@ -190,6 +191,7 @@ class SagaRuntime(Generic[RequestT, StateT]):
             AuditKind.RESOLUTION_PROPOSED, f"proposal:{proposal.proposal_id}", payload
         )
         self.proposals.recorded(proposal)
+        self._show_details()
         return proposal.proposal_id
 
     def approval_refusal(
@@ -776,26 +778,8 @@ class SagaRuntime(Generic[RequestT, StateT]):
             workflow.upsert_search_attributes(changed)
 
     def _show_details(self) -> None:
-        stack = ", ".join(e.step_name for e in reversed(self.stack)) or "empty"
-        lines = [
-            f"**Status:** {self.status.value}",
-            f"**Step:** {self.current_step or '-'}",
-            f"**Compensation stack (next first):** {stack}",
-        ]
-        pivot = self._pivot_name
-        if pivot is not None:
-            lines.append(f"**Pivot:** {pivot} ({'passed' if self.forward_only else 'ahead'})")
-        if self.failure is not None:
-            lines.append(f"**Failure:** {self.failure.reason}: {self.failure.message}")
-        waiting = self.infrastructure.describe()
-        if waiting is not None:
-            lines.append(f"**Waiting on infrastructure:** {waiting}")
-        if self.ignored_stops:
-            lines.append(f"**Ignored:** {', '.join(s.reason for s in self.ignored_stops)}")
-        if self.events:
-            waits = ", ".join(f"{e.event} {e.result.value}" for e in self.events)
-            lines.append(f"**Events:** {waits}")
-        workflow.set_current_details("\n\n".join(lines))
+        details = current_details(self.view(), self.request, self.infrastructure.describe())
+        workflow.set_current_details(details)
 
     def _outcome(self) -> SagaOutcome:
         return SagaOutcome(

@@ -57,6 +57,9 @@ class FeeRequest(SagaRequest):
         """What the customer pays."""
         return self.fee_money + self.tax_money
 
+    def amounts(self) -> dict[str, Money]:
+        return {"fee": self.fee_money, "tax": self.tax_money}
+
     def account_fields(self) -> dict[str, str]:
         return {"customer_account": self.customer_account}
 

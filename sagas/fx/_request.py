@@ -59,6 +59,9 @@ class FxRequest(SagaRequest):
     def source_money(self) -> Money:
         return parse_money(self.source_amount, self.source_currency, field="source_amount")
 
+    def amounts(self) -> dict[str, Money]:
+        return {"source_amount": self.source_money}
+
     def account_fields(self) -> dict[str, str]:
         return {
             "source_account": self.source_account,

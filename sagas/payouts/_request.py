@@ -79,6 +79,9 @@ class PayoutRequest(SagaRequest):
     def money(self) -> Money:
         return parse_money(self.amount, self.currency)
 
+    def amounts(self) -> dict[str, Money]:
+        return {"amount": self.money}
+
     def account_fields(self) -> dict[str, str]:
         return {"account": self.account}
 

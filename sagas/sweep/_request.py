@@ -59,6 +59,9 @@ class SweepRequest(SagaRequest):
     def threshold_money(self) -> Money:
         return parse_money(self.threshold, self.currency, field="threshold", allow_zero=True)
 
+    def amounts(self) -> dict[str, Money]:
+        return {"threshold": self.threshold_money}
+
     def account_fields(self) -> dict[str, str]:
         return {
             "operating_account": self.operating_account,

@@ -66,6 +66,9 @@ class TransferRequest(SagaRequest):
     def money(self) -> Money:
         return parse_money(self.amount, self.currency)
 
+    def amounts(self) -> dict[str, Money]:
+        return {"amount": self.money}
+
     def account_fields(self) -> dict[str, str]:
         return {
             "source_account": self.source_account,

@@ -218,6 +218,26 @@ async def test_the_codec_server_decodes_for_the_cli_with_the_token(stack: Stack)
     assert stack.secrets.reference in readable
 
 
+async def test_the_codec_server_shows_each_compensation_as_json(stack: Stack) -> None:
+    """What the Web UI shows through its codec endpoint: every compensation's result names the
+    step it undid; the sealed history holds none of it in clear."""
+    assert KEYS is not None
+    workflow_id, status = await transfer(stack, stack.temporal, stack.secrets.refused)
+    with serve_codec(KEYS, TOKEN, ["http://localhost:8233"], "127.0.0.1", free_port()) as server:
+        endpoint = ["--codec-endpoint", server.url]
+        shown = temporal_show(stack, workflow_id, *endpoint, "--codec-auth", f"Bearer {TOKEN}")
+
+    assert status is SagaStatus.COMPENSATED
+    assert shown.returncode == 0, shown.stderr
+    undone = {
+        result["step_name"]
+        for result in map(json.loads, plain_payloads(json.loads(shown.stdout)))
+        if isinstance(result, dict) and result.get("result") == "compensated"
+    }
+    assert undone == {"credit", "capture", "reserve"}
+    assert b'"result":"compensated"' not in await raw_history(stack.plain, workflow_id)
+
+
 def plain_payloads(node: Any) -> list[str]:
     """The data of every JSON payload in the CLI's JSON output (protobuf JSON: base64)."""
     found: list[str] = []

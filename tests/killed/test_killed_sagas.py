@@ -11,13 +11,14 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from temporalio.api.common.v1 import WorkflowExecution
+from temporalio.api.sdk.v1 import WorkflowMetadata
 from temporalio.api.workflowservice.v1 import DeleteWorkflowExecutionRequest
 from temporalio.client import WorkflowExecutionStatus
 from temporalio.common import SearchAttributePair, TypedSearchAttributes
 
 from sagas import SagaStatus
 from sagas.client import SagaHandle
-from sagas.engine import SAGA_STATUS, SAGA_TYPE, RecoveryView, saga_id
+from sagas.engine import SAGA_STATUS, SAGA_TYPE, RecoveryView, recovery_id, saga_id
 from sagas.foundations import RecoveryRefusedError, SagaNotFoundError
 from sagas.ledger import funding_account_id, system_account_id
 from sagas.payouts import PAYOUT_CLEARING
@@ -136,6 +137,15 @@ async def _found(rig: KilledRig, saga: SagaHandle) -> RecoveryView:
     return await assert_eventually(read)
 
 
+async def _recovery_details(rig: KilledRig, saga: SagaHandle) -> str:
+    """The Current Details the Web UI shows on the page of the saga's recovery."""
+    recovery = rig.env.client.get_workflow_handle(recovery_id(saga.saga_id))
+    metadata: WorkflowMetadata = await recovery.query(
+        "__temporal_workflow_metadata", result_type=WorkflowMetadata
+    )
+    return metadata.current_details
+
+
 async def _fundsaga(capsys: pytest.CaptureFixture[str], *argv: str) -> int:
     return await fundsaga("attention", *argv, "--output", "json")
 
@@ -177,6 +187,12 @@ async def test_sagas_killed_before_and_after_their_pivot_are_found_and_recovered
     assert {listed[s.saga_id] for s in (transfer, payout, timed_out)} == {"KILLED"}
     assert await rig.client.recoveries().open_recoveries() == []  # never a second recovery
     assert (await _found(rig, transfer)).compensations == ["credit", "capture", "reserve"]
+    details = await _recovery_details(rig, transfer)
+    key = transfer.saga_id.removeprefix("transfer-")
+    assert f"**Status:** KILLED: {transfer.saga_id}'s execution was Terminated" in details
+    assert "**Amount:** 100.00 EUR" in details
+    assert "**Recovery will:** undo credit, capture, reserve" in details
+    assert f"`fundsaga attention recover {key} --type transfer --note TEXT`" in details
     payout_effects = (await _found(rig, payout)).effects
     assert payout_effects.net_effect[payout_clearing] == "40.00 EUR"
 
@@ -296,6 +312,11 @@ async def test_a_saga_deleted_while_open_is_found_with_its_effects_but_cannot_be
     )
     with pytest.raises(RecoveryRefusedError, match="no longer in Temporal's history"):
         await rig.recoveries("maker").propose(saga.saga_id, "deleted by mistake")
+    details = await _recovery_details(rig, saga)
+    net = details.split("**Net effect:** ")[1].split("\n")[0]
+    assert set(net.split("; ")) == {"alice -100.00 EUR", f"{TRANSFER_CLEARING} 100.00 EUR"}
+    assert "**Resolve with:** by hand: its request is no longer in Temporal's history" in details
+    assert "fundsaga attention recover" not in details
     assert [r.kind for r in rig.store.records(saga_id=saga.saga_id)] == ["saga_killed"]
 
 

@@ -9,6 +9,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from temporalio.api.sdk.v1 import WorkflowMetadata
 from temporalio.testing import WorkflowEnvironment
 
 from sagas import SagaStatus, parse_faults, parse_money
@@ -53,6 +54,13 @@ class Rig:
 
     def balance(self, account_id: str) -> str:
         return str(self.ledger.account(account_id).balance)
+
+    async def details(self, saga: SagaHandle) -> str:
+        """The saga's Current Details, as the Web UI shows them."""
+        metadata: WorkflowMetadata = await saga.workflow.query(
+            "__temporal_workflow_metadata", result_type=WorkflowMetadata
+        )
+        return metadata.current_details
 
     def audit_kinds(self, saga: SagaHandle) -> list[str]:
         return [r.kind for r in self.store.records(saga_id=saga.saga_id)]

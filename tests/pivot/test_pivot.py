@@ -34,6 +34,7 @@ async def test_a_business_error_at_the_pivot_parks_and_a_retry_goes_forward(rig:
     saga = await rig.start()
     await rig.parked(saga)
     parked = await saga.view()
+    details = await rig.details(saga)
 
     rig.faults.clear()
     status = await saga.retry(NOTE)
@@ -43,6 +44,11 @@ async def test_a_business_error_at_the_pivot_parks_and_a_retry_goes_forward(rig:
     assert (parked.failure.step_name, parked.failure.reason) == ("send", "business_error")
     assert parked.compensation_stack == []
     assert parked.pivot_passed
+    key = saga.saga_id.removeprefix("test-payout-")
+    assert "**Status:** NEEDS_ATTENTION: an operator is needed" in details
+    assert "**Parked on step:** send: " in details
+    retry = f"`fundsaga attention retry {key} --type test-payout --note TEXT` runs the step again"
+    assert retry in details
     assert [s.forward_only for s in parked.snapshots] == [False, True]
     assert status in (SagaStatus.RUNNING, SagaStatus.COMPLETED)
     assert outcome.status is SagaStatus.COMPLETED

@@ -306,6 +306,8 @@ PUBLIC = {
         "funding_entry_key",
         "funding_of_entry",
         "LedgerReceipts",
+        "ReadableCompensations",
+        "UndoneStep",
         "UnreadableReceiptError",
         "note_entry",
         "receipt_of",
