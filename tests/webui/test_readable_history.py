@@ -19,6 +19,7 @@ from sagas import SagaStatus, parse_money
 from sagas.client import FundsagaClient
 from sagas.testing import directory_audit_store, new_task_queue, sqlite_ledger
 from sagas.worker import build_worker
+from tests.unchecked import unchecked
 
 
 @pytest.fixture
@@ -35,7 +36,7 @@ async def refused(
     async with build_worker(
         dev_env.client, queue, ledger, directory_audit_store(tmp_path / "audit")
     ):
-        client = FundsagaClient(dev_env.client, queue, ledger)
+        client = unchecked(FundsagaClient(dev_env.client, queue, ledger))
         request = {"source_account": f"src-{tag}", "destination_account": f"frozen-{tag}"}
         key = f"refused-{tag}"
         await client.start(

@@ -24,6 +24,7 @@ from sagas.servers import serve_codec, start_dev_server
 from sagas.testing import directory_audit_store, new_task_queue, sqlite_ledger
 from sagas.worker import build_worker
 from tests.observability.scraping import free_port
+from tests.unchecked import unchecked
 from tests.webui.browser import Browser, headless_chromium, require_chromium
 
 KEYS = PayloadKeys.parse(PayloadKeys.generate("webui-2026-11"))
@@ -74,7 +75,7 @@ async def _two_sagas(tmp_path: Path, keys: PayloadKeys | None = None) -> AsyncIt
             )
         store = directory_audit_store(tmp_path / "audit")
         await stack.enter_async_context(build_worker(temporal, queue, ledger, store, faults))
-        client = FundsagaClient(temporal, queue, ledger)
+        client = unchecked(FundsagaClient(temporal, queue, ledger))
         sagas = []
         for key, source, amount in (
             (f"comp-{tag}", f"src-{tag}", "12.34"),
