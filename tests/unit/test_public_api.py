@@ -251,6 +251,7 @@ PUBLIC = {
         "build_evidence_pack",
         "check_report",
         "saga_runs",
+        "run_statuses",
         "shown_statuses",
         "sign_pack",
         "sources_of",
