@@ -152,6 +152,7 @@ PUBLIC = {
         "DEFAULT_CATCHUP_WINDOW",
         "DST_HORIZON_YEARS",
         "FundsagaClient",
+        "Launch",
         "Overlap",
         "SagaHandle",
         "SagaSchedules",
