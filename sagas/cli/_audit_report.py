@@ -34,6 +34,7 @@ from sagas.verify import (
     TemporalRun,
     build_evidence_pack,
     run_compensation_audit,
+    run_statuses,
     saga_runs,
     shown_statuses,
     sign_pack,
@@ -137,6 +138,7 @@ def _pack(invocation: Invocation, status: SagaStatus | None, request: PackReques
         until=request.until,
         status=status,
         payload_keys=PayloadKeys.parse(settings.payload_keys.get_secret_value()),
+        run_statuses=None if temporal is None else run_statuses(temporal[1]),
     )
     first = [f"audit trail: {finding}" for finding in trail.findings]
     ledger = verify_ledger(

@@ -19,6 +19,7 @@ from sagas.cli._output import (
     said,
     view_shown,
 )
+from sagas.client import Launch
 from sagas.engine import (
     SAGA_STATUS,
     SagaOutcome,
@@ -44,8 +45,9 @@ def start(
     wait: Annotated[bool, typer.Option("--wait", help="Wait for the outcome.")] = False,
     output: Output = OutputFormat.TABLE,
 ) -> None:
-    """Start a saga, idempotent by the request's idempotency_key; with --wait, exit 1 unless it
-    COMPLETED."""
+    """Start a saga, idempotent by the request's idempotency_key; exit 1 when its key's saga is
+    closed or parked (nothing started). With --wait, wait until it closes or parks, exit 1
+    unless it COMPLETED."""
     invocation = Invocation.of(ctx)
     parsed = _parsed_request(invocation, saga_type, request_fields(request))
     start_saga(invocation, saga_type, parsed, wait=wait, output=output)
@@ -59,18 +61,47 @@ def start_saga(
     wait: bool,
     output: OutputFormat,
 ) -> None:
-    """Start the saga (its accounts checked first); with `wait`, show its outcome."""
+    """Start the saga (its accounts checked first); with `wait`, show how it ends or parks.
 
-    async def started() -> str:
+    A start that finds the key's saga running says so; one that finds it closed or parked
+    started nothing, and says how that saga stands with exit 1.
+    """
+
+    async def launched() -> Launch:
         client = await invocation.client(with_ledger=True)
-        return (await client.start(saga_type, request)).id
+        return await client.launch(saga_type, request)
 
-    saga_id = invocation.run(started())
+    launch = invocation.run(launched())
+    key = request.idempotency_key
+    facts = {
+        "saga_id": launch.handle.id,
+        "idempotency_key": key,
+        "started": launch.started,
+        "status": launch.status.value,
+    }
+    if not launch.going:
+        emit(said(f"{launch.handle.id}: {launch.status.value}", facts), output)
+        raise CommandRefusedError(f"not started: {_standing(launch.handle.id, launch.status)}")
     if wait:
-        wait_for(invocation, saga_type, request.idempotency_key, output)
+        wait_settled(invocation, saga_type, key, output)
         return
-    facts = {"saga_id": saga_id, "idempotency_key": request.idempotency_key}
-    emit(said(f"started {saga_id}: {request.summary()}", facts), output)
+    said_as = "started" if launch.started else f"already running ({launch.status.value})"
+    emit(said(f"{said_as} {launch.handle.id}: {request.summary()}", facts), output)
+
+
+def _standing(saga: str, status: SagaStatus) -> str:
+    """How a saga that a start or a wait found not moving stands, and what helps."""
+    if status is SagaStatus.NEEDS_ATTENTION:
+        return (
+            f"saga {saga} is parked in NEEDS_ATTENTION: an operator is needed "
+            "(fundsaga attention retry|propose)"
+        )
+    if status is SagaStatus.KILLED:
+        return (
+            f"saga {saga} was closed from outside (KILLED): an operator recovers it "
+            "(fundsaga attention recover)"
+        )
+    return f"the key is already used by saga {saga}, which ended {status.value}"
 
 
 def _parsed_request(invocation: Invocation, saga_type: str, fields: dict[str, Any]) -> SagaRequest:
@@ -148,6 +179,23 @@ def wait_for(invocation: Invocation, saga_type: str, key: str, output: OutputFor
         return await (await invocation.client()).saga(saga_type, key).outcome()
 
     ended = invocation.run(outcome())
+    emit(outcome_shown(ended), output)
+    completed_or_raise(ended)
+
+
+def wait_settled(invocation: Invocation, saga_type: str, key: str, output: OutputFormat) -> None:
+    """Show the saga's outcome once it closes, or its status once it parks or is killed; exit 1
+    unless it COMPLETED."""
+
+    async def settled() -> tuple[str, SagaOutcome | SagaStatus]:
+        saga = (await invocation.client()).saga(saga_type, key)
+        return saga.saga_id, await saga.settled()
+
+    saga, ended = invocation.run(settled())
+    if isinstance(ended, SagaStatus):
+        facts = {"saga_id": saga, "idempotency_key": key, "status": ended.value}
+        emit(said(f"{saga}: {ended.value}", facts), output)
+        raise CommandRefusedError(_standing(saga, ended))
     emit(outcome_shown(ended), output)
     completed_or_raise(ended)
 

@@ -36,7 +36,8 @@ def start(
     wait: Annotated[bool, typer.Option("--wait", help="Wait for the outcome.")] = False,
     output: Output = OutputFormat.TABLE,
 ) -> None:
-    """Start a transfer, idempotent by --key; with --wait, exit 1 unless it COMPLETED."""
+    """Start a transfer, idempotent by --key; exit 1 when the key's transfer is closed or parked
+    (nothing started). With --wait, wait until it closes or parks, exit 1 unless it COMPLETED."""
     invocation = Invocation.of(ctx)
     request = TransferRequest.parse(
         {

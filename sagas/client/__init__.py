@@ -8,6 +8,7 @@ from sagas.client._client import (
     TemporalUnreachableError,
     connect_temporal,
 )
+from sagas.client._launch import Launch
 from sagas.client._operator_actions import OperatorActions
 from sagas.client._operator_credentials import (
     DEV_AUDIENCE,
@@ -48,6 +49,7 @@ __all__ = [
     "DevIdentityProvider",
     "DevOperator",
     "FundsagaClient",
+    "Launch",
     "OperatorActions",
     "OperatorCredential",
     "Overlap",

@@ -12,7 +12,12 @@ from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from temporalio.client import Client, WorkflowExecutionStatus, WorkflowHandle
+from temporalio.client import (
+    Client,
+    WorkflowExecutionDescription,
+    WorkflowExecutionStatus,
+    WorkflowHandle,
+)
 from temporalio.common import (
     SearchAttributePair,
     TypedSearchAttributes,
@@ -23,6 +28,7 @@ from temporalio.exceptions import WorkflowAlreadyStartedError
 
 from sagas.client._account_checks import check_accounts
 from sagas.client._bulk_actions import BulkActions
+from sagas.client._launch import Launch, shown_status
 from sagas.client._operator_actions import OperatorActions
 from sagas.client._operator_credentials import OperatorCredential, configured_operator
 from sagas.client._process_exit import collect_before_exit
@@ -200,25 +206,35 @@ class FundsagaClient:
         """Start the saga, or return the one already started with this key and request.
 
         The same key with a different request raises IdempotencyConflictError; bad input raises
-        InvalidRequestError naming the field, before anything starts. A key whose saga was
-        REJECTED for its input (it took no effect) may carry a corrected request.
+        InvalidRequestError naming the field, before anything starts. A key whose latest saga was
+        REJECTED for its input (it took no effect) may carry a corrected request: that start
+        begins a new run under the same saga id.
 
         While the ledger cannot answer the account checks (its database down, restarting, busy
         or dropping connections), it raises LedgerUnavailableError with nothing started: the
         same start again, with the same key, is safe and starts the saga once the ledger is back.
         """
+        return (await self.launch(saga_type, request)).handle
+
+    async def launch(self, saga_type: str, request: SagaRequest | Mapping[str, Any]) -> Launch:
+        """`start`, telling whether this call began a run or found the key's saga, and its
+        status: a caller that must not report a start that did not happen reads `started`."""
         parsed = self._parse(saga_type, request)
         self._check_accounts(parsed)
         await self._refuse_plain_text()
         try:
-            return await self._start(saga_type, parsed, ReusePolicy.REJECT_DUPLICATE)
+            started = await self._start(saga_type, parsed, ReusePolicy.REJECT_DUPLICATE)
         except WorkflowAlreadyStartedError:
             # Only a second start pays for the describe that tells a retry from a conflict.
             existing = self.saga(saga_type, parsed.idempotency_key).workflow
-            if await _rejected_input(existing):
-                return await self._start(saga_type, parsed, ReusePolicy.ALLOW_DUPLICATE)
-            await _check_same_request(existing, parsed.fingerprint())
-        return existing
+            description = await existing.describe()
+            if not await _rejected_input(existing, description):
+                return await _found(existing, description, parsed.fingerprint())
+            try:
+                started = await self._start(saga_type, parsed, ReusePolicy.ALLOW_DUPLICATE)
+            except WorkflowAlreadyStartedError:  # another caller reused the key first
+                return await _found(existing, await existing.describe(), parsed.fingerprint())
+        return Launch(started, started=True, status=SagaStatus.RUNNING)
 
     async def _refuse_plain_text(self) -> None:
         """PlainTextRefusedError before anything starts, when this client has no payload keys
@@ -361,19 +377,27 @@ def _killed(execution: WorkflowExecutionStatus | None, shown: str) -> bool:
     }
 
 
-async def _check_same_request(handle: WorkflowHandle[Any, Any], fingerprint: str) -> None:
-    description = await handle.describe()
-    existing = (await description.memo()).get(FINGERPRINT_MEMO)
-    if existing != fingerprint:
+async def _found(
+    handle: WorkflowHandle[Any, SagaOutcome],
+    description: WorkflowExecutionDescription,
+    fingerprint: str,
+) -> Launch:
+    """The key's existing saga when it was started with the same request; else
+    IdempotencyConflictError naming how that saga stands."""
+    status = shown_status(description)
+    if (await description.memo()).get(FINGERPRINT_MEMO) != fingerprint:
         raise IdempotencyConflictError(
-            f"idempotency key of saga {handle.id} is already used by a different request"
+            f"idempotency key of saga {handle.id} is already used by a different request "
+            f"(that saga is {status.value}); nothing started"
         )
+    return Launch(handle, started=False, status=status)
 
 
-async def _rejected_input(handle: WorkflowHandle[Any, SagaOutcome]) -> bool:
+async def _rejected_input(
+    handle: WorkflowHandle[Any, SagaOutcome], description: WorkflowExecutionDescription
+) -> bool:
     """Whether the saga under this id ended REJECTED for its input: it took no effect, so the
     key may carry a corrected request."""
-    description = await handle.describe()
     if description.typed_search_attributes.get(SAGA_STATUS) != SagaStatus.REJECTED.value:
         return False
     failure = (await handle.result()).failure

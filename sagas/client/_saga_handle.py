@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from pydantic import JsonValue
@@ -12,12 +14,14 @@ from temporalio.client import (
     Client,
     WorkflowExecutionDescription,
     WorkflowExecutionStatus,
+    WorkflowFailureError,
     WorkflowHandle,
     WorkflowUpdateFailedError,
 )
 from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError, RPCStatusCode
 
+from sagas.client._launch import shown_status
 from sagas.client._operator_credentials import OperatorCredential, required_operator
 from sagas.engine import (
     APPROVE_UPDATE,
@@ -47,6 +51,9 @@ from sagas.foundations import (
 from sagas.ledger import Ledger
 
 log = logging.getLogger("fundsaga.client")
+
+PARK_CHECK = timedelta(seconds=1)
+"""How often a wait that ends on a park asks how the saga stands."""
 
 _REFUSALS: dict[str, type[FundsagaError]] = {
     error.__name__: error
@@ -133,6 +140,26 @@ class SagaHandle:
                 raise SagaNotFoundError(f"no saga {self.saga_id}") from err
             raise
         return outcome_from(raw)
+
+    async def settled(self, every: timedelta = PARK_CHECK) -> SagaOutcome | SagaStatus:
+        """Wait until the saga closes or stops moving by itself: its outcome once it closed,
+        else NEEDS_ATTENTION once it parks, or KILLED once Temporal closed it from outside.
+
+        The outcome comes as soon as the saga closes; a park is seen within `every`.
+        """
+        closed = asyncio.ensure_future(self.outcome())
+        try:
+            while not (await asyncio.wait({closed}, timeout=every.total_seconds()))[0]:
+                status = shown_status(await self.describe())
+                if status in (SagaStatus.NEEDS_ATTENTION, SagaStatus.KILLED):
+                    return status
+            return closed.result()
+        except WorkflowFailureError:
+            if shown_status(await self.describe()) is SagaStatus.KILLED:
+                return SagaStatus.KILLED
+            raise
+        finally:
+            closed.cancel()
 
     async def cancel(self) -> None:
         """Ask the saga to stop; it compensates what it did. SagaNotFoundError when no saga of

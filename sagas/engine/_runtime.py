@@ -743,6 +743,9 @@ class SagaRuntime(Generic[RequestT, StateT]):
         if self._recovering and dedupe_suffix != CLOSING_RECORD:
             # Its parkings and operator actions count from 1 again: apart from the killed run's.
             dedupe_suffix = f"recovery:{dedupe_suffix}"
+        elif kind == AuditKind.TERMINAL and self.status is SagaStatus.REJECTED:
+            # A REJECTED run's key may be run again: each run's closing record is its own.
+            dedupe_suffix = f"{dedupe_suffix}:{workflow.info().run_id}"
         await write_audit_record(
             kind,
             self.saga_id,

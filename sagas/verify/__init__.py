@@ -26,7 +26,7 @@ from sagas.verify._temporal_histories import (
     receipt_payloads,
     temporal_witness,
 )
-from sagas.verify._temporal_runs import TemporalRun, saga_runs, shown_statuses
+from sagas.verify._temporal_runs import TemporalRun, run_statuses, saga_runs, shown_statuses
 
 __all__ = [
     "AUDITED",
@@ -57,6 +57,7 @@ __all__ = [
     "read_ledger_witness",
     "receipt_payloads",
     "run_compensation_audit",
+    "run_statuses",
     "saga_runs",
     "shown_statuses",
     "sign_pack",

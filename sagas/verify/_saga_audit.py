@@ -123,13 +123,27 @@ def _recovery_check(record: AuditRecord, status: str, check: str) -> tuple[str, 
     return check, None
 
 
+def _another_run(ledger: Ledger, record: AuditRecord, status: str) -> str | None:
+    """For a REJECTED run, the run chain that holds its saga id in the ledger when that is
+    another run's: the effects under the id are that run's, this one took none."""
+    if status != SagaStatus.REJECTED.value:
+        return None
+    holder = ledger.claim_of(record.saga_id)
+    return holder if holder is not None and holder != record.payload.get("run_id") else None
+
+
 def audit_saga(ledger: Ledger, record: AuditRecord) -> SagaAudit:
     payload: dict[str, Any] = dict(record.payload)
     status = _text(payload.get("status"))
-    check, finding = _ledger_check(ledger, record.saga_id, status)
+    holder = _another_run(ledger, record, status)
+    if holder is not None:
+        check = f"{NOTHING_MOVED} by this run; the ledger's effects under its id are run {holder}'s"
+        finding = None
+    else:
+        check, finding = _ledger_check(ledger, record.saga_id, status)
     check, killed = _recovery_check(record, status, check)
     finding = finding or killed
-    moved = ledger_amount(ledger, record.saga_id)
+    moved = None if holder is not None else ledger_amount(ledger, record.saga_id)
     recorded, recorded_money = _recorded_amount(payload)
     # Compared as money, not text: "2 EUR" in a request is the 2.00 EUR the ledger moved.
     if finding is None and moved is not None and recorded and recorded_money != moved:

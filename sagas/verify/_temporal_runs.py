@@ -59,6 +59,11 @@ def shown_statuses(runs: Mapping[str, Sequence[TemporalRun]]) -> dict[str, str]:
     return {saga: listed[-1].shown for saga, listed in runs.items() if listed}
 
 
+def run_statuses(runs: Mapping[str, Sequence[TemporalRun]]) -> dict[str, str]:
+    """The status each run shows, by run id: a reused key's runs each stand on their own."""
+    return {run.run_id: run.shown for listed in runs.values() for run in listed}
+
+
 def task_queues(runs: Mapping[str, Sequence[TemporalRun]]) -> list[str]:
     """The task queues the runs were seen on, sorted."""
     return sorted({run.task_queue for listed in runs.values() for run in listed})

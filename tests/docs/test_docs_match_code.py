@@ -86,8 +86,11 @@ def test_example_request_is_valid() -> None:
 
 def test_cli_start_example_launches_the_example_request() -> None:
     request = example_request()
-    (start,) = shell_commands(read_doc("transfer-input.md"), "temporal workflow start")
+    start, reuse = shell_commands(read_doc("transfer-input.md"), "temporal workflow start")
     given = flags(start)
+    assert "--fail-existing" in start
+    assert "--fail-existing" in reuse
+    assert flags(reuse) == {**given, "--id-reuse-policy": ["AllowDuplicate"]}
     assert json.loads(given["--input"][0]) == request.model_dump(exclude_defaults=True)
     assert TransferRequest.parse(json.loads(given["--input"][0])) == request
     assert given["--type"] == [built_in_registry().get("transfer").workflow_type()]

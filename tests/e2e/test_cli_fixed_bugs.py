@@ -152,3 +152,93 @@ async def test_a_server_that_never_answers_is_one_line_after_the_connect_timeout
     assert result.stderr == (
         f"error: TemporalUnreachableError: Temporal at {address} did not answer within 0.5 s\n"
     )
+
+
+def transfer_args(key: str, source: str, destination: str, amount: str = "1.00") -> list[str]:
+    return [
+        "transfer",
+        "start",
+        "--key",
+        key,
+        "--from",
+        source,
+        "--to",
+        destination,
+        "--amount",
+        amount,
+        "--currency",
+        "EUR",
+        "--output",
+        "json",
+    ]
+
+
+async def test_a_start_whose_key_is_closed_says_so_and_exits_1(cli_stack: Stack) -> None:
+    completed = await fundsaga(cli_stack, *transfer_args(cli_stack.completed, "alice", "bob"))
+    compensated = await fundsaga(
+        cli_stack,
+        "sagas",
+        "start",
+        "--type",
+        "transfer",
+        "--request",
+        json.dumps(
+            {
+                "idempotency_key": cli_stack.compensated,
+                "source_account": "alice",
+                "destination_account": "frozen",
+                "amount": "1.00",
+                "currency": "EUR",
+            }
+        ),
+        "--output",
+        "json",
+    )
+    other = await fundsaga(
+        cli_stack, *transfer_args(cli_stack.completed, "alice", "bob", amount="2.00")
+    )
+
+    assert completed.exit_code == 1
+    assert json.loads(completed.stdout) == {
+        "saga_id": f"transfer-{cli_stack.completed}",
+        "idempotency_key": cli_stack.completed,
+        "started": False,
+        "status": "COMPLETED",
+    }
+    assert "not started" in completed.stderr
+    assert "ended COMPLETED" in completed.stderr
+    assert compensated.exit_code == 1
+    assert json.loads(compensated.stdout)["status"] == "COMPENSATED"
+    assert other.exit_code == 1
+    assert "different request (that saga is COMPLETED)" in other.stderr
+
+
+async def test_the_same_start_of_a_running_saga_is_idempotent(cli_stack: Stack) -> None:
+    key, idle = unique("run"), unique("no-worker")  # no worker serves `idle`: it stays RUNNING
+    args = transfer_args(key, "alice", "bob")
+
+    first = await fundsaga(cli_stack, *args, FUNDSAGA_TASK_QUEUE=idle)
+    again = await fundsaga(cli_stack, *args[:-2], FUNDSAGA_TASK_QUEUE=idle)
+
+    assert first.exit_code == 0, first.stderr
+    assert json.loads(first.stdout)["started"] is True
+    assert again.exit_code == 0, again.stderr
+    assert again.stdout.startswith(f"already running (RUNNING) transfer-{key}")
+
+
+async def test_start_wait_returns_when_the_saga_parks(cli_stack: Stack) -> None:
+    key = unique("esc")
+    request = {"payer": "stuck", "payee": "frozen", "currency": "EUR", "amount": "1.00"}
+    argv = ["sagas", "start", "--type", "escrow", "--request"]
+    document = json.dumps({"idempotency_key": key, **request})
+
+    waited = await fundsaga(cli_stack, *argv, document, "--wait", "--output", "json")
+    again = await fundsaga(cli_stack, *argv, document)
+
+    assert waited.exit_code == 1
+    assert json.loads(waited.stdout)["status"] == "NEEDS_ATTENTION"
+    assert "parked in NEEDS_ATTENTION" in waited.stderr
+    assert "fundsaga attention" in waited.stderr
+    assert again.exit_code == 1
+    assert "not started" in again.stderr
+    assert "parked" in again.stderr
