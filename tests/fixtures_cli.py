@@ -35,8 +35,9 @@ from tests.unchecked import unchecked
 CLI_OPERATOR, MAKER = "cli-operator", "maker"
 """Who the CLI's operator actions are by (`FUNDSAGA_OPERATOR`), and who proposes in tests."""
 OPENING = {"alice": "1000.00", "stuck": "1000.00", "slow": "100.00"}
-FAULTS = "hold.compensation=business@stuck;reserve=transient@slow"
-"""Escrows paid by `stuck` park in NEEDS_ATTENTION when they compensate; transfers from `slow`
+FAULTS = "release=business@stuck;hold.compensation=business@stuck;reserve=transient@slow"
+"""Escrows paid by `stuck` fail to release and park in NEEDS_ATTENTION, their hold's undo refused
+too; transfers from `slow`
 keep retrying their first step for a few seconds, long enough to be cancelled while running."""
 
 

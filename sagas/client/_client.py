@@ -25,6 +25,7 @@ from temporalio.common import (
 )
 from temporalio.common import WorkflowIDReusePolicy as ReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
+from temporalio.service import RPCError, RPCStatusCode
 
 from sagas.client._account_checks import check_accounts
 from sagas.client._bulk_actions import BulkActions
@@ -54,6 +55,7 @@ from sagas.engine import (
 from sagas.foundations import (
     FundsagaError,
     IdempotencyConflictError,
+    InvalidRequestError,
     LedgerUnavailableError,
     Settings,
     TransientError,
@@ -220,7 +222,13 @@ class FundsagaClient:
         """`start`, telling whether this call began a run or found the key's saga, and its
         status: a caller that must not report a start that did not happen reads `started`."""
         parsed = self._parse(saga_type, request)
-        self._check_accounts(parsed)
+        try:
+            self._check_accounts(parsed)
+        except InvalidRequestError:
+            # A retried start finds its saga, whose account may have been refused since.
+            if (found := await self._already_started(saga_type, parsed)) is None:
+                raise
+            return found
         await self._refuse_plain_text()
         try:
             started = await self._start(saga_type, parsed, ReusePolicy.REJECT_DUPLICATE)
@@ -235,6 +243,18 @@ class FundsagaClient:
             except WorkflowAlreadyStartedError:  # another caller reused the key first
                 return await _found(existing, await existing.describe(), parsed.fingerprint())
         return Launch(started, started=True, status=SagaStatus.RUNNING)
+
+    async def _already_started(self, saga_type: str, request: SagaRequest) -> Launch | None:
+        existing = self.saga(saga_type, request.idempotency_key).workflow
+        try:
+            description = await existing.describe()
+        except RPCError as error:
+            if error.status is RPCStatusCode.NOT_FOUND:
+                return None
+            raise
+        if (await description.memo()).get(FINGERPRINT_MEMO) != request.fingerprint():
+            return None
+        return Launch(existing, started=False, status=shown_status(description))
 
     async def _refuse_plain_text(self) -> None:
         """PlainTextRefusedError before anything starts, when this client has no payload keys

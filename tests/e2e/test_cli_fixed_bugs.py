@@ -228,7 +228,7 @@ async def test_the_same_start_of_a_running_saga_is_idempotent(cli_stack: Stack) 
 
 async def test_start_wait_returns_when_the_saga_parks(cli_stack: Stack) -> None:
     key = unique("esc")
-    request = {"payer": "stuck", "payee": "frozen", "currency": "EUR", "amount": "1.00"}
+    request = {"payer": "stuck", "payee": "bob", "currency": "EUR", "amount": "1.00"}
     argv = ["sagas", "start", "--type", "escrow", "--request"]
     document = json.dumps({"idempotency_key": key, **request})
 
