@@ -19,7 +19,7 @@ from sagas.servers._devserver import (
     start_dev_server,
     temporal_cli_path,
 )
-from sagas.servers._ports import check_ports_free, port_is_free
+from sagas.servers._ports import check_ports_free, free_port, port_is_free
 from sagas.servers._webhook_auth import SIGNATURE_HEADER, WebhookSecrets, signature_header
 from sagas.servers._webhooks import WebhookServer, serve_webhooks
 
@@ -40,6 +40,7 @@ __all__ = [
     "WebhookServer",
     "check_ports_free",
     "dev_server_args",
+    "free_port",
     "open_breaks",
     "port_is_free",
     "run_collector",

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import random
 import socket
 from collections.abc import Mapping
+from pathlib import Path
 
 from sagas.foundations import InvalidRequestError
 
 LOOPBACK = "127.0.0.1"
+EPHEMERAL_RANGE = Path("/proc/sys/net/ipv4/ip_local_port_range")
+LOWEST_PICKED = 20000
 
 
 def port_is_free(port: int, host: str = LOOPBACK) -> bool:
@@ -35,3 +39,24 @@ def check_ports_free(ports: Mapping[str, int], host: str = LOOPBACK) -> None:
         taken[port] = option
         if not port_is_free(port, host):
             raise InvalidRequestError(option, f"port {port} on {host} is in use by another process")
+
+
+def free_port(host: str = LOOPBACK) -> int:
+    """A port free now, for a server about to start on it.
+
+    Picked at random below the kernel's ephemeral range: a port the kernel hands out for
+    `bind(0)` (as Temporal's test servers pick theirs) could be handed to another process before
+    this one's server binds it."""
+    highest = _ephemeral_start() - 1
+    for _ in range(200):
+        port = random.randint(LOWEST_PICKED, highest)
+        if port_is_free(port, host):
+            return port
+    raise OSError(f"no free port between {LOWEST_PICKED} and {highest} on {host}")
+
+
+def _ephemeral_start() -> int:
+    try:
+        return int(EPHEMERAL_RANGE.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768

@@ -19,8 +19,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from sagas.codec import PayloadKeys
-from sagas.servers import AccessTokenCheck, CodecAuthorisation, serve_codec
-from tests.observability.scraping import free_port
+from sagas.servers import AccessTokenCheck, CodecAuthorisation, free_port, serve_codec
 
 KEYS = PayloadKeys.parse(PayloadKeys.generate("k1"))
 CLI_TOKEN = secrets.token_urlsafe(32)

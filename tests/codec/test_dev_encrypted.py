@@ -20,7 +20,7 @@ from temporalio.api.common.v1 import Payload, Payloads
 from temporalio.client import Client
 
 from sagas.codec import PayloadKeys
-from tests.observability.scraping import free_port
+from sagas.servers import free_port
 
 pytestmark = pytest.mark.timeout(120)
 CLI = [sys.executable, "-c", "from sagas.cli import main; main()"]

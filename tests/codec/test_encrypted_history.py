@@ -33,11 +33,10 @@ from sagas.client import FundsagaClient, saga_id
 from sagas.codec import PayloadKeys, converter_for
 from sagas.foundations import InvalidRequestError
 from sagas.ledger import Ledger
-from sagas.servers import serve_codec, temporal_cli_path
+from sagas.servers import free_port, serve_codec, temporal_cli_path
 from sagas.testing import directory_audit_store, new_task_queue, sqlite_ledger
 from sagas.verify import temporal_witness
 from sagas.worker import build_worker
-from tests.observability.scraping import free_port
 
 KEYS = PayloadKeys.parse(PayloadKeys.generate("test-2026-11"))
 TOKEN = secrets.token_urlsafe(32)

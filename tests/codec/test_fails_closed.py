@@ -36,10 +36,11 @@ from sagas.client import FundsagaClient, saga_id
 from sagas.codec import PayloadKeys, PlainTextRefusedError, RecordSealer, converter_for
 from sagas.engine import RETRY_UPDATE, SEARCH_ATTRIBUTE_KEYS
 from sagas.ledger import Ledger
+from sagas.servers import free_port
 from sagas.telemetry import prometheus_runtime
 from sagas.testing import assert_eventually, new_task_queue, sqlite_ledger
 from sagas.worker import announce_encryption, build_worker
-from tests.observability.scraping import free_port, scrape
+from tests.observability.scraping import scrape
 
 KEYS = PayloadKeys.parse(PayloadKeys.generate("fails-closed-1"))
 AMOUNT = "4321.87"

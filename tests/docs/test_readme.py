@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tooling.demo import free_port
+from sagas.servers import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"

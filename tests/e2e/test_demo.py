@@ -19,6 +19,7 @@ from sagas.client import FundsagaClient, SagaHandle
 from sagas.demo import DEMO_FAULTS, DEMO_PLANS, DemoRun
 from sagas.engine import BatchItemStatus, BatchOutcome
 from sagas.foundations import load_settings
+from sagas.servers import free_port
 from sagas.testing import (
     dev_identity,
     directory_audit_store,
@@ -27,7 +28,6 @@ from sagas.testing import (
     sqlite_ledger,
 )
 from sagas.worker import build_worker
-from tooling.demo import free_port
 from tooling.provider import ProviderProcess
 
 UI = "http://ui.test"

@@ -17,9 +17,8 @@ from pathlib import Path
 import pytest
 
 from sagas.foundations import InvalidRequestError
-from sagas.servers import check_ports_free, port_is_free
+from sagas.servers import check_ports_free, free_port, port_is_free
 from sagas.testing import dev_server_environment, time_skipping_environment
-from tooling.demo import free_port
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
 CLI = [sys.executable, "-c", "from sagas.cli import main; main()"]
@@ -156,3 +155,14 @@ def test_the_replay_recorder_runs_its_dev_server_on_the_ports_given(tmp_path: Pa
     assert seen_metrics, output
     assert seen_grpc_and_http, output
     assert output.count("recorded ") == len(list(tmp_path.glob("escrow-*.json"))) > 0
+
+
+def test_a_free_port_is_one_the_kernel_never_hands_to_bind_0() -> None:
+    """Temporal's test servers bind port 0: a port picked from the kernel's range could be given
+    to one of them before the server meant to have it binds it."""
+    ephemeral_start = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    picked = {free_port() for _ in range(20)}
+
+    assert all(port < ephemeral_start for port in picked)
+    assert len(picked) > 1
+    assert all(port_is_free(port) for port in picked)

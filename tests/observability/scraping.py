@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import socket
 import urllib.request
 from dataclasses import dataclass
 
@@ -35,13 +34,6 @@ class Scrape:
         return sum(
             s.value for s in self.samples if s.name == name and labels.items() <= s.labels.items()
         )
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def scrape(address: str) -> Scrape:

@@ -24,12 +24,13 @@ from sagas.servers import (
     PollerKind,
     SagaTypeBacklog,
     VisibilityCollector,
+    free_port,
     run_collector,
 )
 from sagas.telemetry import prometheus_runtime
 from sagas.testing import assert_eventually, new_task_queue
 from tests.fixtures_cli import Stack, fundsaga
-from tests.observability.scraping import free_port, scrape
+from tests.observability.scraping import scrape
 
 SAGA_TYPES = ("transfer", "escrow")
 

@@ -21,6 +21,7 @@ from sagas.client import FundsagaClient, OperatorActions
 from sagas.foundations import OperatorRefusedError
 from sagas.ledger import Ledger
 from sagas.registry import built_in_registry
+from sagas.servers import free_port
 from sagas.telemetry import prometheus_runtime
 from sagas.testing import (
     assert_eventually,
@@ -30,7 +31,7 @@ from sagas.testing import (
     sqlite_ledger,
 )
 from sagas.worker import build_worker
-from tests.observability.scraping import Scrape, free_port, scrape
+from tests.observability.scraping import Scrape, scrape
 from workflows import AuditAnchorWorkflow
 
 OPERATIONS = Path(__file__).resolve().parents[2] / "docs" / "operations.md"

@@ -30,6 +30,7 @@ from sagas.engine import SAGA_STATUS
 from sagas.foundations import DATABASE_WORKER_ROLE, OperatorRefusedError
 from sagas.ledger import Ledger
 from sagas.registry import built_in_registry
+from sagas.servers import free_port
 from sagas.testing import (
     assert_eventually,
     kit_identity_environment,
@@ -44,7 +45,6 @@ from tests.observability.deploy_metrics import (
     metric_names_in_rules,
 )
 from tests.observability.prometheus_binaries import binary
-from tests.observability.scraping import free_port
 from tests.schedules.launched import started
 from workflows import AuditAnchorWorkflow
 

@@ -232,6 +232,7 @@ PUBLIC = {
         "WebhookServer",
         "check_ports_free",
         "dev_server_args",
+        "free_port",
         "open_breaks",
         "port_is_free",
         "run_collector",

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.observability.scraping import free_port
+from sagas.servers import free_port
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"

@@ -20,10 +20,9 @@ from temporalio.client import Client
 from sagas import SagaStatus, parse_faults, parse_money
 from sagas.client import FundsagaClient, SagaHandle
 from sagas.codec import PayloadKeys, converter_for
-from sagas.servers import serve_codec, start_dev_server
+from sagas.servers import free_port, serve_codec, start_dev_server
 from sagas.testing import directory_audit_store, new_task_queue, sqlite_ledger
 from sagas.worker import build_worker
-from tests.observability.scraping import free_port
 from tests.unchecked import unchecked
 from tests.webui.browser import Browser, headless_chromium, require_chromium
 

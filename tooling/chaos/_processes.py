@@ -15,13 +15,6 @@ from sagas.engine import SEARCH_ATTRIBUTE_KEYS, server_type_name
 from sagas.servers import temporal_cli_path
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 def wait_for_port(port: int, timeout_s: float = 60) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:

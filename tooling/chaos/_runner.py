@@ -34,6 +34,7 @@ from sagas.foundations import (
 from sagas.ledger import EntryView, Ledger
 from sagas.payouts import PAYOUT_BATCH
 from sagas.registry import built_in_registry
+from sagas.servers import free_port
 from sagas.verify import LedgerWitness, TemporalWitness, temporal_witness, verified_records
 from tooling.chaos._catalog import PROVIDER_TIMEOUT_SECONDS
 from tooling.chaos._catalog_checks import rail_key
@@ -46,7 +47,6 @@ from tooling.chaos._plan import ChaosPlan, PlannedSaga, batch_items
 from tooling.chaos._processes import (
     DevServer,
     WorkerProcess,
-    free_port,
     wait_for_port,
     webhook_receiver_args,
 )

@@ -9,19 +9,12 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 from pathlib import Path
 
+from sagas.servers import free_port
 from tooling.provider import ProviderProcess
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def dev_command(args: list[str]) -> list[str]:
