@@ -93,6 +93,8 @@ def table(report: Report) -> str:
             f"p95 {f.p95_ms} ms, p99 {f.p99_ms} ms"
         )
     for database, found in report.ratios.items():
+        if not found:
+            continue
         lines.append(f"ratios [{database}]: " + ", ".join(f"{k}={v}" for k, v in found.items()))
     lines.extend(_scaling(report))
     lines.extend(_soaks(report))
