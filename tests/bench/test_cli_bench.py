@@ -24,6 +24,14 @@ def test_defaults_are_the_full_run() -> None:
     assert config.databases == ("sqlite", "postgresql")
     assert config.variants
     assert (config.soak, config.scaling) == (0, ())
+    assert (config.contention, config.contention_only) == (200, False)
+
+
+def test_only_contention_runs_the_shapes_alone() -> None:
+    config = config_from(parse("--only", "contention", "--contention", "50"))
+    assert (config.contention, config.contention_only) == (50, True)
+    assert config_from(parse("--full")).contention == 1000
+    assert config_from(parse("--smoke")).contention < 50
 
 
 def test_full_adds_the_soaks_and_the_process_scaling() -> None:
@@ -67,6 +75,7 @@ def test_percentiles_interpolate_between_ranks() -> None:
 def test_the_public_names_change_only_on_purpose() -> None:
     assert sorted(tooling.bench.__all__) == [
         "BenchConfig",
+        "Contention",
         "DEFAULT_OUTPUT_DIR",
         "Latency",
         "Report",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Iterator
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -15,9 +16,11 @@ from temporalio.api.enums.v1 import EventType
 
 from sagas.codec import PayloadKeys
 from sagas.engine import PUBLIC_METADATA
+from tests.bench.shapes_check import check_shapes
 from tooling.bench import BenchConfig, Scenario, WorkerKnobs
 from tooling.bench._codec import bench_converter, run_keys
 from tooling.bench._conditions import conditions
+from tooling.bench._contention import contention_shapes
 from tooling.bench._runner import TEMPORAL_SCENARIOS, Stage, staged
 from tooling.bench._scenarios import VARIANTS, runner
 
@@ -87,3 +90,16 @@ def test_the_key_is_made_per_run_and_kept_out_of_the_conditions(tmp_path: Path) 
     assert said["knob.codec"] is True
     assert "encrypted" in str(said["data_converter"])
     assert keys.partition("=")[2] not in str(said)
+
+
+async def test_every_contention_shape_closes_every_saga_on_sqlite(stage: Stage) -> None:
+    config = BenchConfig().smoke()
+    shapes = await contention_shapes(
+        stage.env.client,
+        stage.queues.engine,
+        stage.database_url,
+        "sqlite",
+        config.contention,
+        config.contention_concurrency,
+    )
+    check_shapes([asdict(shape) for shape in shapes], "sqlite")

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.bench.shapes_check import SHAPES, check_shapes
 from tooling.bench import BenchConfig, Report, Scenario, run_bench, table, write_outputs
 from tooling.bench._metrics import paired_ratio
 
@@ -270,3 +271,15 @@ def test_conditions_table_and_plot_are_written(smoke: tuple[Report, dict[str, An
     else:
         assert data["plot"] == "bench-latency.png"
         assert (out / data["plot"]).stat().st_size > 0
+
+
+@pytest.mark.parametrize("database", DATABASES)
+def test_every_contention_shape_closes_every_saga_in_the_journal(
+    smoke: tuple[Report, dict[str, Any], Path], database: str
+) -> None:
+    report, data, _ = smoke
+    check_shapes(data["contention"], database)
+    assert data["contention_s"] > 0
+    text = table(report)
+    assert "Contention shapes (saga level" in text
+    assert all(shape in text for shape in SHAPES)

@@ -4,6 +4,7 @@ SQLite and PostgreSQL ledgers, with the performance targets as its last block.""
 from tooling.bench._config import DEFAULT_OUTPUT_DIR, BenchConfig, WorkerKnobs
 from tooling.bench._report import table, write_outputs
 from tooling.bench._results import (
+    Contention,
     Latency,
     Report,
     ScalingPoint,
@@ -19,6 +20,7 @@ from tooling.bench._step_cost import StepCost, measure_step_cost
 __all__ = [
     "DEFAULT_OUTPUT_DIR",
     "BenchConfig",
+    "Contention",
     "Latency",
     "Report",
     "ScalingPoint",

@@ -7,7 +7,13 @@ import asyncio
 from pathlib import Path
 
 from sagas.foundations import DEFAULT_HOME
-from tooling.bench._config import DATABASES, SCALING_PROCESSES, BenchConfig, WorkerKnobs
+from tooling.bench._config import (
+    CONTENTION_FULL_SIZE,
+    DATABASES,
+    SCALING_PROCESSES,
+    BenchConfig,
+    WorkerKnobs,
+)
 from tooling.bench._report import table, write_outputs
 from tooling.bench._runner import run_bench
 from tooling.bench._step_cost import measure_step_cost
@@ -51,6 +57,14 @@ def build_parser() -> argparse.ArgumentParser:
     add("--compensate-samples", type=int, default=20)
     add("--soak", type=int, default=0, metavar="N", help="then N transfers for memory growth")
     add("--no-dbos", action="store_true", help="skip the DBOS scenario")
+    add("--contention", type=int, default=200, metavar="N", help="transfer sagas per shape")
+    add("--contention-lanes", type=int, default=16, help="lanes starting the contention sagas")
+    add(
+        "--only",
+        choices=("contention",),
+        default=None,
+        help="only this section (contention: the saga-level shapes, no scenarios, no DBOS)",
+    )
     add(
         "--step-cost",
         type=int,
@@ -92,6 +106,9 @@ def config_from(args: argparse.Namespace) -> BenchConfig:
         databases=DATABASES if args.database == "both" else (args.database,),
         variants=not args.no_variants,
         dbos=not args.no_dbos,
+        contention=max(args.contention, CONTENTION_FULL_SIZE) if args.full else args.contention,
+        contention_concurrency=args.contention_lanes,
+        contention_only=args.only == "contention",
         output_dir=args.output_dir,
         label=args.label,
         knobs=WorkerKnobs(
@@ -117,4 +134,5 @@ def run(args: argparse.Namespace) -> int:
     written = write_outputs(report, config.output_dir)
     print(table(report))
     print("wrote " + ", ".join(str(path) for path in written))
-    return 1 if any(result.failures for result in report.scenarios) else 0
+    lost = any(c.lost or c.invariant_findings for c in report.contention)
+    return 1 if lost or any(result.failures for result in report.scenarios) else 0

@@ -10,6 +10,8 @@ DATABASES = ("sqlite", "postgresql")
 DEFAULT_PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 """The admin that creates the run's PostgreSQL database (FUNDSAGA_TEST_PG_URL overrides it)."""
 SCALING_PROCESSES = (1, 2, 4)
+CONTENTION_FULL_SIZE = 1000
+"""Transfer sagas per contention shape under --full."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -63,6 +65,13 @@ class BenchConfig:
     """Worker process counts for the process-scaling run on PostgreSQL; empty skips it."""
     scaling_sagas: int = 320
     """ENGINE sagas per process count in the scaling run, at the last concurrency."""
+    contention: int = 200
+    """Transfer sagas per contention shape (spread, hot source, hot destination, hot pair) on
+    each database; 0 skips the section."""
+    contention_concurrency: int = 16
+    """Lanes starting the contention sagas back to back."""
+    contention_only: bool = False
+    """Only the contention section: no scenarios, no DBOS."""
     dbos: bool = True
     knobs: WorkerKnobs = field(default_factory=WorkerKnobs)
     output_dir: Path = DEFAULT_OUTPUT_DIR
@@ -83,4 +92,6 @@ class BenchConfig:
             soak=min(self.soak, 20),
             scaling=self.scaling[:2],
             scaling_sagas=min(self.scaling_sagas, 8),
+            contention=min(self.contention, 6),
+            contention_concurrency=min(self.contention_concurrency, 4),
         )

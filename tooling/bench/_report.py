@@ -6,6 +6,7 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
+from tooling.bench._contention_report import contention_table
 from tooling.bench._plot import write_plot
 from tooling.bench._results import Latency, Report, ScenarioResult
 
@@ -82,7 +83,8 @@ def table(report: Report) -> str:
     ]
     rows = [header] + [_row(r, concurrencies) for r in report.scenarios]
     codec = "on" if report.conditions.get("knob.codec") else "off"
-    lines = [f"fundsaga bench: {report.label} (payload codec {codec})", *_aligned(rows), ""]
+    scenarios = _aligned(rows) if report.scenarios else []
+    lines = [f"fundsaga bench: {report.label} (payload codec {codec})", *scenarios, ""]
     compensate = next((r for r in report.scenarios if r.failure_to_compensated), None)
     if compensate is not None and compensate.failure_to_compensated is not None:
         f = compensate.failure_to_compensated
@@ -91,9 +93,12 @@ def table(report: Report) -> str:
             f"p95 {f.p95_ms} ms, p99 {f.p99_ms} ms"
         )
     for database, found in report.ratios.items():
+        if not found:
+            continue
         lines.append(f"ratios [{database}]: " + ", ".join(f"{k}={v}" for k, v in found.items()))
     lines.extend(_scaling(report))
     lines.extend(_soaks(report))
+    lines.extend(contention_table(report.contention, report.contention_s))
     lines.extend(targets_block(report))
     lines.extend(f"note: {note}" for note in report.notes)
     lines.append("conditions: " + "; ".join(f"{k}={v}" for k, v in report.conditions.items()))
@@ -102,6 +107,8 @@ def table(report: Report) -> str:
 
 def targets_block(report: Report) -> list[str]:
     """One line per target: status, name, value, threshold."""
+    if not report.targets:
+        return []
     lines = ["targets (median of per-repetition ratios; met / NOT MET / not measured):"]
     width = max(len(t.status) for t in report.targets)
     for t in report.targets:

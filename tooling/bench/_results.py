@@ -107,6 +107,9 @@ class Report:
     targets: list[Target]
     soaks: list[Soak] = field(default_factory=list)
     scaling: list[ScalingPoint] = field(default_factory=list)
+    contention: list[Contention] = field(default_factory=list)
+    contention_s: float = 0.0
+    """Wall time of the contention section, over every database."""
     elapsed_s: float = 0.0
     notes: list[str] = field(default_factory=list)
     plot: str | None = None
@@ -117,3 +120,34 @@ class Report:
             if result.name == name and result.database == database:
                 return result
         raise KeyError(name)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Contention:
+    """One contention shape at saga level: `sagas` transfers started by `concurrency` lanes."""
+
+    shape: str
+    database: str
+    sagas: int
+    concurrency: int
+    accepted_per_s: float
+    """Starts acknowledged by Temporal per second, from the first start to the last ack."""
+    applied_per_s: float
+    """Sagas COMPLETED per second, from the first start to the last close."""
+    latency: Latency
+    """From a saga's start call to its close."""
+    statuses: dict[str, int]
+    """Closed sagas by status: every saga started is here (nothing lost when all completed)."""
+    journal_applied: int
+    """Sagas whose journal entries net to the whole transfer."""
+    busiest_account: str
+    busiest_sagas: int
+    """Sagas that moved money on the busiest customer account."""
+    invariant_findings: list[str]
+    elapsed_s: float
+
+    @property
+    def lost(self) -> int:
+        """Sagas not shown completed and applied in the journal."""
+        completed = self.statuses.get("COMPLETED", 0)
+        return self.sagas - min(completed, self.journal_applied)

@@ -6,10 +6,11 @@ import time
 
 from tooling.bench._conditions import conditions
 from tooling.bench._config import BenchConfig
+from tooling.bench._contention import contention_shapes
 from tooling.bench._dbos import dbos_result
 from tooling.bench._host import server_pid
 from tooling.bench._load import Probe
-from tooling.bench._results import Report, ScalingPoint, ScenarioResult, Soak
+from tooling.bench._results import Contention, Report, ScalingPoint, ScenarioResult, Soak
 from tooling.bench._scaling import scaling
 from tooling.bench._scenarios import VARIANTS, Scenario, runner
 from tooling.bench._session import Session, progress
@@ -30,13 +31,26 @@ SOAKED = (Scenario.ENGINE, Scenario.ENGINE_LOCAL)
 __all__ = ["TEMPORAL_SCENARIOS", "Stage", "run_bench", "staged"]
 
 
-async def _session(config: BenchConfig, database: str, soaks: list[Soak]) -> Report:
+async def _session(
+    config: BenchConfig, database: str, soaks: list[Soak], shapes: list[Contention]
+) -> Report:
     async with staged(config, database) as stage:
         client = stage.env.client
         probe = Probe(stage.worker_pids[0], server_pid())
         scenarios = TEMPORAL_SCENARIOS + (VARIANTS if config.variants else ())
         runners = {s: runner(s, client, stage.queues) for s in scenarios}
-        measured = await Session(config, probe, client, runners).run()
+        session = Session(config, probe, client, runners)
+        measured = {} if config.contention_only else await session.run()
+        if config.contention:
+            progress(f"contention shapes on {database}")
+            shapes += await contention_shapes(
+                client,
+                stage.queues.engine,
+                stage.database_url,
+                database,
+                config.contention,
+                config.contention_concurrency,
+            )
         if config.soak and not soaks:
             for scenario in SOAKED:
                 soaks.append(await soak(probe, runners[scenario], config.soak, scenario.value))
@@ -45,7 +59,7 @@ async def _session(config: BenchConfig, database: str, soaks: list[Soak]) -> Rep
         label=config.label,
         conditions=conditions(config, peak_resettable=probe.peak_resettable),
         scenarios=list(results.values()),
-        ratios={database: ratios(measured, results)},
+        ratios={database: ratios(measured, results) if measured else {}},
         targets=[],
     )
 
@@ -56,9 +70,16 @@ async def run_bench(config: BenchConfig) -> Report:
     started = time.perf_counter()
     soaks: list[Soak] = []
     sessions: list[Report] = []
+    shapes: list[Contention] = []
     for database in config.databases:
         progress(f"session on {database}")
-        sessions.append(await _session(config, database, soaks))
+        sessions.append(await _session(config, database, soaks, shapes))
+    contention_s = sum(c.elapsed_s for c in shapes)
+    if config.contention_only:
+        report = sessions[0]
+        report.contention, report.contention_s = shapes, round(contention_s, 1)
+        report.elapsed_s = round(time.perf_counter() - started, 1)
+        return report
     points: list[ScalingPoint] = []
     scaling_s = 0.0
     if config.scaling:
@@ -68,7 +89,9 @@ async def run_bench(config: BenchConfig) -> Report:
     dbos = await dbos_result(config)
     elapsed_s = time.perf_counter() - started
     full_extras_s = scaling_s + sum(s.elapsed_s for s in soaks)
-    return _report(config, sessions, dbos, soaks, points, elapsed_s, full_extras_s)
+    report = _report(config, sessions, dbos, soaks, points, elapsed_s, full_extras_s)
+    report.contention, report.contention_s = shapes, round(contention_s, 1)
+    return report
 
 
 def _report(

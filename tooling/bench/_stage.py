@@ -26,6 +26,8 @@ class Stage:
     env: WorkflowEnvironment
     queues: Queues
     worker_pids: list[int]
+    database_url: str
+    """The ledger the workers write, as they reach it."""
 
 
 def free_address() -> str:
@@ -68,4 +70,4 @@ async def staged(
                 )
                 log = config.output_dir / "worker.log"
                 pids.append(await stack.enter_async_context(worker_process(spec, log)))
-            yield Stage(env=env, queues=queues, worker_pids=pids)
+            yield Stage(env=env, queues=queues, worker_pids=pids, database_url=database_url)
