@@ -55,7 +55,6 @@ class TargetStatus(StrEnum):
     NOT_MET = "NOT MET"  # measured, and it does not
     NOT_MEASURED = "not measured"  # this run did not measure it (DBOS off, no FULL=1, ...)
     REPORTED = "reported"  # a figure with no threshold (an add-on's cost, the scaling)
-    NOT_SWITCHABLE = "not switchable without an engine change"  # inside sagas/engine
 
 
 @dataclass(frozen=True, kw_only=True)

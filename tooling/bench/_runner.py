@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import time
+from contextlib import AsyncExitStack
 
 from tooling.bench._conditions import conditions
 from tooling.bench._config import BenchConfig
 from tooling.bench._contention import contention_shapes
-from tooling.bench._dbos import dbos_result
+from tooling.bench._dbos import NOT_INSTALLED, dbos_installed, dbos_worker
 from tooling.bench._host import server_pid
 from tooling.bench._load import Probe
 from tooling.bench._results import Contention, Report, ScalingPoint, ScenarioResult, Soak
@@ -34,12 +35,25 @@ __all__ = ["TEMPORAL_SCENARIOS", "Stage", "run_bench", "staged"]
 async def _session(
     config: BenchConfig, database: str, soaks: list[Soak], shapes: list[Contention]
 ) -> Report:
-    async with staged(config, database) as stage:
+    async with staged(config, database) as stage, AsyncExitStack() as stack:
         client = stage.env.client
         probe = Probe(stage.worker_pids[0], server_pid())
         scenarios = TEMPORAL_SCENARIOS + (VARIANTS if config.variants else ())
         runners = {s: runner(s, client, stage.queues) for s in scenarios}
-        session = Session(config, probe, client, runners)
+        probes = dict.fromkeys(runners, probe)
+        dbos_status = _dbos_status(config)
+        if dbos_status == "ok" and not config.contention_only:
+            dbos = await stack.enter_async_context(
+                dbos_worker(
+                    database,
+                    stage.database_url,
+                    config.output_dir / database / "dbos",
+                    config.output_dir / "dbos.log",
+                )
+            )
+            runners[Scenario.DBOS] = dbos.runner()
+            probes[Scenario.DBOS] = Probe(dbos.pid, None)
+        session = Session(config, probes, client, runners)
         measured = {} if config.contention_only else await session.run()
         if config.contention:
             progress(f"contention shapes on {database}")
@@ -55,6 +69,10 @@ async def _session(
             for scenario in SOAKED:
                 soaks.append(await soak(probe, runners[scenario], config.soak, scenario.value))
     results = {s.value: summarise(s, m, database) for s, m in measured.items()}
+    if measured and Scenario.DBOS not in measured:
+        results[Scenario.DBOS.value] = ScenarioResult(
+            name=Scenario.DBOS.value, database=database, status=dbos_status
+        )
     return Report(
         label=config.label,
         conditions=conditions(config, peak_resettable=probe.peak_resettable),
@@ -64,9 +82,15 @@ async def _session(
     )
 
 
+def _dbos_status(config: BenchConfig) -> str:
+    if not config.dbos:
+        return "skipped (--no-dbos)"
+    return "ok" if dbos_installed() else NOT_INSTALLED
+
+
 async def run_bench(config: BenchConfig) -> Report:
-    """Run every scenario on each database, each against an embedded dev server this run
-    starts and stops; then the scaling run (when asked) and DBOS."""
+    """Run every scenario, DBOS among them, on each database, each against an embedded dev
+    server this run starts and stops; then the scaling run (when asked)."""
     started = time.perf_counter()
     soaks: list[Soak] = []
     sessions: list[Report] = []
@@ -86,24 +110,23 @@ async def run_bench(config: BenchConfig) -> Report:
         scaling_started = time.perf_counter()
         points = await scaling(config)
         scaling_s = time.perf_counter() - scaling_started
-    dbos = await dbos_result(config)
     elapsed_s = time.perf_counter() - started
     full_extras_s = scaling_s + sum(s.elapsed_s for s in soaks)
-    report = _report(config, sessions, dbos, soaks, points, elapsed_s, full_extras_s)
-    report.contention, report.contention_s = shapes, round(contention_s, 1)
+    report = _report(config, sessions, soaks, points, shapes, elapsed_s, full_extras_s)
+    report.contention_s = round(contention_s, 1)
     return report
 
 
 def _report(
     config: BenchConfig,
     sessions: list[Report],
-    dbos: ScenarioResult,
     soaks: list[Soak],
     points: list[ScalingPoint],
+    shapes: list[Contention],
     elapsed_s: float,
     full_extras_s: float,
 ) -> Report:
-    scenarios = [r for s in sessions for r in s.scenarios] + [dbos]
+    scenarios = [r for s in sessions for r in s.scenarios]
     found = {db: r for s in sessions for db, r in s.ratios.items()}
     measured = Measured(
         ratios=found,
@@ -112,6 +135,7 @@ def _report(
         soaks=soaks,
         scaling=points,
         elapsed_s=elapsed_s,
+        contention=shapes,
         full_extras_s=full_extras_s,
     )
     return Report(
@@ -122,5 +146,6 @@ def _report(
         targets=targets(measured),
         soaks=soaks,
         scaling=points,
+        contention=shapes,
         elapsed_s=round(elapsed_s, 1),
     )

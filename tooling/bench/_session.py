@@ -54,15 +54,21 @@ class Session:
     def __init__(
         self,
         config: BenchConfig,
-        probe: Probe,
+        probes: dict[Scenario, Probe],
         temporal: Client,
         runners: dict[Scenario, RunOne],
     ) -> None:
+        """`probes` measures each scenario's own worker process (DBOS runs in its own)."""
         self.config = config
-        self.probe = probe
+        self.probes = probes
         self.temporal = temporal
         self.runners = runners
         self.measured = {scenario: Measured() for scenario in runners}
+        self.interleaved = tuple(s for s in (*INTERLEAVED, Scenario.DBOS) if s in runners)
+        """The scenarios of every phase's alternating blocks: DBOS with them when it runs."""
+
+    async def _closed(self, scenario: Scenario, n: int, concurrency: int) -> Block:
+        return await closed_loop(self.probes[scenario], self.runners[scenario], n, concurrency)
 
     async def run(self) -> dict[Scenario, Measured]:
         await self.warm_up()
@@ -71,59 +77,57 @@ class Session:
         await self.latency_half_load()
         await self.compensate()
         for scenario in self.runners:
-            await self.describe(scenario)
+            if scenario is not Scenario.DBOS:
+                await self.describe(scenario)
         return self.measured
 
     async def warm_up(self) -> None:
-        for run_one in self.runners.values():
-            await closed_loop(self.probe, run_one, self.config.warmup, WARMUP_CONCURRENCY)
+        for scenario in self.runners:
+            await self._closed(scenario, self.config.warmup, WARMUP_CONCURRENCY)
 
     def _at(self, concurrency: int) -> tuple[Scenario, ...]:
         """The interleaved scenarios, and the variants at the first concurrency."""
         variants = tuple(v for v in VARIANTS if v in self.runners)
         first = concurrency == self.config.concurrencies[0]
-        return INTERLEAVED + variants if first else INTERLEAVED
+        return self.interleaved + variants if first else self.interleaved
 
     async def throughput(self) -> None:
         for concurrency in self.config.concurrencies:
             for r in range(self.config.rounds):
                 for scenario in _order(r, self._at(concurrency)):
-                    block = await closed_loop(
-                        self.probe, self.runners[scenario], self.config.block, concurrency
-                    )
+                    block = await self._closed(scenario, self.config.block, concurrency)
                     self.measured[scenario].tput.setdefault(concurrency, []).append(block)
                     progress(f"tput@{concurrency} round {r + 1}: {scenario} {block.tput:.1f}/s")
 
     async def latency_unloaded(self) -> None:
         per_block = math.ceil(self.config.latency_samples / self.config.rounds)
         for r in range(self.config.rounds):
-            for scenario in _order(r):
-                block = await closed_loop(self.probe, self.runners[scenario], per_block, 1)
+            for scenario in _order(r, self.interleaved):
+                block = await self._closed(scenario, per_block, 1)
                 self.measured[scenario].c1.append(block)
                 progress(f"latency@1 round {r + 1}: {scenario} done")
 
     async def latency_half_load(self) -> None:
         per_block = math.ceil(self.config.open_loop_samples / self.config.rounds)
-        for scenario in INTERLEAVED:
+        for scenario in self.interleaved:
             self.measured[scenario].half_rate = round(self.measured[scenario].max_tput() / 2, 2)
         for r in range(self.config.rounds):
-            for scenario in _order(r):
+            for scenario in _order(r, self.interleaved):
                 measured = self.measured[scenario]
                 assert measured.half_rate is not None
                 block = await open_loop(
-                    self.probe, self.runners[scenario], per_block, measured.half_rate
+                    self.probes[scenario], self.runners[scenario], per_block, measured.half_rate
                 )
                 measured.half.append(block)
                 progress(f"open loop at {measured.half_rate}/s round {r + 1}: {scenario} done")
 
     async def compensate(self) -> None:
-        run_one = self.runners[Scenario.COMPENSATE]
         measured = self.measured[Scenario.COMPENSATE]
-        block = await closed_loop(self.probe, run_one, self.config.compensate_samples, 1)
+        block = await self._closed(Scenario.COMPENSATE, self.config.compensate_samples, 1)
         measured.c1.append(block)
         concurrency = self.config.concurrencies[0]
         measured.tput[concurrency] = [
-            await closed_loop(self.probe, run_one, self.config.block, concurrency)
+            await self._closed(Scenario.COMPENSATE, self.config.block, concurrency)
         ]
         for workflow_id in block.workflow_ids:
             seconds = await self._failure_to_close(workflow_id)

@@ -28,7 +28,9 @@ def summarise(scenario: Scenario, measured: Measured, database: str) -> Scenario
         latency_half=latency(half) if half else None,
         half_rate=measured.half_rate,
         worker_cpu_ms_per_saga=_per_saga(sum(b.worker_cpu_s for b in tput_blocks), tput_sagas),
-        server_cpu_ms_per_saga=_per_saga(sum(b.server_cpu_s for b in tput_blocks), tput_sagas),
+        server_cpu_ms_per_saga=None
+        if scenario is Scenario.DBOS
+        else _per_saga(sum(b.server_cpu_s for b in tput_blocks), tput_sagas),
         worker_peak_rss_mb=round(max(b.worker_peak_mb for b in blocks), 1),
     )
     if measured.events:
@@ -91,6 +93,11 @@ def _local_and_variants(
     bare_p50 = results[Scenario.BARE_LOCAL.value].p50_c1_blocks
     if local_p50 and len(local_p50) == len(bare_p50):
         found["ENGINE-LOCAL/BARE-LOCAL p50@1"] = paired_ratio(local_p50, bare_p50)
+    found["ENGINE-LOCAL/BARE-LOCAL worker CPU"] = paired_ratio(
+        _cpu_per_saga(local), _cpu_per_saga(measured[Scenario.BARE_LOCAL])
+    )
+    if Scenario.DBOS in measured:
+        found |= _against_dbos(measured, results)
     engine = measured[Scenario.ENGINE]
     for variant in (v for v in VARIANTS if v in measured):
         for c, blocks in measured[variant].tput.items():
@@ -98,6 +105,29 @@ def _local_and_variants(
                 [b.tput for b in engine.tput[c]], [b.tput for b in blocks]
             )
     return found
+
+
+def _against_dbos(
+    measured: dict[Scenario, Measured], results: dict[str, ScenarioResult]
+) -> dict[str, float | None]:
+    """ENGINE-LOCAL against DBOS, block by block: their blocks alternate in every phase."""
+    found: dict[str, float | None] = {}
+    local, dbos = measured[Scenario.ENGINE_LOCAL], measured[Scenario.DBOS]
+    for c, blocks in dbos.tput.items():
+        found[f"ENGINE-LOCAL/DBOS tput@{c}"] = paired_ratio(
+            [b.tput for b in local.tput[c]], [b.tput for b in blocks]
+        )
+    local_p50 = results[Scenario.ENGINE_LOCAL.value].p50_c1_blocks
+    dbos_p50 = results[Scenario.DBOS.value].p50_c1_blocks
+    if local_p50 and len(local_p50) == len(dbos_p50):
+        found["ENGINE-LOCAL/DBOS p50@1"] = paired_ratio(local_p50, dbos_p50)
+    return found
+
+
+def _cpu_per_saga(measured: Measured) -> list[float]:
+    """Worker CPU seconds per saga of each throughput block, in the order the blocks ran."""
+    blocks = [b for bs in measured.tput.values() for b in bs]
+    return [b.worker_cpu_s / len(b.latencies) if b.latencies else 0.0 for b in blocks]
 
 
 def _p50(result: ScenarioResult) -> float | None:
