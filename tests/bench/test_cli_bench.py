@@ -24,12 +24,12 @@ def test_defaults_are_the_full_run() -> None:
     assert config.databases == ("sqlite", "postgresql")
     assert config.variants
     assert (config.soak, config.scaling) == (0, ())
-    assert (config.contention, config.contention_only) == (200, False)
+    assert (config.contention, config.only) == (200, None)
 
 
 def test_only_contention_runs_the_shapes_alone() -> None:
     config = config_from(parse("--only", "contention", "--contention", "50"))
-    assert (config.contention, config.contention_only) == (50, True)
+    assert (config.contention, config.only) == (50, "contention")
     assert config_from(parse("--full")).contention == 1000
     assert config_from(parse("--smoke")).contention < 50
 
@@ -92,3 +92,9 @@ def test_the_public_names_change_only_on_purpose() -> None:
         "table",
         "write_outputs",
     ]
+
+
+def test_only_scaling_runs_the_process_counts_alone() -> None:
+    config = config_from(parse("--only", "scaling"))
+    assert (config.only, config.scaling) == ("scaling", (1, 2, 4))
+    assert config_from(parse("--only", "scaling", "--scaling", "1,2")).scaling == (1, 2)

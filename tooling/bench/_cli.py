@@ -61,9 +61,10 @@ def build_parser() -> argparse.ArgumentParser:
     add("--contention-lanes", type=int, default=16, help="lanes starting the contention sagas")
     add(
         "--only",
-        choices=("contention",),
+        choices=("contention", "scaling"),
         default=None,
-        help="only this section (contention: the saga-level shapes, no scenarios, no DBOS)",
+        help="only this section, no scenarios, no DBOS: contention (the saga-level shapes) or "
+        "scaling (ENGINE through 1, 2, 4 worker processes on PostgreSQL, or --scaling)",
     )
     add(
         "--step-cost",
@@ -101,14 +102,14 @@ def config_from(args: argparse.Namespace) -> BenchConfig:
         open_loop_samples=args.open_loop_samples,
         compensate_samples=args.compensate_samples,
         soak=max(args.soak, SOAK_FULL_SIZE) if args.full else args.soak,
-        scaling=args.scaling or (SCALING_PROCESSES if args.full else ()),
+        scaling=args.scaling or (SCALING_PROCESSES if args.full or args.only == "scaling" else ()),
         scaling_sagas=args.scaling_sagas,
         databases=DATABASES if args.database == "both" else (args.database,),
         variants=not args.no_variants,
         dbos=not args.no_dbos,
         contention=max(args.contention, CONTENTION_FULL_SIZE) if args.full else args.contention,
         contention_concurrency=args.contention_lanes,
-        contention_only=args.only == "contention",
+        only=args.only,
         output_dir=args.output_dir,
         label=args.label,
         knobs=WorkerKnobs(

@@ -70,8 +70,9 @@ class BenchConfig:
     each database; 0 skips the section."""
     contention_concurrency: int = 16
     """Lanes starting the contention sagas back to back."""
-    contention_only: bool = False
-    """Only the contention section: no scenarios, no DBOS."""
+    only: str | None = None
+    """One section alone: `contention` (the shapes on each database) or `scaling` (the
+    process-scaling run); no scenarios, no DBOS."""
     dbos: bool = True
     knobs: WorkerKnobs = field(default_factory=WorkerKnobs)
     output_dir: Path = DEFAULT_OUTPUT_DIR

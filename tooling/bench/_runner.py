@@ -18,7 +18,7 @@ from tooling.bench._session import Session, progress
 from tooling.bench._soak import soak
 from tooling.bench._stage import Stage, staged
 from tooling.bench._summary import ratios, summarise
-from tooling.bench._targets import Measured, targets
+from tooling.bench._targets import Measured, scaling_target, targets
 
 TEMPORAL_SCENARIOS = (
     Scenario.BARE,
@@ -42,7 +42,7 @@ async def _session(
         runners = {s: runner(s, client, stage.queues) for s in scenarios}
         probes = dict.fromkeys(runners, probe)
         dbos_status = _dbos_status(config)
-        if dbos_status == "ok" and not config.contention_only:
+        if dbos_status == "ok" and not config.only:
             dbos = await stack.enter_async_context(
                 dbos_worker(
                     database,
@@ -54,7 +54,7 @@ async def _session(
             runners[Scenario.DBOS] = dbos.runner()
             probes[Scenario.DBOS] = Probe(dbos.pid, None)
         session = Session(config, probes, client, runners)
-        measured = {} if config.contention_only else await session.run()
+        measured = {} if config.only else await session.run()
         if config.contention:
             progress(f"contention shapes on {database}")
             shapes += await contention_shapes(
@@ -95,11 +95,13 @@ async def run_bench(config: BenchConfig) -> Report:
     soaks: list[Soak] = []
     sessions: list[Report] = []
     shapes: list[Contention] = []
+    if config.only == "scaling":
+        return await _scaling_alone(config, started)
     for database in config.databases:
         progress(f"session on {database}")
         sessions.append(await _session(config, database, soaks, shapes))
     contention_s = sum(c.elapsed_s for c in shapes)
-    if config.contention_only:
+    if config.only == "contention":
         report = sessions[0]
         report.contention, report.contention_s = shapes, round(contention_s, 1)
         report.elapsed_s = round(time.perf_counter() - started, 1)
@@ -115,6 +117,20 @@ async def run_bench(config: BenchConfig) -> Report:
     report = _report(config, sessions, soaks, points, shapes, elapsed_s, full_extras_s)
     report.contention_s = round(contention_s, 1)
     return report
+
+
+async def _scaling_alone(config: BenchConfig, started: float) -> Report:
+    points = await scaling(config)
+    elapsed_s = time.perf_counter() - started
+    return Report(
+        label=config.label,
+        conditions=conditions(config, peak_resettable=True),
+        scenarios=[],
+        ratios={},
+        targets=[scaling_target(points)],
+        scaling=points,
+        elapsed_s=round(elapsed_s, 1),
+    )
 
 
 def _report(

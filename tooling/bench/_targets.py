@@ -68,7 +68,7 @@ def targets(m: Measured) -> list[Target]:
         listed.append(_no_failure(m, database))
     listed.append(_server_features())
     listed += _contention(m.contention)
-    listed.append(_scaling(m.scaling))
+    listed.append(scaling_target(m.scaling))
     listed.append(_run_time(m))
     listed += _soaks(m.soaks)
     return listed
@@ -166,7 +166,7 @@ def _contention(shapes: Sequence[Contention]) -> list[Target]:
     ]
 
 
-def _scaling(points: Sequence[ScalingPoint]) -> Target:
+def scaling_target(points: Sequence[ScalingPoint]) -> Target:
     name = "4. process scaling [postgresql]: tput with most processes / with 1"
     if not points:
         return _reported(name, None, TargetStatus.NOT_MEASURED, "make bench FULL=1")
