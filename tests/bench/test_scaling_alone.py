@@ -12,7 +12,8 @@ pytestmark = pytest.mark.long
 
 
 async def test_the_scaling_run_alone_reports_cpu_per_saga_of_each_process(tmp_path: Path) -> None:
-    config = BenchConfig(output_dir=tmp_path, only="scaling", scaling=(1, 2)).smoke()
+    out = tmp_path / "not-made-yet"
+    config = BenchConfig(output_dir=out, only="scaling", scaling=(1, 2)).smoke()
 
     report = await run_bench(config)
 
@@ -24,3 +25,4 @@ async def test_the_scaling_run_alone_reports_cpu_per_saga_of_each_process(tmp_pa
     assert target.status is TargetStatus.REPORTED
     assert "2 proc" in target.note
     assert "scaling [postgresql]: 2 worker processes" in table(report)
+    assert (out / "worker.log").exists()

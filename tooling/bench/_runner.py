@@ -95,6 +95,7 @@ async def run_bench(config: BenchConfig) -> Report:
     soaks: list[Soak] = []
     sessions: list[Report] = []
     shapes: list[Contention] = []
+    config.output_dir.mkdir(parents=True, exist_ok=True)
     if config.only == "scaling":
         return await _scaling_alone(config, started)
     for database in config.databases:
