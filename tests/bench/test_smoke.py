@@ -280,10 +280,13 @@ def test_conditions_table_and_plot_are_written(smoke: tuple[Report, dict[str, An
     assert "(payload codec off)" in text.splitlines()[0]
     if importlib.util.find_spec("matplotlib") is None:
         assert data["plot"] is None
+        assert data["contention_plot"] is None
         assert any("matplotlib" in note for note in data["notes"])
     else:
         assert data["plot"] == "bench-latency.png"
-        assert (out / data["plot"]).stat().st_size > 0
+        assert data["contention_plot"] == "bench-contention.png"
+        for png in (data["plot"], data["contention_plot"]):
+            assert (out / png).read_bytes().startswith(b"\x89PNG")
 
 
 @pytest.mark.parametrize("database", DATABASES)

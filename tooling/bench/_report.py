@@ -6,6 +6,7 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
+from tooling.bench._contention_plot import write_contention_plot
 from tooling.bench._contention_report import contention_table
 from tooling.bench._plot import write_plot
 from tooling.bench._results import Latency, Report, ScenarioResult
@@ -143,10 +144,11 @@ def write_json(report: Report, directory: Path) -> Path:
 
 
 def write_outputs(report: Report, directory: Path) -> list[Path]:
-    """The JSON, and the PNG where matplotlib is installed; returns the files written."""
+    """The JSON, and the PNGs where matplotlib is installed; returns the files written."""
     directory.mkdir(parents=True, exist_ok=True)
     report.plot = write_plot(report, directory)
-    written = [write_json(report, directory)]
     if report.plot is not None:
-        written.append(directory / report.plot)
+        report.contention_plot = write_contention_plot(report.contention, directory, report.label)
+    written = [write_json(report, directory)]
+    written += [directory / png for png in (report.plot, report.contention_plot) if png]
     return written

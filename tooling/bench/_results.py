@@ -113,6 +113,8 @@ class Report:
     notes: list[str] = field(default_factory=list)
     plot: str | None = None
     """File name of the latency plot, or None when matplotlib is missing."""
+    contention_plot: str | None = None
+    """File name of the contention shapes' panel, or None (no shapes, or no matplotlib)."""
 
     def scenario(self, name: str, database: str = "sqlite") -> ScenarioResult:
         for result in self.scenarios:
