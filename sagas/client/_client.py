@@ -223,7 +223,8 @@ class FundsagaClient:
         status: a caller that must not report a start that did not happen reads `started`."""
         parsed = self._parse(saga_type, request)
         try:
-            self._check_accounts(parsed)
+            # The ledger's reads block: on a thread, a service's other starts go on meanwhile.
+            await asyncio.to_thread(self._check_accounts, parsed)
         except InvalidRequestError:
             # A retried start finds its saga, whose account may have been refused since.
             if (found := await self._already_started(saga_type, parsed)) is None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -23,7 +24,7 @@ from temporalio.testing import WorkflowEnvironment
 from sagas import InvalidRequestError, SagaRequest, SagaStatus, parse_money
 from sagas.audit import AuditStore
 from sagas.client import FundsagaClient, saga_id
-from sagas.ledger import Ledger
+from sagas.ledger import AccountView, Ledger
 from sagas.registry import SagaType, load_registry
 from sagas.worker import build_worker
 from tests.e2e.conftest import fundsaga
@@ -302,3 +303,28 @@ async def test_a_start_past_the_client_is_refused_by_its_step_naming_the_field(
     )
     assert Written.of(ledger).amounts == before.amounts
     assert ledger.net_effect(outcome.saga_id) == {}
+
+
+@SQLITE_ONLY
+async def test_the_account_checks_leave_the_event_loop_free(
+    worker: FundsagaClient, ledger: Ledger, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A service's event loop runs its other starts while a start reads the ledger."""
+    loop_thread, readers = threading.get_ident(), set[int]()
+    find_account = ledger.find_account
+
+    def recorded(account_id: str) -> AccountView | None:
+        readers.add(threading.get_ident())
+        return find_account(account_id)
+
+    monkeypatch.setattr(ledger, "find_account", recorded)
+    ledger.open_account("eur-2", "EUR", opening_balance=parse_money("10.00", "EUR"))
+    request = in_eur({"source_account": "eur-2", "destination_account": "eur-1"})
+
+    launch = await worker.launch("transfer", request)
+    outcome = await worker.saga("transfer", request["idempotency_key"]).outcome()
+
+    assert launch.started
+    assert outcome.status is SagaStatus.COMPLETED
+    assert readers
+    assert loop_thread not in readers
