@@ -59,12 +59,14 @@ def build_parser() -> argparse.ArgumentParser:
     add("--no-dbos", action="store_true", help="skip the DBOS scenario")
     add("--contention", type=int, default=200, metavar="N", help="transfer sagas per shape")
     add("--contention-lanes", type=int, default=16, help="lanes starting the contention sagas")
+    add("--features", type=int, default=60, metavar="N", help="sagas per feature-cost block")
     add(
         "--only",
-        choices=("contention", "scaling"),
+        choices=("contention", "features", "scaling"),
         default=None,
-        help="only this section, no scenarios, no DBOS: contention (the saga-level shapes) or "
-        "scaling (ENGINE through 1, 2, 4 worker processes on PostgreSQL, or --scaling)",
+        help="only this section, no scenarios, no DBOS: contention (the saga-level shapes), "
+        "features (the server's CPU by engine feature) or scaling (ENGINE through 1, 2, 4 "
+        "worker processes on PostgreSQL, or --scaling)",
     )
     add(
         "--step-cost",
@@ -109,6 +111,7 @@ def config_from(args: argparse.Namespace) -> BenchConfig:
         dbos=not args.no_dbos,
         contention=max(args.contention, CONTENTION_FULL_SIZE) if args.full else args.contention,
         contention_concurrency=args.contention_lanes,
+        features=args.features,
         only=args.only,
         output_dir=args.output_dir,
         label=args.label,

@@ -70,9 +70,12 @@ class BenchConfig:
     each database; 0 skips the section."""
     contention_concurrency: int = 16
     """Lanes starting the contention sagas back to back."""
+    features: int = 60
+    """Sagas per block of BARE and of each engine feature alone (server CPU by feature), on the
+    first database, at the first concurrency, `rounds` rounds; 0 skips the section."""
     only: str | None = None
-    """One section alone: `contention` (the shapes on each database) or `scaling` (the
-    process-scaling run); no scenarios, no DBOS."""
+    """One section alone: `contention` (the shapes on each database), `features` (the server's
+    CPU by engine feature) or `scaling` (the process-scaling run); no scenarios, no DBOS."""
     dbos: bool = True
     knobs: WorkerKnobs = field(default_factory=WorkerKnobs)
     output_dir: Path = DEFAULT_OUTPUT_DIR
@@ -94,5 +97,6 @@ class BenchConfig:
             scaling=self.scaling[:2],
             scaling_sagas=min(self.scaling_sagas, 8),
             contention=min(self.contention, 6),
+            features=min(self.features, 4),
             contention_concurrency=min(self.contention_concurrency, 4),
         )

@@ -100,6 +100,7 @@ def table(report: Report) -> str:
     lines.extend(_scaling(report))
     lines.extend(_soaks(report))
     lines.extend(contention_table(report.contention, report.contention_s))
+    lines.extend(_features(report))
     lines.extend(targets_block(report))
     lines.extend(f"note: {note}" for note in report.notes)
     lines.append("conditions: " + "; ".join(f"{k}={v}" for k, v in report.conditions.items()))
@@ -116,6 +117,29 @@ def targets_block(report: Report) -> list[str]:
         value = "-" if t.value is None else str(t.value)
         note = f"  ({t.note})" if t.note else ""
         lines.append(f"  {t.status:<{width}}  {t.name} = {value}, wanted {t.wanted}{note}")
+    return lines
+
+
+def _features(report: Report) -> list[str]:
+    """Each engine feature's CPU over BARE's, beside what the operator gets for it."""
+    if not report.features:
+        return []
+    header = ["feature", "srv ms/saga", "over BARE", "wkr ms/saga", "over BARE", "events", "+"]
+    rows = [header] + [
+        [
+            c.feature,
+            _num(c.server_cpu_ms_per_saga, 2),
+            _num(c.server_ms_over_bare, 2),
+            _num(c.worker_cpu_ms_per_saga, 2),
+            _num(c.worker_ms_over_bare, 2),
+            str(c.history_events),
+            str(c.events_over_bare),
+        ]
+        for c in report.features
+    ]
+    lines = ["Server CPU by engine feature (BARE plus one feature, alternating blocks):"]
+    lines += _aligned(rows)
+    lines += [f"  {c.feature}: {c.operator_gets}" for c in report.features if c.operator_gets]
     return lines
 
 

@@ -96,6 +96,25 @@ class Soak:
     elapsed_s: float = 0.0
 
 
+@dataclass(frozen=True, kw_only=True)
+class FeatureCost:
+    """BARE with one of the engine's server-side features on, against BARE in the same rounds."""
+
+    feature: str
+    """The feature, or `BARE` for the baseline row."""
+    sagas: int
+    failures: int
+    server_cpu_ms_per_saga: float
+    worker_cpu_ms_per_saga: float
+    server_ms_over_bare: float
+    """Median over the rounds of this row's server CPU per saga less BARE's in that round."""
+    worker_ms_over_bare: float
+    history_events: int
+    events_over_bare: int
+    operator_gets: str
+    """What the feature is for, beside its cost."""
+
+
 @dataclass(kw_only=True)
 class Report:
     label: str
@@ -109,6 +128,8 @@ class Report:
     contention: list[Contention] = field(default_factory=list)
     contention_s: float = 0.0
     """Wall time of the contention section, over every database."""
+    features: list[FeatureCost] = field(default_factory=list)
+    """The server's CPU by engine feature (on the first database's session)."""
     elapsed_s: float = 0.0
     notes: list[str] = field(default_factory=list)
     plot: str | None = None

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from tooling.bench._results import (
     Contention,
+    FeatureCost,
     ScalingPoint,
     ScenarioResult,
     Soak,
@@ -35,6 +36,7 @@ class Measured:
     scaling: Sequence[ScalingPoint]
     elapsed_s: float
     contention: Sequence[Contention] = ()
+    features: Sequence[FeatureCost] = ()
     full_extras_s: float = 0.0
     """Time of the soaks and the scaling run (`--full`), which the time target leaves out."""
 
@@ -66,7 +68,7 @@ def targets(m: Measured) -> list[Target]:
         listed.append(_local_cpu(found, database))
         listed += _add_on_costs(found, database, m.concurrencies)
         listed.append(_no_failure(m, database))
-    listed.append(_server_features())
+    listed.append(server_features(m.features))
     listed += _contention(m.contention)
     listed.append(scaling_target(m.scaling))
     listed.append(_run_time(m))
@@ -139,13 +141,16 @@ def _no_failure(m: Measured, db: str) -> Target:
     return _check(name, float(len(ran)), "all", ok, "value: scenarios run")
 
 
-def _server_features() -> Target:
-    return _reported(
-        "2. server CPU per engine feature",
-        None,
-        TargetStatus.NOT_MEASURED,
-        "python -m tooling.bench.feature_cost",
-    )
+def server_features(costs: Sequence[FeatureCost]) -> Target:
+    """The engine's features' server CPU per saga over BARE, summed: each one, and what it
+    gives the operator, is in the section "Server CPU by engine feature"."""
+    name = "2. server CPU of the engine's features over BARE, ms/saga"
+    features = [c for c in costs if c.feature != "BARE"]
+    if not features:
+        return _reported(name, None, TargetStatus.NOT_MEASURED, "--features N, --only features")
+    note = ", ".join(f"{c.feature} {c.server_ms_over_bare}" for c in features)
+    total = round(sum(c.server_ms_over_bare for c in features), 2)
+    return _reported(name, total, TargetStatus.REPORTED, note)
 
 
 def _contention(shapes: Sequence[Contention]) -> list[Target]:

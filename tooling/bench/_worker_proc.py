@@ -27,6 +27,7 @@ from sagas.foundations import Settings
 from sagas.telemetry import prometheus_runtime
 from sagas.worker import build_worker, saga_workflow_runner
 from tooling.baselines.activities import NaiveActivities, noop
+from tooling.baselines.features import FeatureWorkflow, padded_noop
 from tooling.baselines.workflows import BareLocalWorkflow, BareWorkflow, NaiveTransferWorkflow
 from tooling.bench._codec import bench_converter
 from tooling.bench._config import WorkerKnobs
@@ -113,14 +114,15 @@ def _variant_workers(
 
 
 def _bench_worker(client: Client, spec: WorkerSpec) -> Worker:
-    """BARE and NAIVE, on the options build_worker gives the engine's worker."""
+    """BARE, NAIVE and BARE with one engine feature on, on the options build_worker gives the
+    engine's worker."""
     ledger = bench_ledger(spec.database_url, spec.knobs.sqlite_journal)
     options = _worker_options(spec.knobs, BASELINES)
     return Worker(
         client,
         task_queue=spec.bench_queue,
-        workflows=[BareWorkflow, BareLocalWorkflow, NaiveTransferWorkflow],
-        activities=[noop, *NaiveActivities(ledger).all()],
+        workflows=[BareWorkflow, BareLocalWorkflow, NaiveTransferWorkflow, FeatureWorkflow],
+        activities=[noop, padded_noop, *NaiveActivities(ledger).all()],
         activity_executor=ThreadPoolExecutor(max_workers=options["max_concurrent_activities"]),
         **options,
     )
