@@ -32,13 +32,21 @@ UPDATES = "updates `retry_compensation`, `propose_resolution`, `approve_resoluti
 RECOVERY_UPDATES = "updates `propose_recovery`, `approve_recovery`"
 
 
-def current_details(view: SagaView, request: SagaRequest | None, waiting: str | None = None) -> str:
-    """The saga's current details as Markdown, one fact a paragraph."""
+def current_details(
+    view: SagaView,
+    request: SagaRequest | None,
+    waiting: str | None = None,
+    *,
+    amount: str | None = None,
+) -> str:
+    """The saga's current details as Markdown, one fact a paragraph. `amount` is the request's
+    `amount_text`, when the caller keeps it (a saga's request never changes)."""
     lines = [
         f"**Status:** {view.status.value}: {MEANING[view.status]}",
         f"**Step:** {view.current_step or '-'}",
     ]
-    amount = amount_text(request)
+    if amount is None:
+        amount = amount_text(request)
     if amount:
         lines.append(f"**Amount:** {amount}")
     if view.status is SagaStatus.NEEDS_ATTENTION:

@@ -18,7 +18,7 @@ from temporalio.exceptions import ActivityError, ApplicationError, RetryState, T
 
 from sagas.engine._audit_call import AuditKind
 from sagas.engine._audit_trail import audit_completed_sagas, outcome_payload, write_audit_record
-from sagas.engine._current_details import current_details
+from sagas.engine._current_details import amount_text, current_details
 from sagas.engine._definition import (
     RequestT,
     SagaDefinition,
@@ -121,29 +121,34 @@ class SagaRuntime(Generic[RequestT, StateT]):
         self.inbox = inbox or EventInbox()
         self.events: list[EventRecord] = []
         self.retry_specs: SagaRetrySpecs = code_specs(definition)
+        self._amount: str | None = None
+        """The request's amount as the current details show it, once worked out."""
         self.infrastructure = InfrastructureWaits(definition.saga_type, self._show_details)
 
     # ---- public surface used by the workflow's handlers
     def view(self) -> SagaView:
-        return SagaView(
-            saga_id=self.saga_id,
-            saga_type=self.definition.saga_type,
-            status=self.status,
-            current_step=self.current_step,
-            snapshots=list(self.snapshots),
-            compensation_stack=list(self.stack),
-            failure=self.failure,
-            compensations=list(self.compensations),
-            operator_actions=list(self.operator_actions),
-            pivot=self._pivot_name,
-            parked_on_step=self._parked_forward,
-            pivot_passed=self.forward_only,
-            ignored_stops=list(self.ignored_stops),
-            inquiries=list(self.inquiries),
-            events=list(self.events),
-            waiting_on=self.infrastructure.error_type or None,
-            waiting_since=self.infrastructure.since,
-        )
+        return SagaView(**self._view_fields(), snapshots=list(self.snapshots))
+
+    def _view_fields(self) -> dict[str, Any]:
+        """The view's fields but its snapshots, as copies: the runtime goes on changing its own."""
+        return {
+            "saga_id": self.saga_id,
+            "saga_type": self.definition.saga_type,
+            "status": self.status,
+            "current_step": self.current_step,
+            "compensation_stack": list(self.stack),
+            "failure": self.failure,
+            "compensations": list(self.compensations),
+            "operator_actions": list(self.operator_actions),
+            "pivot": self._pivot_name,
+            "parked_on_step": self._parked_forward,
+            "pivot_passed": self.forward_only,
+            "ignored_stops": list(self.ignored_stops),
+            "inquiries": list(self.inquiries),
+            "events": list(self.events),
+            "waiting_on": self.infrastructure.error_type or None,
+            "waiting_since": self.infrastructure.since,
+        }
 
     @property
     def _pivot_name(self) -> str | None:
@@ -781,7 +786,15 @@ class SagaRuntime(Generic[RequestT, StateT]):
             workflow.upsert_search_attributes(changed)
 
     def _show_details(self) -> None:
-        details = current_details(self.view(), self.request, self.infrastructure.describe())
+        # Several times a step: the same fields as the query's view, built from values the
+        # runtime's own models already checked, without validating them again (nor the
+        # snapshots, which the details do not show).
+        view = SagaView.model_construct(**self._view_fields(), snapshots=[])
+        if self._amount is None:
+            self._amount = amount_text(self.request)
+        details = current_details(
+            view, self.request, self.infrastructure.describe(), amount=self._amount
+        )
         workflow.set_current_details(details)
 
     def _outcome(self) -> SagaOutcome:

@@ -53,14 +53,15 @@ SQLITE_ACTIVITY_SLOTS = 8
 ACTIVITY_SLOTS = 32
 
 
-def saga_workflow_runner(*workflow_modules: str) -> WorkflowRunner:
+def saga_workflow_runner(*workflow_modules: str) -> CompiledSandboxRunner:
     """The SDK's workflow sandbox, with the `workflows` package (and `workflow_modules`) passed
     through.
 
     The workflow modules hold no state, so re-importing them for every saga run (the sandbox's
     default) buys nothing and costs 1-5 ms of worker CPU per saga; the engine's own
     modules are already passed through where the workflows import them. The sandbox's glue
-    code is compiled once per process (CompiledSandboxRunner), not once per call.
+    code is compiled once per process (CompiledSandboxRunner), not once per call; build_worker
+    makes it skip the sandbox for the contexts its client's data converter does not read.
     """
     restrictions = SandboxRestrictions.default.with_passthrough_modules(
         "workflows", *workflow_modules
@@ -163,8 +164,15 @@ def build_worker(
         max_concurrent_activities=slots,
         max_concurrent_workflow_tasks=max_concurrent_workflow_tasks,
         max_cached_workflows=max_cached_workflows,
-        workflow_runner=workflow_runner or saga_workflow_runner(*modules),
+        workflow_runner=_for_converter(workflow_runner or saga_workflow_runner(*modules), client),
     )
+
+
+def _for_converter(runner: WorkflowRunner, client: Client) -> WorkflowRunner:
+    """The saga runner skips the sandbox to look up contexts the client's converter ignores."""
+    if isinstance(runner, CompiledSandboxRunner):
+        return runner.for_converter(client.data_converter)
+    return runner
 
 
 def _account_activities(ledger: Ledger) -> list[Callable[..., Any]]:
