@@ -209,6 +209,7 @@ PUBLIC = {
         "tracing_interceptors",
     ],
     "sagas.worker": [
+        "CompiledSandboxRunner",
         "announce_encryption",
         "build_worker",
         "import_from_working_directory",

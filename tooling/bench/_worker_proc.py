@@ -25,7 +25,7 @@ from sagas.audit import (
 from sagas.engine import FaultPlan, parse_faults
 from sagas.foundations import Settings
 from sagas.telemetry import prometheus_runtime
-from sagas.worker import build_worker, saga_workflow_runner
+from sagas.worker import CompiledSandboxRunner, build_worker, saga_workflow_runner
 from tooling.baselines.activities import NaiveActivities, noop
 from tooling.baselines.features import FeatureWorkflow, padded_noop
 from tooling.baselines.workflows import BareLocalWorkflow, BareWorkflow, NaiveTransferWorkflow
@@ -118,6 +118,9 @@ def _bench_worker(client: Client, spec: WorkerSpec) -> Worker:
     engine's worker."""
     ledger = bench_ledger(spec.database_url, spec.knobs.sqlite_journal)
     options = _worker_options(spec.knobs, BASELINES)
+    if isinstance(runner := options["workflow_runner"], CompiledSandboxRunner):
+        # As build_worker does for the engine's worker: the same runner for both sides.
+        options["workflow_runner"] = runner.for_converter(client.data_converter)
     return Worker(
         client,
         task_queue=spec.bench_queue,
