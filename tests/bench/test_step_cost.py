@@ -40,3 +40,11 @@ def test_the_bench_command_reports_it(tmp_path: Path, capsys: pytest.CaptureFixt
 
     assert code == 0
     assert "step cost: 2 transfers" in capsys.readouterr().out
+
+
+@pytest.mark.postgres
+def test_it_measures_a_postgresql_ledger_as_the_worker_role(tmp_path: Path) -> None:
+    cost = measure_step_cost(tmp_path, 2, "postgresql")
+
+    assert cost.transfers == 2
+    assert cost.commits_per_transfer == 5.0

@@ -1,7 +1,7 @@
 """The transfer's activities outside Temporal: what the ledger side of a saga costs in CPU.
 
 Calls each action of TRANSFER_SAGA directly, with the snapshot the engine would send, on a
-fresh SQLite ledger; no server, no worker, no payload conversion.
+fresh ledger (SQLite unless told); no server, no worker, no payload conversion.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from sqlalchemy import event
 from activities.transfer import TransferActivities
 from sagas.engine import CompensationEntry, Phase, SagaStatus, Snapshot
 from sagas.transfer import TRANSFER_SAGA, TransferCall, TransferRequest, TransferState
-from tooling.bench._setup import bench_ledger, prepare_ledger, requests
+from tooling.bench._setup import bench_ledger, ledger_database, requests
 
 Action = Callable[[TransferCall], TransferState]
 
@@ -38,9 +38,16 @@ class StepCost:
         )
 
 
-def measure_step_cost(directory: Path, transfers: int) -> StepCost:
-    """CPU time of the process per transfer (its five actions), after a short warm-up."""
-    ledger = bench_ledger(prepare_ledger(directory))
+def measure_step_cost(directory: Path, transfers: int, database: str = "sqlite") -> StepCost:
+    """CPU time of the process per transfer (its five actions), after a short warm-up.
+
+    `database` as the bench's --database: `sqlite` or `postgresql` (as the worker role)."""
+    with ledger_database(database, directory) as url:
+        return _measure(url, transfers)
+
+
+def _measure(url: str, transfers: int) -> StepCost:
+    ledger = bench_ledger(url)
     activities = TransferActivities(ledger)
     actions: list[Action] = [
         activities.reserve,
