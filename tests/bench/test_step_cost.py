@@ -36,15 +36,22 @@ def test_each_step_of_a_transfer_commits_once_with_its_snapshot(tmp_path: Path) 
 
 
 def test_the_bench_command_reports_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = run(build_parser().parse_args(["--step-cost", "2", "--output-dir", str(tmp_path)]))
+    argv = ["--step-cost", "2", "--database", "sqlite", "--output-dir", str(tmp_path)]
+    code = run(build_parser().parse_args(argv))
 
     assert code == 0
-    assert "step cost: 2 transfers" in capsys.readouterr().out
+    assert capsys.readouterr().out.startswith("[sqlite] step cost: 2 transfers")
 
 
 @pytest.mark.postgres
-def test_it_measures_a_postgresql_ledger_as_the_worker_role(tmp_path: Path) -> None:
+def test_it_measures_a_postgresql_ledger_as_the_worker_role(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     cost = measure_step_cost(tmp_path, 2, "postgresql")
 
     assert cost.transfers == 2
     assert cost.commits_per_transfer == 5.0
+    argv = ["--step-cost", "2", "--output-dir", str(tmp_path)]
+    assert run(build_parser().parse_args(argv)) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert [line.split("]")[0] for line in printed] == ["[sqlite", "[postgresql"]

@@ -73,7 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=0,
         metavar="N",
-        help="only time N transfers' activities outside Temporal (CPU and commits per transfer)",
+        help="only time N transfers' activities outside Temporal (CPU and commits per transfer), "
+        "on each --database",
     )
     knobs = bench.add_argument_group("knobs (applied to every scenario's worker)")
     knobs.add_argument("--activity-slots", type=int, default=32)
@@ -132,7 +133,9 @@ def run(args: argparse.Namespace) -> int:
     """Exit 0 when every saga ended as its scenario expects, 1 otherwise (targets only report)."""
     config = config_from(args)
     if args.step_cost:
-        print(measure_step_cost(config.output_dir / "step-cost", args.step_cost).line())
+        for database in config.databases:
+            cost = measure_step_cost(config.output_dir / "step-cost", args.step_cost, database)
+            print(f"[{database}] {cost.line()}")
         return 0
     report = asyncio.run(run_bench(config))
     written = write_outputs(report, config.output_dir)
