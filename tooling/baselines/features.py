@@ -56,11 +56,11 @@ STEP_TIMEOUT = TRANSFER_SAGA.steps[0].timeout
 
 
 class FeatureRun(BaseModel):
-    """A BARE saga with one feature on, or none: the baseline."""
+    """A BARE saga with the given features on: none (the baseline), one, or all of them."""
 
     model_config = ConfigDict(frozen=True)
 
-    feature: Feature | None
+    features: frozenset[Feature]
     request: TransferRequest
 
 
@@ -85,7 +85,7 @@ class FeatureWorkflow:
 
     @workflow.run
     async def run(self, run: FeatureRun) -> str:
-        if run.feature is Feature.DEADLINE_TIMER:
+        if Feature.DEADLINE_TIMER in run.features:
             # As the engine: the timer races the steps and is left to lapse, not cancelled.
             forward = asyncio.ensure_future(self._steps(run))
             timer = asyncio.ensure_future(asyncio.sleep(DEADLINE.total_seconds()))
@@ -93,7 +93,7 @@ class FeatureWorkflow:
             forward.result()
         else:
             await self._steps(run)
-        if run.feature is Feature.STATUS_UPSERT:
+        if Feature.STATUS_UPSERT in run.features:
             workflow.upsert_search_attributes(
                 [
                     SAGA_STATUS.value_set(SagaStatus.COMPLETED.value),
@@ -106,13 +106,13 @@ class FeatureWorkflow:
         workflow_id = workflow.info().workflow_id
         for number, step in enumerate(TRANSFER_SAGA.steps):
             call = PaddedCall(workflow_id=workflow_id, step=step.name)
-            if run.feature is Feature.STEP_PAYLOADS:
+            if Feature.STEP_PAYLOADS in run.features:
                 size = FIRST_STEP_INPUT_BYTES if number == 0 else LATER_STEP_INPUT_BYTES
                 call = call.model_copy(
                     update={"padding": "x" * size, "result_bytes": STEP_RESULT_BYTES}
                 )
             summary = (
-                step.describe_action(run.request) if run.feature is Feature.SUMMARIES else None
+                step.describe_action(run.request) if Feature.SUMMARIES in run.features else None
             )
             await workflow.execute_activity(
                 padded_noop,

@@ -59,7 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     add("--no-dbos", action="store_true", help="skip the DBOS scenario")
     add("--contention", type=int, default=200, metavar="N", help="transfer sagas per shape")
     add("--contention-lanes", type=int, default=16, help="lanes starting the contention sagas")
-    add("--features", type=int, default=60, metavar="N", help="sagas per feature-cost block")
+    add("--features", type=int, default=40, metavar="N", help="sagas per feature-cost block")
     add(
         "--only",
         choices=("contention", "features", "scaling"),

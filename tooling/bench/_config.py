@@ -70,9 +70,11 @@ class BenchConfig:
     each database; 0 skips the section."""
     contention_concurrency: int = 16
     """Lanes starting the contention sagas back to back."""
-    features: int = 60
-    """Sagas per block of BARE and of each engine feature alone (server CPU by feature), on the
-    first database, at the first concurrency, `rounds` rounds; 0 skips the section."""
+    features: int = 40
+    """Sagas per block of BARE, of each engine feature alone and of all of them (server CPU by
+    feature), on the first database, at the first concurrency, twice `rounds` rounds (a block
+    of the server's CPU moves by several ms per saga: more rounds, a steadier median); 0 skips
+    the section."""
     only: str | None = None
     """One section alone: `contention` (the shapes on each database), `features` (the server's
     CPU by engine feature) or `scaling` (the process-scaling run); no scenarios, no DBOS."""

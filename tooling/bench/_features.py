@@ -26,38 +26,45 @@ from tooling.bench._results import FeatureCost
 from tooling.bench._session import WARMUP_CONCURRENCY, progress
 from tooling.bench._setup import requests
 
-VARIANTS: tuple[Feature | None, ...] = (None, *Feature)
-"""BARE (no feature) first, then each feature alone."""
 BASELINE = "BARE"
+ALL = "all"
+VARIANTS: dict[str, frozenset[Feature]] = {
+    BASELINE: frozenset(),
+    **{feature.value: frozenset({feature}) for feature in Feature},
+    ALL: frozenset(Feature),
+}
+"""BARE first, each feature alone, then every feature together: ENGINE's server-side share."""
 
 
-def _start_options(feature: Feature | None, request: TransferRequest) -> dict[str, Any]:
+def _start_options(features: frozenset[Feature], request: TransferRequest) -> dict[str, Any]:
     """What the client adds to a saga's start for the features that ride on it."""
-    if feature is Feature.SEARCH_ATTRIBUTES:
+    options: dict[str, Any] = {}
+    if Feature.SEARCH_ATTRIBUTES in features:
         pairs: list[SearchAttributePair[Any]] = [
             SearchAttributePair(SAGA_TYPE, "transfer"),
             SearchAttributePair(SAGA_STATUS, SagaStatus.RUNNING.value),
             deadline_pair(datetime.now(UTC), request.deadline_seconds),
         ]
-        return {"search_attributes": TypedSearchAttributes(pairs)}
-    if feature is Feature.MEMO:
-        return {"memo": {FINGERPRINT_MEMO: request.fingerprint(), AUDIT_COMPLETED_MEMO: False}}
-    if feature is Feature.SUMMARIES:
-        return {"static_summary": request.summary()}
-    return {}
+        options["search_attributes"] = TypedSearchAttributes(pairs)
+    if Feature.MEMO in features:
+        options["memo"] = {FINGERPRINT_MEMO: request.fingerprint(), AUDIT_COMPLETED_MEMO: False}
+    if Feature.SUMMARIES in features:
+        options["static_summary"] = request.summary()
+    return options
 
 
-def feature_runner(temporal: Client, queue: str, feature: Feature | None) -> RunOne:
-    source = requests(f"feat-{feature or 'bare'}")
+def feature_runner(temporal: Client, queue: str, variant: str) -> RunOne:
+    features = VARIANTS[variant]
+    source = requests(f"feat-{variant}")
 
     async def run_one() -> Done:
         request = next(source)
         handle = await temporal.start_workflow(
             FeatureWorkflow.run,
-            FeatureRun(feature=feature, request=request),
+            FeatureRun(features=features, request=request),
             id=f"feat-{request.idempotency_key}",
             task_queue=queue,
-            **_start_options(feature, request),
+            **_start_options(features, request),
         )
         return Done(workflow_id=handle.id, ok=await handle.result() == "done")
 
@@ -71,38 +78,47 @@ def _per_saga_ms(blocks: Sequence[Block], cpu: str) -> list[float]:
 async def feature_costs(
     temporal: Client, queue: str, probe: Probe, *, block: int, rounds: int, concurrency: int
 ) -> list[FeatureCost]:
-    """BARE and each feature in alternating blocks (ABC, CBA, ...); a feature's cost is the
+    """BARE and each variant in alternating blocks (ABC, CBA, ...); a variant's cost is the
     median over the rounds of its CPU per saga less BARE's in the same round."""
-    runners = {f: feature_runner(temporal, queue, f) for f in VARIANTS}
+    runners = {v: feature_runner(temporal, queue, v) for v in VARIANTS}
     for run_one in runners.values():
         await closed_loop(probe, run_one, block // 4 or 1, WARMUP_CONCURRENCY)
-    blocks: dict[Feature | None, list[Block]] = {f: [] for f in VARIANTS}
+    blocks: dict[str, list[Block]] = {v: [] for v in VARIANTS}
+    order = tuple(VARIANTS)
     for r in range(rounds):
-        for feature in VARIANTS if r % 2 == 0 else tuple(reversed(VARIANTS)):
-            blocks[feature].append(await closed_loop(probe, runners[feature], block, concurrency))
+        for variant in order if r % 2 == 0 else tuple(reversed(order)):
+            blocks[variant].append(await closed_loop(probe, runners[variant], block, concurrency))
         progress(f"feature costs round {r + 1} of {rounds}")
-    events = {f: await _events(temporal, blocks[f][-1]) for f in VARIANTS}
-    bare_server = _per_saga_ms(blocks[None], "server_cpu_s")
-    bare_worker = _per_saga_ms(blocks[None], "worker_cpu_s")
+    events = {v: await _events(temporal, blocks[v][-1]) for v in VARIANTS}
+    bare_server = _per_saga_ms(blocks[BASELINE], "server_cpu_s")
+    bare_worker = _per_saga_ms(blocks[BASELINE], "worker_cpu_s")
     costs = []
-    for feature in VARIANTS:
-        server = _per_saga_ms(blocks[feature], "server_cpu_s")
-        worker = _per_saga_ms(blocks[feature], "worker_cpu_s")
+    for variant in VARIANTS:
+        server = _per_saga_ms(blocks[variant], "server_cpu_s")
+        worker = _per_saga_ms(blocks[variant], "worker_cpu_s")
         costs.append(
             FeatureCost(
-                feature=feature.value if feature else BASELINE,
-                sagas=sum(len(b.latencies) for b in blocks[feature]),
-                failures=sum(b.failures for b in blocks[feature]),
+                feature=variant,
+                sagas=sum(len(b.latencies) for b in blocks[variant]),
+                failures=sum(b.failures for b in blocks[variant]),
                 server_cpu_ms_per_saga=round(median(server), 2),
                 worker_cpu_ms_per_saga=round(median(worker), 2),
                 server_ms_over_bare=_paired_difference(server, bare_server),
                 worker_ms_over_bare=_paired_difference(worker, bare_worker),
-                history_events=events[feature],
-                events_over_bare=events[feature] - events[None],
-                operator_gets=WHAT_THE_OPERATOR_GETS[feature] if feature else "",
+                history_events=events[variant],
+                events_over_bare=events[variant] - events[BASELINE],
+                operator_gets=_what_it_gives(variant),
             )
         )
     return costs
+
+
+def _what_it_gives(variant: str) -> str:
+    if variant == BASELINE:
+        return ""
+    if variant == ALL:
+        return "every feature above together, as ENGINE has them"
+    return WHAT_THE_OPERATOR_GETS[Feature(variant)]
 
 
 def _paired_difference(values: list[float], baseline: list[float]) -> float:

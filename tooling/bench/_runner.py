@@ -82,7 +82,7 @@ async def _session(config: BenchConfig, database: str, sections: Sections) -> Re
                 stage.queues.bench,
                 probe,
                 block=config.features,
-                rounds=config.rounds,
+                rounds=2 * config.rounds,
                 concurrency=config.concurrencies[0],
             )
         if config.contention and _runs(config, "contention"):
