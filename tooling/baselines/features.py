@@ -1,5 +1,5 @@
-"""BARE plus one of the engine's server-side features each: what that feature alone costs the
-Temporal server (the bench's `feature_cost` section).
+"""BARE plus the engine's server-side features, one at a time or all together: what each costs
+the Temporal server (the bench's section "Server CPU by engine feature").
 
 Each feature is copied in the shape ENGINE gives it (the recorded history
 tests/replay/histories/transfer-replay-TransferWorkflow-completed.json shows them): the saga's
