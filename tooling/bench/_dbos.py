@@ -7,16 +7,12 @@ import asyncio
 import importlib.util
 import json
 import sys
-import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 
-from sqlalchemy import create_engine
-from sqlalchemy.pool import NullPool
-
 from tooling.bench._load import Done, RunOne
-from tooling.bench._setup import pg_server_url, requests
+from tooling.bench._setup import pg_server_url, requests, scratch_pg_database
 
 NOT_INSTALLED = "not installed (pip install 'fundsaga[bench]')"
 READY_TIMEOUT_S = 120
@@ -36,16 +32,8 @@ def system_database(database: str, directory: Path) -> Iterator[str]:
         path.unlink(missing_ok=True)
         yield f"sqlite:///{path}"
         return
-    admin = create_engine(pg_server_url(), isolation_level="AUTOCOMMIT", poolclass=NullPool)
-    name = f"fundsaga_bench_dbos_{uuid.uuid4().hex[:12]}"
-    try:
-        with admin.connect() as connection:
-            connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    with scratch_pg_database("fundsaga_bench_dbos") as name:
         yield pg_server_url().set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as connection:
-            connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        admin.dispose()
 
 
 class DbosWorker:

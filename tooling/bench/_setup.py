@@ -41,16 +41,23 @@ def ledger_database(database: str, directory: Path) -> Iterator[str]:
     if database == "sqlite":
         yield prepare_ledger(directory)
         return
-    admin = create_engine(pg_server_url(), isolation_level="AUTOCOMMIT", poolclass=NullPool)
-    name = f"fundsaga_bench_{uuid.uuid4().hex[:12]}"
-    try:
-        with admin.connect() as connection:
-            connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    with scratch_pg_database("fundsaga_bench") as name:
         owner_url = pg_server_url().set(database=name).render_as_string(hide_password=False)
         upgrade_database(owner_url)
         _fund(owner_url)
         worker = pg_server_url().set(database=name, username=DATABASE_WORKER_ROLE, password=None)
         yield worker.render_as_string(hide_password=False)
+
+
+@contextmanager
+def scratch_pg_database(prefix: str) -> Iterator[str]:
+    """A database made for the run on the admin's server (its name), dropped afterwards."""
+    admin = create_engine(pg_server_url(), isolation_level="AUTOCOMMIT", poolclass=NullPool)
+    name = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    try:
+        with admin.connect() as connection:
+            connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
+        yield name
     finally:
         with admin.connect() as connection:
             connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

@@ -85,19 +85,12 @@ def _local_and_variants(
     """ENGINE-LOCAL against BARE-LOCAL, and ENGINE against each add-on-off variant."""
     found: dict[str, float | None] = {}
     local = measured[Scenario.ENGINE_LOCAL]
-    for c, blocks in measured[Scenario.BARE_LOCAL].tput.items():
-        found[f"ENGINE-LOCAL/BARE-LOCAL tput@{c}"] = paired_ratio(
-            [b.tput for b in local.tput[c]], [b.tput for b in blocks]
-        )
-    local_p50 = results[Scenario.ENGINE_LOCAL.value].p50_c1_blocks
-    bare_p50 = results[Scenario.BARE_LOCAL.value].p50_c1_blocks
-    if local_p50 and len(local_p50) == len(bare_p50):
-        found["ENGINE-LOCAL/BARE-LOCAL p50@1"] = paired_ratio(local_p50, bare_p50)
+    found |= _local_against(Scenario.BARE_LOCAL, measured, results)
     found["ENGINE-LOCAL/BARE-LOCAL worker CPU"] = paired_ratio(
         _cpu_per_saga(local), _cpu_per_saga(measured[Scenario.BARE_LOCAL])
     )
     if Scenario.DBOS in measured:
-        found |= _against_dbos(measured, results)
+        found |= _local_against(Scenario.DBOS, measured, results)
     engine = measured[Scenario.ENGINE]
     for variant in (v for v in VARIANTS if v in measured):
         for c, blocks in measured[variant].tput.items():
@@ -107,20 +100,21 @@ def _local_and_variants(
     return found
 
 
-def _against_dbos(
-    measured: dict[Scenario, Measured], results: dict[str, ScenarioResult]
+def _local_against(
+    other: Scenario, measured: dict[Scenario, Measured], results: dict[str, ScenarioResult]
 ) -> dict[str, float | None]:
-    """ENGINE-LOCAL against DBOS, block by block: their blocks alternate in every phase."""
+    """ENGINE-LOCAL's throughput and unloaded p50 over `other`'s, block by block: their blocks
+    alternate in every phase."""
     found: dict[str, float | None] = {}
-    local, dbos = measured[Scenario.ENGINE_LOCAL], measured[Scenario.DBOS]
-    for c, blocks in dbos.tput.items():
-        found[f"ENGINE-LOCAL/DBOS tput@{c}"] = paired_ratio(
+    local = measured[Scenario.ENGINE_LOCAL]
+    for c, blocks in measured[other].tput.items():
+        found[f"ENGINE-LOCAL/{other.value} tput@{c}"] = paired_ratio(
             [b.tput for b in local.tput[c]], [b.tput for b in blocks]
         )
     local_p50 = results[Scenario.ENGINE_LOCAL.value].p50_c1_blocks
-    dbos_p50 = results[Scenario.DBOS.value].p50_c1_blocks
-    if local_p50 and len(local_p50) == len(dbos_p50):
-        found["ENGINE-LOCAL/DBOS p50@1"] = paired_ratio(local_p50, dbos_p50)
+    other_p50 = results[other.value].p50_c1_blocks
+    if local_p50 and len(local_p50) == len(other_p50):
+        found[f"ENGINE-LOCAL/{other.value} p50@1"] = paired_ratio(local_p50, other_p50)
     return found
 
 
