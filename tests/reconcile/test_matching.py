@@ -3,7 +3,7 @@ nothing found twice, and breaks that match later close by themselves."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 
 import pytest
 from sqlalchemy import text
@@ -27,8 +27,17 @@ from sagas.reconcile import (
 )
 from tests.ledger._money import eur
 
-TODAY = datetime.now(UTC).date()
-END_OF_DAY = datetime.combine(TODAY, time(23, 59, 59), UTC)
+
+def today() -> date:
+    """Read when a test builds its statement, not at import: a suite that runs across midnight
+    (UTC) still dates each statement the day its entries were posted."""
+    return datetime.now(UTC).date()
+
+
+def end_of_day() -> datetime:
+    return datetime.combine(today(), time(23, 59, 59), UTC)
+
+
 STRICT = ReconcilePolicy(grace=timedelta(0))
 """No grace: a movement the day's statement lacks is a break as soon as it is imported."""
 
@@ -66,8 +75,8 @@ def line(
         end_to_end_id=None if reference is None else sent(reference),
         direction=direction,
         amount=eur(minor),
-        booking_date=TODAY,
-        value_date=TODAY,
+        booking_date=today(),
+        value_date=today(),
         kind=kind,
         fee=None if fee is None else Money.of(fee, "EUR"),
     )
@@ -79,8 +88,8 @@ def statement(*lines: StatementLine, statement_id: str = "S1") -> Statement:
         statement_id=statement_id,
         account="PROVIDER-EUR",
         currency="EUR",
-        period_start=datetime.combine(TODAY, time(0), UTC),
-        period_end=END_OF_DAY,
+        period_start=datetime.combine(today(), time(0), UTC),
+        period_end=end_of_day(),
         lines=lines,
     )
 
@@ -297,10 +306,11 @@ def test_unknown_breaks_are_named(books: Reconciliation) -> None:
 
 def test_a_movement_after_the_cutoff_is_due_on_the_next_day() -> None:
     policy = ReconcilePolicy(cutoff=time(16, 0), grace=timedelta(hours=1))
-    before, after = (datetime.combine(TODAY, time(hour), UTC) for hour in (15, 17))
-    tomorrow = datetime.combine(TODAY + timedelta(days=1), time(0), UTC)
+    day = today()
+    before, after = (datetime.combine(day, time(hour), UTC) for hour in (15, 17))
+    tomorrow = datetime.combine(day + timedelta(days=1), time(0), UTC)
 
     assert not policy.overdue(before, before + timedelta(minutes=59))
     assert policy.overdue(before, before + timedelta(hours=1))
-    assert not policy.overdue(after, END_OF_DAY)
+    assert not policy.overdue(after, datetime.combine(day, time(23, 59, 59), UTC))
     assert policy.overdue(after, tomorrow + timedelta(hours=1))
