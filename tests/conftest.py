@@ -8,6 +8,7 @@ pytest_plugins = [
     "tests.fixtures_temporal",
     "tests.fixtures_cli",
     "tests.fixtures_cluster",
+    "tests.fixtures_watchdog",
 ]
 
 # Property tests check behaviour, never speed: a loaded CI machine must not fail them on time.

@@ -109,6 +109,18 @@ class Stack:
     task_queue: str
     ledger: Ledger
     prometheus: PrometheusServer
+    processes: dict[Path, subprocess.Popen[bytes]]
+    """Each process the stack started, by its log file."""
+
+    def explain(self) -> str:
+        """Whether each process runs, and the end of its log: why a target is not scraped."""
+        lines = []
+        for log, running in self.processes.items():
+            code = running.poll()
+            state = "running" if code is None else f"exited with {code}"
+            tail = log.read_bytes()[-1500:].decode(errors="replace")
+            lines.append(f"--- {log.name} (pid {running.pid}, {state}):\n{tail}")
+        return "\n".join(lines)
 
 
 @contextmanager
@@ -168,14 +180,18 @@ async def stack(
     config = tmp_path / "prometheus.yml"
     config.write_text(json.dumps(prometheus_config(workers, collector)))  # JSON is YAML
     port = free_port()
+    processes: dict[Path, subprocess.Popen[bytes]] = {}
+
+    def start(args: list[str], env: dict[str, str], log: Path) -> None:
+        processes[log] = running.enter_context(process(args, env, log))
+
     with ExitStack() as running:
         for n, address in enumerate(workers):
             args = [sys.executable, *CLI, "worker"]
             worker_env = {**env, "FUNDSAGA_METRICS_ADDRESS": address}
-            running.enter_context(process(args, worker_env, tmp_path / f"worker-{n}.log"))
+            start(args, worker_env, tmp_path / f"worker-{n}.log")
         collector_env = {**env, "FUNDSAGA_METRICS_ADDRESS": collector}
-        args = [sys.executable, *CLI, "collector"]
-        running.enter_context(process(args, collector_env, tmp_path / "collector.log"))
+        start([sys.executable, *CLI, "collector"], collector_env, tmp_path / "collector.log")
         prometheus_args = [
             prometheus_binary,
             f"--config.file={config}",
@@ -183,10 +199,10 @@ async def stack(
             f"--web.listen-address=127.0.0.1:{port}",
             "--log.level=warn",
         ]
-        running.enter_context(process(prometheus_args, {}, tmp_path / "prometheus.log"))
+        start(prometheus_args, {}, tmp_path / "prometheus.log")
         server = PrometheusServer(f"http://127.0.0.1:{port}")
         await assert_eventually(server.ready, timeout=timedelta(seconds=30))
-        yield Stack(dev_env.client, task_queue, ledger, server)
+        yield Stack(dev_env.client, task_queue, ledger, server, processes)
     ledger.close_connections()
 
 
@@ -232,12 +248,17 @@ async def test_prometheus_counts_what_temporal_and_the_ledger_report(
     prometheus, queue = stack.prometheus, stack.task_queue
 
     def both_workers_poll() -> None:
+        assert prometheus.scalar('sum(up{job="fundsaga-worker"})') == 2
         pollers = f'fundsaga_task_queue_pollers{{task_queue="{queue}",kind="activity"}}'
         assert prometheus.vector(pollers)
         assert prometheus.scalar(pollers) == 2
-        assert prometheus.scalar('sum(up{job="fundsaga-worker"})') == 2
 
-    await assert_eventually(both_workers_poll, timeout=timedelta(seconds=60))
+    try:
+        # Two worker processes start while the rest of the suite loads both cores.
+        await assert_eventually(both_workers_poll, timeout=timedelta(seconds=120))
+    except AssertionError as failed:
+        failed.add_note(stack.explain())
+        raise
     # Each worker exports its compensations at 0 from its start, so the first ones are an increase.
     compensable = sum(
         len(saga_type.workflows) * sum(1 for s in saga_type.definition.steps if s.compensation)
