@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from sagas.audit._record import AuditRecord, record_line
+from sagas.foundations import write_new_file
 
 READ_ONLY = 0o440
 """Owner and group read; records hold sagas' data, so no other user reads them."""
@@ -60,12 +61,7 @@ def ensure_directory(directory: Path) -> None:
 
 
 def _write_read_only(path: Path, data: bytes) -> None:
-    fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, READ_ONLY)
-    with os.fdopen(fd, "wb") as file:
-        file.write(data)
-        file.flush()
-        os.fchmod(fd, READ_ONLY)
-        os.fsync(fd)
+    write_new_file(path, data, READ_ONLY, durable=True)
 
 
 def fsync_directory(directory: Path) -> None:

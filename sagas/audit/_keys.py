@@ -10,7 +10,6 @@ from __future__ import annotations
 import base64
 import functools
 import hashlib
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +18,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from sagas.foundations import InvalidRequestError
+from sagas.foundations import InvalidRequestError, write_new_file
 
 SIGNING_KEY_SETTING = "FUNDSAGA_AUDIT_SIGNING_KEY"
 PUBLIC_KEYS_SETTING = "FUNDSAGA_AUDIT_PUBLIC_KEYS"
@@ -69,9 +68,7 @@ class SigningKey:
     def write(self, path: Path) -> Path:
         """Write the private key (owner-only) and its public key beside it (`.pub`)."""
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
-        with os.fdopen(fd, "wb") as file:
-            file.write(self.private_pem())
+        write_new_file(path, self.private_pem(), 0o600)
         public_path = path.with_suffix(".pub")
         public_path.write_bytes(public_pem(self.public))
         return public_path

@@ -8,7 +8,6 @@ key made at set-up, whose JWKS the development worker trusts and nothing else do
 from __future__ import annotations
 
 import json
-import os
 import time
 import uuid
 from collections.abc import Iterable
@@ -28,6 +27,7 @@ from sagas.foundations import (
     Settings,
     configured_access_tokens,
     os_user,
+    write_new_file,
 )
 
 DEV_ISSUER = "fundsaga-dev"
@@ -91,9 +91,7 @@ class DevIdentityProvider:
             serialization.PrivateFormat.PKCS8,
             serialization.NoEncryption(),
         )
-        descriptor = os.open(self.key_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(descriptor, "wb") as out:
-            out.write(pem)
+        write_new_file(self.key_path, pem, 0o600)
         public = json.loads(jwt.algorithms.ECAlgorithm.to_jwk(key.public_key()))
         public |= {"kid": uuid.uuid4().hex[:16], "use": "sig", "alg": "ES256"}
         self.jwks_path.write_text(json.dumps({"keys": [public]}, indent=2))

@@ -51,6 +51,7 @@ from sagas.foundations._errors import (
     retry_class_of,
 )
 from sagas.foundations._money import MAX_MINOR_UNITS, Money, parse_money
+from sagas.foundations._new_file import write_new_file
 from sagas.foundations._one_reading import loads_one_reading, refuse_duplicate_keys
 from sagas.foundations._principals import principal_key
 from sagas.foundations._retry_class import RetryClass
@@ -131,4 +132,5 @@ __all__ = [
     "sha256_hex",
     "translate_db_errors",
     "upgrade_database",
+    "write_new_file",
 ]

@@ -569,6 +569,7 @@ PUBLIC = {
         "sha256_hex",
         "translate_db_errors",
         "upgrade_database",
+        "write_new_file",
         "RetryClass",
         "retry_class_of",
         "HostClock",
