@@ -35,10 +35,12 @@ lint: $(STAMP)
 
 # On every core (pytest-xdist): each worker process starts its own Temporal servers on free
 # ports and makes its own databases and directories. A test file runs whole on one worker, so a
-# module's shared stack is built once.
+# module's shared stack is built once. Files are handed out in the order tests/conftest.py sorts
+# them, long ones first (xdist would otherwise put the files of most tests first, and the
+# long ones, of few tests each, last).
 TEST_WORKERS ?= 4
 test: lint
-	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # FULL=1 adds the 10,000-transfer soaks and the process-scaling run (well over 20 minutes).
 FULL ?=

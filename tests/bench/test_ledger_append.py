@@ -29,6 +29,7 @@ from tooling.bench.ledger_append import main
 
 @pytest.mark.postgres
 @pytest.mark.long
+@pytest.mark.timeout(600)
 def test_a_tiny_run_measures_every_row_and_finds_each_ledger_sound(
     postgres_admin: Engine, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
