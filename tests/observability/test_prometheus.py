@@ -181,11 +181,11 @@ async def stack(
     config.write_text(json.dumps(prometheus_config(workers, collector)))  # JSON is YAML
     port = free_port()
     processes: dict[Path, subprocess.Popen[bytes]] = {}
-
-    def start(args: list[str], env: dict[str, str], log: Path) -> None:
-        processes[log] = running.enter_context(process(args, env, log))
-
     with ExitStack() as running:
+
+        def start(args: list[str], env: dict[str, str], log: Path) -> None:
+            processes[log] = running.enter_context(process(args, env, log))
+
         for n, address in enumerate(workers):
             args = [sys.executable, *CLI, "worker"]
             worker_env = {**env, "FUNDSAGA_METRICS_ADDRESS": address}

@@ -34,8 +34,8 @@ def today() -> date:
     return datetime.now(UTC).date()
 
 
-def end_of_day() -> datetime:
-    return datetime.combine(today(), time(23, 59, 59), UTC)
+def end_of_day(day: date | None = None) -> datetime:
+    return datetime.combine(day or today(), time(23, 59, 59), UTC)
 
 
 STRICT = ReconcilePolicy(grace=timedelta(0))
@@ -312,5 +312,5 @@ def test_a_movement_after_the_cutoff_is_due_on_the_next_day() -> None:
 
     assert not policy.overdue(before, before + timedelta(minutes=59))
     assert policy.overdue(before, before + timedelta(hours=1))
-    assert not policy.overdue(after, datetime.combine(day, time(23, 59, 59), UTC))
+    assert not policy.overdue(after, end_of_day(day))
     assert policy.overdue(after, tomorrow + timedelta(hours=1))
