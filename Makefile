@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint clean bench bench-ledger chaos outage-long lock
+.PHONY: run test test-long lint clean bench bench-ledger chaos outage-long lock
 
 LOCK_VENV := .venv-lock
 PIP_COMPILE = $(LOCK_VENV)/bin/pip-compile --quiet --generate-hashes --allow-unsafe --strip-extras \
@@ -36,11 +36,18 @@ lint: $(STAMP)
 # On every core (pytest-xdist): each worker process starts its own Temporal servers on free
 # ports and makes its own databases and directories. A test file runs whole on one worker, so a
 # module's shared stack is built once. Files are handed out in the order tests/conftest.py sorts
-# them, long ones first (xdist would otherwise put the files of most tests first, and the
-# long ones, of few tests each, last).
+# them, the slowest first (xdist would otherwise put the files of most tests first, and the
+# slow ones, of few tests each, last).
+# `make test` is lint and every test not marked `long` (the fast and integration tiers);
+# `make test-long` is the long tier: chaos runs, outages, README blocks, bench smoke, web UI and
+# the PostgreSQL half of the database matrix (README, "Tests").
 TEST_WORKERS ?= 4
+PYTEST_XDIST = $(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 test: lint
-	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
+	$(PYTEST_XDIST) -m "not long"
+
+test-long: $(STAMP)
+	$(PYTEST_XDIST) -m long
 
 # FULL=1 adds the 10,000-transfer soaks and the process-scaling run (well over 20 minutes).
 FULL ?=

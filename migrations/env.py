@@ -12,7 +12,7 @@ from alembic import context
 from sqlalchemy import Connection
 
 from sagas.audit import metadata as audit_metadata
-from sagas.foundations import load_settings, make_engine
+from sagas.foundations import DatabaseTimeouts, load_settings, make_engine
 from sagas.ledger import metadata as ledger_metadata
 from sagas.reconcile import metadata as reconcile_metadata
 
@@ -47,7 +47,7 @@ def run_online() -> None:
     if isinstance(connection, Connection):
         _migrate(connection)
         return
-    engine = make_engine(_url())
+    engine = make_engine(_url(), timeouts=DatabaseTimeouts.for_migrations())
     try:
         with engine.connect() as fresh:
             _migrate(fresh)

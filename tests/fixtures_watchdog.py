@@ -1,5 +1,7 @@
 """Where a hung test waits: shortly before pytest-timeout fails a test, the await chain of every
-task on the running event loops is written down and shown with the failure.
+task on the running event loops is written down and shown with the failure; and a Temporal
+worker that does not stop within WORKER_STOP_SECONDS fails its test at once with the activities
+it still runs and every thread's stack, instead of hanging the file until pytest-timeout.
 
 pytest-timeout prints the threads' stacks, and a test hung on a coroutine shows as the event
 loop idling in its selector there; the await chains name the call that never returned."""
@@ -8,16 +10,77 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import sys
 import threading
-from collections.abc import Generator
+import traceback
+from collections.abc import Generator, Iterator
 from types import CoroutineType, FrameType, GeneratorType
 from typing import Any
 
 import pytest
+from temporalio.worker import Worker
+
+from sagas.worker import RunningActivities
 
 SECTION = "await chains before the timeout"
 HEADROOM_SECONDS = 15.0
+WORKER_STOP_SECONDS = 20.0
+"""A test's worker stops within its graceful shutdown (build_worker: 5 s) and the cancelled
+activities' return; longer means a step is stuck, and the test says where."""
 _chains = pytest.StashKey[list[str]]()
+
+
+class WorkerDidNotStopError(AssertionError):
+    """A worker's shutdown outlasted WORKER_STOP_SECONDS."""
+
+
+@pytest.fixture(autouse=True, scope="session")
+def workers_stop_within_a_bound() -> Iterator[None]:
+    """Every Temporal worker a test or fixture runs (`async with worker`) stops within
+    WORKER_STOP_SECONDS, or fails the test with what it still runs."""
+    unbounded = Worker.__aexit__
+
+    async def bounded(self: Worker, exc_type: type[BaseException] | None, *args: Any) -> None:
+        try:
+            await asyncio.wait_for(unbounded(self, exc_type, *args), WORKER_STOP_SECONDS)
+        except TimeoutError:
+            raise WorkerDidNotStopError(_not_stopped(self)) from None
+
+    Worker.__aexit__ = bounded  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        Worker.__aexit__ = unbounded  # type: ignore[method-assign]
+
+
+def _not_stopped(worker: Worker) -> str:
+    interceptors = worker.config().get("interceptors", [])
+    running = [
+        line
+        for interceptor in interceptors
+        if isinstance(interceptor, RunningActivities)
+        for line in interceptor.describe()
+    ]
+    return "\n".join(
+        [
+            f"worker on task queue {worker.task_queue!r} did not stop within "
+            f"{WORKER_STOP_SECONDS:.0f} s",
+            "activities still running:",
+            *(f"  {line}" for line in running or ["(none it knows of)"]),
+            "threads:",
+            _thread_stacks(),
+            "await chains:",
+            _chains_now(),
+        ]
+    )
+
+
+def _thread_stacks() -> str:
+    names = {thread.ident: thread.name for thread in threading.enumerate()}
+    return "\n".join(
+        f"thread {names.get(ident, ident)}:\n{''.join(traceback.format_stack(frame))}"
+        for ident, frame in sys._current_frames().items()
+    )
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -11,14 +11,21 @@ from sagas.audit._directory import DirectoryAuditStore
 from sagas.audit._keys import AuditKeys
 from sagas.audit._store import AuditStore
 from sagas.audit._table import TableAuditStore
-from sagas.foundations import HostClock, InvalidRequestError, host_now
+from sagas.foundations import DatabaseTimeouts, HostClock, InvalidRequestError, host_now
 
 SETTING = "FUNDSAGA_AUDIT_STORE"
 _EXPECTED = "expected dir:PATH, db:URL, sqlite:///PATH or postgresql://..."
 
 
-def open_audit_store(spec: str, keys: AuditKeys, *, clock: HostClock = host_now) -> AuditStore:
-    """`dir:PATH` (files), `db:URL` or a bare sqlite/postgresql URL (a migrated database).
+def open_audit_store(
+    spec: str,
+    keys: AuditKeys,
+    *,
+    clock: HostClock = host_now,
+    timeouts: DatabaseTimeouts | None = None,
+) -> AuditStore:
+    """`dir:PATH` (files), `db:URL` or a bare sqlite/postgresql URL (a migrated database), whose
+    sessions wait at most `timeouts` (None: a worker's).
 
     Records are stamped by a PostgreSQL store's server clock; a directory or SQLite file, which
     have no server, use `clock`, the host's.
@@ -38,4 +45,4 @@ def open_audit_store(spec: str, keys: AuditKeys, *, clock: HostClock = host_now)
         raise InvalidRequestError(SETTING, f"{spec!r} is not a store: {_EXPECTED}") from exc
     if backend not in ("sqlite", "postgresql"):
         raise InvalidRequestError(SETTING, f"unsupported database {backend!r}: {_EXPECTED}")
-    return TableAuditStore(url, keys, clock=clock)
+    return TableAuditStore(url, keys, clock=clock, timeouts=timeouts)

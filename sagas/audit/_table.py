@@ -27,6 +27,7 @@ from sagas.audit._verify import Stored, VerifyResult, verify_chain
 from sagas.foundations import (
     ConnectionDroppedError,
     DatabaseBusyError,
+    DatabaseTimeouts,
     HostClock,
     canonical_json,
     database_now,
@@ -49,8 +50,16 @@ class TableAuditStore:
     has no server, `clock`: the host's).
     """
 
-    def __init__(self, url: str, keys: AuditKeys, *, clock: HostClock = host_now) -> None:
+    def __init__(
+        self,
+        url: str,
+        keys: AuditKeys,
+        *,
+        clock: HostClock = host_now,
+        timeouts: DatabaseTimeouts | None = None,
+    ) -> None:
         self._url = url
+        self._timeouts = timeouts
         self._keys = keys
         self._clock = clock
         self._engine: Engine | None = None
@@ -122,7 +131,7 @@ class TableAuditStore:
         with self._engine_lock:
             if self._engine is None:
                 try:
-                    self._engine = make_engine(self._url)
+                    self._engine = make_engine(self._url, timeouts=self._timeouts)
                 except OSError as exc:
                     raise ConnectionDroppedError(f"audit database unreachable: {exc}") from exc
             return self._engine

@@ -84,7 +84,7 @@ def verify(
     output: Output = OutputFormat.TABLE,
 ) -> None:
     """Chain, signatures, anchors and Temporal's histories; exit 1 on any finding."""
-    invocation = Invocation.of(ctx)
+    invocation = Invocation.of(ctx).scanning()
     store = invocation.audit(verifier_keys(invocation.settings))
     verdict = verify_trail(store, _read_checkpoint(checkpoint))
     witnessed = invocation.run(witnessed_or_none(invocation))

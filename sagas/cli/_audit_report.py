@@ -100,7 +100,7 @@ def compensations(
     """
     if status is not None and status not in AUDITED:
         raise InvalidRequestError("--status", f"{status} sagas are not audited")
-    invocation = Invocation.of(ctx)
+    invocation = Invocation.of(ctx).scanning()
     signer, unsigned = report_signer(invocation.settings, sign_key)
     request = PackRequest(
         since=since,

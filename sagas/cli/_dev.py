@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import signal
 import time
 from collections.abc import Mapping
 from contextlib import AsyncExitStack
@@ -36,12 +34,18 @@ from sagas.demo import (
     run_demo,
 )
 from sagas.engine import FaultPlan, OperatorTokenCheck, parse_faults
-from sagas.foundations import DEFAULT_HOME, InvalidRequestError, Settings, upgrade_database
+from sagas.foundations import (
+    DEFAULT_HOME,
+    InvalidRequestError,
+    ProcessStop,
+    Settings,
+    upgrade_database,
+)
 from sagas.registry import SagaRegistry, load_registry
 from sagas.servers import serve_codec, start_dev_server
 from sagas.telemetry import configured_tracer_provider, metrics_runtime, tracing_interceptors
 from sagas.verify import anchor_head, writer_keys
-from sagas.worker import announce_encryption, build_worker
+from sagas.worker import RunningActivities, announce_encryption, build_worker
 
 DEV_SERVER_LOG_LEVEL = "error"
 """The dev server's own warnings are its shutdown's (its system workers polling a frontend that
@@ -101,8 +105,21 @@ def worker(ctx: typer.Context) -> None:
 
 
 async def run_dev(invocation: Invocation, demo: bool, no_worker: bool, ports: DevPorts) -> None:
+    running = RunningActivities()
+    stop = ProcessStop("fundsaga dev", grace_window(invocation.settings), left=running.describe)
+    async with stop.installed():
+        await serve_dev(invocation, demo, no_worker, ports, stop, running)
+
+
+async def serve_dev(
+    invocation: Invocation,
+    demo: bool,
+    no_worker: bool,
+    ports: DevPorts,
+    stop: ProcessStop,
+    running: RunningActivities,
+) -> None:
     started = time.monotonic()
-    stop_start_up_as_ctrl_c()
     settings = invocation.settings
     payload_keys = PayloadKeys.parse(settings.payload_keys.get_secret_value())
     ports.check(codec=payload_keys is not None)
@@ -152,6 +169,8 @@ async def run_dev(invocation: Invocation, demo: bool, no_worker: bool, ports: De
                     registry=registry,
                     retry_specs=settings.retry_specs,
                     operators=dev_operator_check(settings),
+                    graceful_shutdown=grace_window(settings),
+                    running_activities=running,
                 )
             )
             print(
@@ -176,7 +195,7 @@ async def run_dev(invocation: Invocation, demo: bool, no_worker: bool, ports: De
             await write_demo_report(f"127.0.0.1:{ports.port}")
         print(f"ready in {time.monotonic() - started:.1f} s")
         print(f"open {ui_url} to read the histories; Ctrl-C stops everything")
-        await until_stopped()
+        await stop.wait()
 
 
 async def run_catalog(
@@ -209,9 +228,18 @@ def statement_line(facts: Mapping[str, Any]) -> str:
 
 
 async def run_worker(invocation: Invocation) -> None:
+    running = RunningActivities()
+    stop = ProcessStop("fundsaga worker", grace_window(invocation.settings), left=running.describe)
+    async with stop.installed():
+        await serve_worker(invocation, stop, running)
+
+
+async def serve_worker(
+    invocation: Invocation, stop: ProcessStop, running: RunningActivities
+) -> None:
     settings = invocation.settings
     registry, faults = registry_and_faults(settings)
-    client = await invocation.temporal(serve_metrics=True)
+    client = await invocation.temporal(serve_metrics=True, wait=True)
     ledger = invocation.ledger(signing=True)
     store = invocation.audit(writer_keys(settings))
     worker = build_worker(
@@ -223,6 +251,8 @@ async def run_worker(invocation: Invocation) -> None:
         registry=registry,
         retry_specs=settings.retry_specs,
         operators=worker_operator_check(settings),
+        graceful_shutdown=grace_window(settings),
+        running_activities=running,
     )
     async with worker:
         print(
@@ -232,7 +262,7 @@ async def run_worker(invocation: Invocation) -> None:
         print_metrics_address(settings)
         await announce_encryption(client)
         await schedule_anchors(client, settings)
-        await until_stopped()
+        await stop.wait()
 
 
 def registry_and_faults(
@@ -282,20 +312,15 @@ async def schedule_anchors(temporal: Client, settings: Settings) -> None:
         await ensure_anchor_schedule(temporal, settings.task_queue, every)
 
 
-def stop_start_up_as_ctrl_c() -> None:
-    """Until `until_stopped` takes over, SIGTERM and SIGHUP stop the start-up as Ctrl-C does:
-    what has started stops, the dev server (in a process group of its own) among it."""
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGTERM, signal.SIGHUP):
-        loop.add_signal_handler(signum, signal.raise_signal, signal.SIGINT)
+def grace_window(settings: Settings) -> timedelta:
+    """How long a stopping worker lets its steps finish: FUNDSAGA_SHUTDOWN_GRACE_SECONDS."""
+    return timedelta(seconds=settings.shutdown_grace_seconds)
 
 
-async def until_stopped() -> None:
-    """Wait for Ctrl-C, SIGTERM or a closed terminal (SIGHUP), so the caller's context managers
-    shut everything down: the dev server, in a process group of its own, last."""
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        loop.add_signal_handler(signum, stop.set)
+async def until_stopped(name: str, settings: Settings) -> None:
+    """Serve until Ctrl-C, SIGTERM or a closed terminal (SIGHUP); the caller's context managers
+    then shut down, within the grace window plus a margin, or the process exits leaving them
+    (a second signal: at once)."""
+    stop = ProcessStop(name, grace_window(settings))
+    stop.install()
     await stop.wait()
-    print("stopping ...")

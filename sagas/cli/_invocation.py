@@ -29,6 +29,7 @@ class Invocation:
         self._settings: Settings | None = None
         self._ledger: Ledger | None = None
         self._ledger_signs = False
+        self._scans = False
         self._temporal: Client | None = None
         self._unreachable: TemporalUnreachableError | None = None
         self._loop: asyncio.Runner | None = None
@@ -48,18 +49,27 @@ class Invocation:
             self._settings = load_settings()
         return self._settings
 
+    def scanning(self) -> Invocation:
+        """This command reads whole tables (a verifier, the collector): its database statements
+        may run FUNDSAGA_DB_SCAN_STATEMENT_TIMEOUT. Say so before it opens the database."""
+        self._scans = True
+        return self
+
     def ledger(self, *, signing: bool = False) -> Ledger:
         """The configured ledger; `signing` gives it the writer's key, whose signature every
         entry and hold it writes carries (so it fails without FUNDSAGA_AUDIT_SIGNING_KEY)."""
         if self._ledger is None or (signing and not self._ledger_signs):
             signer = writer_keys(self.settings).require_signer() if signing else None
-            self._ledger = Ledger.from_url(self.settings.database_url, signer=signer)
+            timeouts = self.settings.database_timeouts(scans=self._scans)
+            self._ledger = Ledger.from_url(
+                self.settings.database_url, signer=signer, timeouts=timeouts
+            )
             self._ledger_signs = signing
             self._closing.callback(self._ledger.close_connections)
         return self._ledger
 
     def audit(self, keys: AuditKeys) -> AnchoredAuditStore:
-        store = open_audit(self.settings, keys)
+        store = open_audit(self.settings, keys, scans=self._scans)
         self._closing.callback(store.close_connections)
         return store
 
@@ -69,22 +79,26 @@ class Invocation:
             self._loop = self._closing.enter_context(asyncio.Runner())
         return self._loop.run(work)
 
-    async def temporal(self, *, serve_metrics: bool = False) -> Client:
+    async def temporal(self, *, serve_metrics: bool = False, wait: bool = False) -> Client:
         """The Temporal client, connected once; a server that did not answer is not asked
-        again by the same command. `serve_metrics`: see `connect_temporal`."""
+        again by the same command. `wait` (a long-running process) tries again until it
+        answers; `serve_metrics` and `wait`: see `connect_temporal`."""
         if self._unreachable is not None:
             raise self._unreachable
         if self._temporal is None:
             try:
-                self._temporal = await connect_temporal(self.settings, serve_metrics=serve_metrics)
+                self._temporal = await connect_temporal(
+                    self.settings, serve_metrics=serve_metrics, wait=wait
+                )
             except TemporalUnreachableError as err:
                 self._unreachable = err
                 raise
         return self._temporal
 
-    async def client(self, *, with_ledger: bool = False) -> FundsagaClient:
+    async def client(self, *, with_ledger: bool = False, wait: bool = False) -> FundsagaClient:
+        """A client on `temporal`, with the configured ledger when `with_ledger`."""
         ledger = self.ledger() if with_ledger else None
-        return FundsagaClient.configured(await self.temporal(), self.settings, ledger)
+        return FundsagaClient.configured(await self.temporal(wait=wait), self.settings, ledger)
 
     def close(self) -> None:
         """Close database engines and the event loop; the SDK has no close for its client, so

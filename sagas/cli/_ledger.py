@@ -29,7 +29,7 @@ def verify(ctx: typer.Context, output: Output = OutputFormat.TABLE) -> None:
     """Journal chain, signatures, anchors, this verifier's memory and every entry's witness in
     Temporal or the audit trail; entries balance, balances and holds match their postings;
     exit 1 naming the first bad entry."""
-    invocation = Invocation.of(ctx)
+    invocation = Invocation.of(ctx).scanning()
     verdict = ledger_verdict(invocation)
     emit(_shown(verdict, invocation.settings.temporal_address), output)
     if not verdict.ok:

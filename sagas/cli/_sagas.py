@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any
 
 import typer
@@ -13,13 +15,15 @@ from sagas.cli._options import Key, RequestJson, SagaType, StatusFilter, TypeFil
 from sagas.cli._output import (
     Output,
     OutputFormat,
+    Shown,
     emit,
+    key_of,
     outcome_shown,
     sagas_shown,
     said,
     view_shown,
 )
-from sagas.client import Launch
+from sagas.client import Launch, WaitingSaga
 from sagas.engine import (
     SAGA_STATUS,
     SagaOutcome,
@@ -119,7 +123,7 @@ def list_sagas(
         typer.Option(
             "--waiting",
             help="Only sagas waiting out a fault of the infrastructure (the database down, "
-            "say); they go on by themselves once it passes.",
+            "say), with the fault and since when; they go on by themselves once it passes.",
         ),
     ] = False,
     output: Output = OutputFormat.TABLE,
@@ -160,10 +164,71 @@ def show_list(
     *,
     waiting: bool = False,
 ) -> None:
+    if waiting:
+        show_waiting(invocation, saga_type, status, output)
+        return
+
     async def found() -> list[tuple[str, str, str]]:
-        return await (await invocation.client()).list_sagas(saga_type, status, waiting=waiting)
+        return await (await invocation.client()).list_sagas(saga_type, status)
 
     emit(sagas_shown(invocation.run(found())), output)
+
+
+def show_waiting(
+    invocation: Invocation, saga_type: str | None, status: SagaStatus | None, output: OutputFormat
+) -> None:
+    async def found() -> list[WaitingSaga]:
+        return await (await invocation.client()).waiting_sagas(saga_type, status)
+
+    emit(waiting_shown(invocation.run(found()), datetime.now(UTC)), output)
+
+
+WAITING_COLUMNS = ("saga_id", "saga_type", "key", "status", "waiting_on", "since", "waited")
+WAITING_NOTE = "waiting out a fault of the infrastructure; each goes on by itself once it passes"
+
+
+def waiting_shown(found: Sequence[WaitingSaga], now: datetime) -> Shown:
+    """Each waiting saga with its fault, since when and how long at `now`; in JSON the wait's
+    start as `waiting_since` and its length in whole seconds as `waited_seconds`."""
+    rows = [
+        [
+            saga.saga_id,
+            saga.saga_type,
+            key_of(saga.saga_id, saga.saga_type),
+            saga.status,
+            saga.waiting_on,
+            None if saga.waiting_since is None else saga.waiting_since.isoformat("T", "seconds"),
+            waited_text(saga.waited(now)),
+        ]
+        for saga in found
+    ]
+    lines = [WAITING_NOTE] if found else []
+    records = [_waiting_record(saga, now) for saga in found]
+    return Shown(data=records, lines=lines, columns=WAITING_COLUMNS, rows=rows)
+
+
+def _waiting_record(saga: WaitingSaga, now: datetime) -> dict[str, Any]:
+    waited = saga.waited(now)
+    return {
+        "saga_id": saga.saga_id,
+        "saga_type": saga.saga_type,
+        "key": key_of(saga.saga_id, saga.saga_type),
+        "status": saga.status.value,
+        "waiting_on": saga.waiting_on,
+        "waiting_since": saga.waiting_since,
+        "waited_seconds": None if waited is None else int(waited.total_seconds()),
+    }
+
+
+def waited_text(waited: timedelta | None) -> str:
+    """A wait's length for people: `42 s`, `5 min 12 s`, `3 h 20 min`."""
+    if waited is None:
+        return "-"
+    minutes, seconds = divmod(int(waited.total_seconds()), 60)
+    hours, minutes = divmod(minutes, 60)
+    if hours:
+        return f"{hours} h {minutes} min"
+    return f"{minutes} min {seconds} s" if minutes else f"{seconds} s"
 
 
 def show_view(invocation: Invocation, saga_type: str, key: str, output: OutputFormat) -> None:

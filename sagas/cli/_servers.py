@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from datetime import UTC, datetime, timedelta
 from typing import Annotated
 
@@ -39,11 +41,11 @@ def webhooks(
 async def run_webhooks(invocation: Invocation, host: str, port: int) -> None:
     settings = invocation.settings
     secrets = WebhookSecrets.configured(settings)
-    client = await invocation.client()
+    client = await invocation.client(wait=True)
     max_body = settings.webhook_max_body
     async with serve_webhooks(client, secrets, port, host, max_body=max_body) as server:
         print(f"webhook receiver on {server.url}/events/<saga type>/<key>/<event name>")
-        await until_stopped()
+        await until_stopped("fundsaga webhooks", settings)
 
 
 def collector(
@@ -54,11 +56,11 @@ def collector(
 ) -> None:
     """Parked and overdue sagas per type, the task queue's pollers and the ledger's invariants,
     served at FUNDSAGA_METRICS_ADDRESS. Run one per task queue."""
-    invocation = Invocation.of(ctx)
+    invocation = Invocation.of(ctx).scanning()
     if once:
         collection = invocation.run(collect_once(invocation))
         print(render_collection(collection))
-        if collection.ledger_findings:
+        if collection.ledger_findings or collection.ledger_error or collection.temporal_error:
             raise typer.Exit(FAILURE)
         return
     if not invocation.settings.metrics_address:
@@ -69,7 +71,7 @@ def collector(
 async def _collector(invocation: Invocation, *, serve_metrics: bool) -> VisibilityCollector:
     settings = invocation.settings
     registry, _ = registry_and_faults(settings)
-    temporal = await invocation.temporal(serve_metrics=serve_metrics)
+    temporal = await invocation.temporal(serve_metrics=serve_metrics, wait=serve_metrics)
     ledger = invocation.ledger() if settings.ledger_check_seconds else None
     return VisibilityCollector(temporal, settings.task_queue, [t.name for t in registry], ledger)
 
@@ -88,35 +90,55 @@ async def serve_collector(invocation: Invocation) -> None:
         f"metrics for Prometheus at http://{settings.metrics_address}/metrics"
     )
     ledger_every = settings.ledger_check_seconds
-    await run_collector(
-        collector,
-        gauges,
-        timedelta(seconds=settings.collector_seconds),
-        timedelta(seconds=ledger_every) if ledger_every else None,
+    collecting = asyncio.create_task(
+        run_collector(
+            collector,
+            gauges,
+            timedelta(seconds=settings.collector_seconds),
+            timedelta(seconds=ledger_every) if ledger_every else None,
+        )
     )
+    stopped = asyncio.create_task(until_stopped("fundsaga collector", settings))
+    await asyncio.wait([collecting, stopped], return_when=asyncio.FIRST_COMPLETED)
+    collecting.cancel()  # a run in progress is dropped: the next collector's first run redoes it
+    stopped.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await collecting  # raises what ended the collector, if it ended by itself
 
 
 def render_collection(collection: Collection) -> str:
+    """Each part's figures, or why the part could not be read."""
     lines = [f"task queue {collection.task_queue}"]
-    lines += [f"  pollers ({kind.value}): {count}" for kind, count in collection.pollers.items()]
-    lines.append(
-        f"  {'saga type':<24} {'parked':>7} {'oldest parked':>14} {'past deadline':>14}"
-        f" {'killed':>7}"
-    )
-    for b in collection.backlogs:
-        oldest = f"{int(b.oldest_needing_attention.total_seconds())} s"
-        lines.append(
-            f"  {b.saga_type:<24} {b.needing_attention:>7} {oldest:>14} {b.past_deadline:>14}"
-            f" {b.killed:>7}"
-        )
+    if collection.temporal_error is not None:
+        lines.append(f"  temporal: not read: {collection.temporal_error}")
+    else:
+        lines += _backlog_lines(collection)
     findings = collection.ledger_findings
-    if findings is None:
+    if collection.ledger_error is not None:
+        lines.append(f"ledger: not checked: {collection.ledger_error}")
+    elif findings is None:
         lines.append("ledger: not checked (FUNDSAGA_LEDGER_CHECK_SECONDS=0)")
     elif not findings:
         lines.append("ledger: invariants hold")
     else:
         lines += ["ledger: invariants broken", *(f"  {f}" for f in findings)]
     return "\n".join(lines)
+
+
+def _backlog_lines(collection: Collection) -> list[str]:
+    lines = [f"  pollers ({kind.value}): {count}" for kind, count in collection.pollers.items()]
+    lines.append(
+        f"  {'saga type':<24} {'parked':>7} {'oldest parked':>14} {'past deadline':>14}"
+        f" {'killed':>7} {'waiting':>8} {'longest wait':>13}"
+    )
+    for b in collection.backlogs:
+        oldest = f"{int(b.oldest_needing_attention.total_seconds())} s"
+        longest = f"{int(b.oldest_infrastructure_wait.total_seconds())} s"
+        lines.append(
+            f"  {b.saga_type:<24} {b.needing_attention:>7} {oldest:>14} {b.past_deadline:>14}"
+            f" {b.killed:>7} {b.waiting_on_infrastructure:>8} {longest:>13}"
+        )
+    return lines
 
 
 def codec_server(
@@ -160,7 +182,7 @@ async def run_codec_server(settings: Settings, host: str, port: int) -> None:
             f"{', '.join(origins) or 'none'}; "
             + (f"accepts {' or '.join(who)}" if who else "no token: loopback only")
         )
-        await until_stopped()
+        await until_stopped("fundsaga codec-server", settings)
 
 
 def codec_authorisation(settings: Settings) -> CodecAuthorisation:

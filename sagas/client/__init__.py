@@ -3,11 +3,8 @@ their schedules. Importing it loads neither the CLI nor Typer nor Rich."""
 
 from sagas.client._anchor_schedule import anchor_schedule_id, ensure_anchor_schedule
 from sagas.client._bulk_actions import ActionResult, BulkActions, SagaActionResult
-from sagas.client._client import (
-    FundsagaClient,
-    TemporalUnreachableError,
-    connect_temporal,
-)
+from sagas.client._client import FundsagaClient, WaitingSaga
+from sagas.client._connect import TemporalUnreachableError, connect_temporal
 from sagas.client._launch import Launch
 from sagas.client._operator_actions import OperatorActions
 from sagas.client._operator_credentials import (
@@ -64,6 +61,7 @@ __all__ = [
     "ScheduleView",
     "ScheduledRunView",
     "TemporalUnreachableError",
+    "WaitingSaga",
     "anchor_schedule_id",
     "configured_operator",
     "configured_operator_check",

@@ -7,8 +7,8 @@ Sagas are addressed by (saga type, idempotency key): `start(saga_type, request)`
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -29,6 +29,7 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from sagas.client._account_checks import check_accounts
 from sagas.client._bulk_actions import BulkActions
+from sagas.client._connect import connect_temporal
 from sagas.client._launch import Launch, shown_status
 from sagas.client._operator_actions import OperatorActions
 from sagas.client._operator_credentials import OperatorCredential, configured_operator
@@ -37,7 +38,7 @@ from sagas.client._reconcile_actions import ReconcileActions
 from sagas.client._recoveries import KILLED_CLAUSES, NOT_RECOVERY, SagaRecoveries
 from sagas.client._saga_handle import SagaHandle
 from sagas.client._schedules import SagaSchedules
-from sagas.codec import data_converter, refuse_plain_text_start
+from sagas.codec import refuse_plain_text_start
 from sagas.engine import (
     AUDIT_COMPLETED_MEMO,
     FINGERPRINT_MEMO,
@@ -45,6 +46,7 @@ from sagas.engine import (
     SAGA_STATUS,
     SAGA_TYPE,
     SAGA_WAITING_ON,
+    SAGA_WAITING_SINCE,
     FailureReason,
     SagaOutcome,
     SagaRequest,
@@ -53,7 +55,6 @@ from sagas.engine import (
     saga_id,
 )
 from sagas.foundations import (
-    FundsagaError,
     IdempotencyConflictError,
     InvalidRequestError,
     LedgerUnavailableError,
@@ -63,46 +64,6 @@ from sagas.foundations import (
 from sagas.ledger import Ledger
 from sagas.reconcile import Reconciliation
 from sagas.registry import SagaRegistry, built_in_registry, load_registry
-from sagas.telemetry import configured_tracer_provider, metrics_runtime, tracing_interceptors
-
-
-class TemporalUnreachableError(FundsagaError):
-    """Temporal did not answer at TEMPORAL_ADDRESS within FUNDSAGA_TEMPORAL_CONNECT_TIMEOUT."""
-
-
-async def connect_temporal(settings: Settings, *, serve_metrics: bool = False) -> Client:
-    """A client on TEMPORAL_ADDRESS; TemporalUnreachableError when it does not answer in time.
-
-    `serve_metrics` (a worker's client) serves the metrics of everything on this client at
-    FUNDSAGA_METRICS_ADDRESS, when set; other commands leave the address to the worker.
-    With FUNDSAGA_OTLP_ENDPOINT set, the client and the workers built on it send traces there.
-
-    The SDK's own connect timeout bounds the TCP connection only: a server that accepts the
-    connection and never answers would hold the caller for the SDK's 30 s RPC timeout.
-    """
-    seconds = settings.temporal_connect_timeout
-    where = f"Temporal at {settings.temporal_address}"
-    collect_before_exit()
-    try:
-        async with asyncio.timeout(seconds):
-            return await Client.connect(
-                settings.temporal_address,
-                namespace=settings.temporal_namespace,
-                data_converter=data_converter(settings),
-                connect_timeout=timedelta(seconds=seconds),
-                runtime=metrics_runtime(settings) if serve_metrics else None,
-                interceptors=tracing_interceptors(configured_tracer_provider(settings)),
-            )
-    except TimeoutError:
-        raise TemporalUnreachableError(f"{where} did not answer within {seconds:g} s") from None
-    except RuntimeError as err:  # the SDK's "Failed client connect"
-        raise TemporalUnreachableError(f"{where} is not reachable: {_why(err)}") from None
-
-
-def _why(err: RuntimeError) -> str:
-    """The operating system's reason inside the SDK's connect error, else its first line."""
-    found = re.search(r'message: "([^"]+)"', str(err))
-    return found.group(1) if found else str(err).splitlines()[0]
 
 
 class FundsagaClient:
@@ -144,7 +105,8 @@ class FundsagaClient:
     async def connect(cls, settings: Settings, *, with_ledger: bool = True) -> FundsagaClient:
         """A client on TEMPORAL_ADDRESS, with the ledger of FUNDSAGA_DATABASE_URL unless
         `with_ledger` is False; `async with` it to close its database connections at the end."""
-        ledger = Ledger.from_url(settings.database_url) if with_ledger else None
+        timeouts = settings.database_timeouts()
+        ledger = Ledger.from_url(settings.database_url, timeouts=timeouts) if with_ledger else None
         return cls.configured(await connect_temporal(settings), settings, ledger)
 
     async def __aenter__(self) -> FundsagaClient:
@@ -290,10 +252,10 @@ class FundsagaClient:
         A saga whose execution was closed from outside shows as KILLED until its recovery is
         approved, then with its recovery's status; one whose execution was deleted while open
         shows as KILLED once the collector found it."""
-        clauses = [f"{SAGA_TYPE.name} IS NOT NULL", f"TaskQueue = '{self.task_queue}'"]
-        clauses.append(NOT_RECOVERY)
-        if saga_type is not None:
-            clauses.append(f"{SAGA_TYPE.name} = '{self.registry.get(saga_type).name}'")
+        if waiting:
+            waits = await self.waiting_sagas(saga_type, status)
+            return [(saga.saga_id, saga.saga_type, saga.status.value) for saga in waits]
+        clauses = self._listed(saga_type)
         wanted = None if status is None else SagaStatus(status)
         if wanted is SagaStatus.KILLED:
             clauses.extend(KILLED_CLAUSES)
@@ -301,8 +263,6 @@ class FundsagaClient:
             clauses.append(f"{SAGA_STATUS.name} = '{wanted.value}'")
             if not wanted.is_terminal:
                 clauses.append("ExecutionStatus = 'Running'")
-        if waiting:
-            clauses += ["ExecutionStatus = 'Running'", f"{SAGA_WAITING_ON.name} != ''"]
         found: list[tuple[str, str, str]] = []
         killed: list[int] = []
         async for execution in self.temporal.list_workflows(" AND ".join(clauses)):
@@ -313,11 +273,39 @@ class FundsagaClient:
             found.append((execution.id, attributes.get(SAGA_TYPE) or "", shown))
         if killed or (wanted is not None and wanted.is_terminal):
             found = await self._with_recoveries(found, killed, saga_type, wanted)
-        if wanted in (None, SagaStatus.KILLED) and not waiting:  # those whose execution is deleted
+        if wanted in (None, SagaStatus.KILLED):  # those whose execution is deleted
             listed = {row[0] for row in found}
             awaiting = await self.recoveries().awaiting(saga_type)
             found += [(s, t, SagaStatus.KILLED.value) for s, t in awaiting if s not in listed]
         return found
+
+    async def waiting_sagas(
+        self, saga_type: str | None = None, status: SagaStatus | None = None
+    ) -> list[WaitingSaga]:
+        """The sagas on this client's task queue waiting out a fault of the infrastructure now,
+        newest first, each with its fault and since when; optionally of one type and status."""
+        clauses = self._listed(saga_type)
+        clauses += ["ExecutionStatus = 'Running'", f"{SAGA_WAITING_ON.name} != ''"]
+        if status is not None:
+            clauses.append(f"{SAGA_STATUS.name} = '{SagaStatus(status).value}'")
+        found = []
+        async for execution in self.temporal.list_workflows(" AND ".join(clauses)):
+            attributes = execution.typed_search_attributes
+            shown = SagaStatus(attributes.get(SAGA_STATUS) or SagaStatus.RUNNING)
+            fault = attributes.get(SAGA_WAITING_ON) or ""
+            since = attributes.get(SAGA_WAITING_SINCE)
+            saga_type_of = attributes.get(SAGA_TYPE) or ""
+            found.append(WaitingSaga(execution.id, saga_type_of, shown, fault, since))
+        return found
+
+    def _listed(self, saga_type: str | None) -> list[str]:
+        """The clauses every listing starts with: sagas (not their recoveries) on this task
+        queue, of `saga_type` when given."""
+        clauses = [f"{SAGA_TYPE.name} IS NOT NULL", f"TaskQueue = '{self.task_queue}'"]
+        clauses.append(NOT_RECOVERY)
+        if saga_type is not None:
+            clauses.append(f"{SAGA_TYPE.name} = '{self.registry.get(saga_type).name}'")
+        return clauses
 
     async def _with_recoveries(
         self,
@@ -390,6 +378,27 @@ class FundsagaClient:
             static_summary=request.summary(),
         )
         return handle
+
+
+@dataclass(frozen=True)
+class WaitingSaga:
+    """A saga waiting out a fault of the infrastructure, as Temporal's visibility lists it: it
+    goes on by itself once the fault passes."""
+
+    saga_id: str
+    saga_type: str
+    status: SagaStatus
+    """RUNNING or COMPENSATING: a wait does not change it."""
+    waiting_on: str
+    """The fault's error type, say `DatabaseBusyError` (its `SagaWaitingOn`)."""
+    waiting_since: datetime | None
+    """When the wait began (its `SagaWaitingSince`)."""
+
+    def waited(self, now: datetime) -> timedelta | None:
+        """How long it has waited at `now`; None when the start of the wait is not known."""
+        if self.waiting_since is None:
+            return None
+        return max(now - self.waiting_since, timedelta())
 
 
 def _killed(execution: WorkflowExecutionStatus | None, shown: str) -> bool:

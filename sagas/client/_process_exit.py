@@ -12,12 +12,10 @@ fundsaga, and the `fundsaga` command itself ends with `end_process`.
 from __future__ import annotations
 
 import atexit
-import contextlib
 import gc
-import logging
-import os
-import sys
 from typing import NoReturn
+
+from sagas.foundations import exit_now
 
 _registered: list[bool] = []
 
@@ -33,8 +31,4 @@ def collect_before_exit() -> None:
 def end_process(code: int) -> NoReturn:
     """Output flushed, then no interpreter teardown: by the time this runs the command has
     closed its database engines and dropped its Temporal client."""
-    logging.shutdown()
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):  # the reader went away (`| head`)
-            stream.flush()
-    os._exit(code)
+    exit_now(code)

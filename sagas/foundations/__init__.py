@@ -9,7 +9,7 @@ from sagas.foundations._access_tokens import (
 from sagas.foundations._canonical import canonical_json, sha256_hex
 from sagas.foundations._clock import HostClock, database_now, host_now, not_before
 from sagas.foundations._currency import Currency, currency
-from sagas.foundations._db import alembic_config, make_engine, upgrade_database
+from sagas.foundations._db import DatabaseTimeouts, alembic_config, make_engine, upgrade_database
 from sagas.foundations._db_errors import translate_db_errors
 from sagas.foundations._db_roles import DATABASE_OWNER_ROLE, DATABASE_WORKER_ROLE
 from sagas.foundations._db_types import KEY_LENGTH, NAMING_CONVENTION, UtcDateTime
@@ -54,6 +54,7 @@ from sagas.foundations._money import MAX_MINOR_UNITS, Money, parse_money
 from sagas.foundations._new_file import write_new_file
 from sagas.foundations._one_reading import loads_one_reading, refuse_duplicate_keys
 from sagas.foundations._principals import principal_key
+from sagas.foundations._process_stop import ProcessStop, exit_now
 from sagas.foundations._retry_class import RetryClass
 from sagas.foundations._secrets import MIN_SECRET_LENGTH, checked_secret
 from sagas.foundations._settings import DEFAULT_HOME, Settings, load_settings, os_user
@@ -78,6 +79,7 @@ __all__ = [
     "Currency",
     "CurrencyMismatchError",
     "DatabaseBusyError",
+    "DatabaseTimeouts",
     "DeadlockError",
     "EffectCompensatedError",
     "FundsagaError",
@@ -92,6 +94,7 @@ __all__ = [
     "Money",
     "NotParkedError",
     "OperatorRefusedError",
+    "ProcessStop",
     "ProposalStaleError",
     "RecoveryRefusedError",
     "RegistrationError",
@@ -115,6 +118,7 @@ __all__ = [
     "currency",
     "database_now",
     "error_class_by_name",
+    "exit_now",
     "host_now",
     "invalid_request_from",
     "is_business_error_type",

@@ -3,7 +3,11 @@
     SQLite "database is locked" / busy          -> DatabaseBusyError
     PostgreSQL 40P01 deadlock_detected          -> DeadlockError
     PostgreSQL 40001 serialization_failure      -> SerializationFailureError
-    PostgreSQL 55P03 / 53300, pool exhausted    -> DatabaseBusyError
+    PostgreSQL 55P03 lock_not_available         -> DatabaseBusyError  (lock_timeout)
+    PostgreSQL 57014 query_canceled             -> DatabaseBusyError  (statement_timeout)
+    PostgreSQL 53300, pool exhausted            -> DatabaseBusyError
+    PostgreSQL 25P03 idle_in_transaction_session_timeout
+                                                -> ConnectionDroppedError (the server closed it)
     lost or refused connections (08xxx, 57P0x)  -> ConnectionDroppedError
 
 Integrity errors and anything unrecognised pass through unchanged.
@@ -29,7 +33,9 @@ _BY_SQLSTATE: dict[str, type[TransientError]] = {
     "40P01": DeadlockError,
     "40001": SerializationFailureError,
     "55P03": DatabaseBusyError,
+    "57014": DatabaseBusyError,
     "53300": DatabaseBusyError,
+    "25P03": ConnectionDroppedError,
     "57P01": ConnectionDroppedError,
     "57P02": ConnectionDroppedError,
     "57P03": ConnectionDroppedError,

@@ -10,6 +10,12 @@ from typing import Literal
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from sagas.foundations._db import (
+    MAX_TIMEOUT_SECONDS,
+    SCAN_STATEMENT_TIMEOUT,
+    STATEMENT_TIMEOUT,
+    DatabaseTimeouts,
+)
 from sagas.foundations._errors import InvalidRequestError
 from sagas.foundations._validation import invalid_request_from
 
@@ -24,9 +30,44 @@ class Settings(BaseSettings):
     temporal_connect_timeout: float = Field(3.0, alias="FUNDSAGA_TEMPORAL_CONNECT_TIMEOUT", gt=0)
     """Seconds a client waits for Temporal to answer before it gives up with one line."""
     task_queue: str = Field("fundsaga", alias="FUNDSAGA_TASK_QUEUE")
+    shutdown_grace_seconds: float = Field(
+        5.0, alias="FUNDSAGA_SHUTDOWN_GRACE_SECONDS", gt=0, le=600
+    )
+    """Seconds a stopping worker gives its running steps to finish before it cancels them; a
+    process exits at most this plus 5 s after SIGTERM, logging the work it left."""
     database_url: str = Field(
         f"sqlite:///{DEFAULT_HOME / 'fundsaga.db'}", alias="FUNDSAGA_DATABASE_URL"
     )
+    db_lock_timeout: float = Field(
+        DatabaseTimeouts.lock, alias="FUNDSAGA_DB_LOCK_TIMEOUT", gt=0, le=MAX_TIMEOUT_SECONDS
+    )
+    """Seconds a PostgreSQL statement waits for a lock another session holds."""
+    db_statement_timeout: float = Field(
+        STATEMENT_TIMEOUT,
+        alias="FUNDSAGA_DB_STATEMENT_TIMEOUT",
+        gt=0,
+        le=MAX_TIMEOUT_SECONDS,
+    )
+    """Seconds a PostgreSQL statement may run, except in the commands that read whole tables."""
+    db_scan_statement_timeout: float = Field(
+        SCAN_STATEMENT_TIMEOUT,
+        alias="FUNDSAGA_DB_SCAN_STATEMENT_TIMEOUT",
+        gt=0,
+        le=MAX_TIMEOUT_SECONDS,
+    )
+    """Seconds a PostgreSQL statement may run in the commands that read whole tables: the
+    verifiers and the collector."""
+    db_idle_in_transaction_timeout: float = Field(
+        DatabaseTimeouts.idle_in_transaction,
+        alias="FUNDSAGA_DB_IDLE_IN_TRANSACTION_TIMEOUT",
+        gt=0,
+        le=MAX_TIMEOUT_SECONDS,
+    )
+    """Seconds PostgreSQL keeps a session whose open transaction waits for its client."""
+    db_busy_timeout: float = Field(
+        DatabaseTimeouts.busy, alias="FUNDSAGA_DB_BUSY_TIMEOUT", gt=0, le=MAX_TIMEOUT_SECONDS
+    )
+    """Seconds an SQLite writer waits for another's write lock."""
     audit_store: str = Field(f"dir:{DEFAULT_HOME / 'audit'}", alias="FUNDSAGA_AUDIT_STORE")
     audit_completed: bool = Field(False, alias="FUNDSAGA_AUDIT_COMPLETED")
     faults: str = Field("", alias="FUNDSAGA_FAULTS")
@@ -132,6 +173,16 @@ class Settings(BaseSettings):
                 "FUNDSAGA_OTLP_ENDPOINT", "must be an http:// or https:// URL, or empty"
             )
         return value
+
+    def database_timeouts(self, *, scans: bool = False) -> DatabaseTimeouts:
+        """The bounds of this process's database sessions; `scans`: of a command that reads
+        whole tables, whose statements are long by nature."""
+        return DatabaseTimeouts(
+            lock=self.db_lock_timeout,
+            statement=self.db_scan_statement_timeout if scans else self.db_statement_timeout,
+            idle_in_transaction=self.db_idle_in_transaction_timeout,
+            busy=self.db_busy_timeout,
+        )
 
     @property
     def audit_public_key_paths(self) -> list[Path]:

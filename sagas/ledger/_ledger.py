@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 
 from sagas.engine import RunClaim, Snapshot
 from sagas.foundations import (
+    DatabaseTimeouts,
     HostClock,
     Money,
     SagaIdReusedError,
@@ -99,10 +100,16 @@ class Ledger:
 
     @classmethod
     def from_url(
-        cls, url: str, *, signer: RowSigner | None = None, clock: HostClock = host_now
+        cls,
+        url: str,
+        *,
+        signer: RowSigner | None = None,
+        clock: HostClock = host_now,
+        timeouts: DatabaseTimeouts | None = None,
     ) -> Ledger:
-        """A ledger on the database at `url`, which must already be migrated."""
-        return cls(make_engine(url), signer=signer, clock=clock)
+        """A ledger on the database at `url`, which must already be migrated; its sessions wait
+        at most `timeouts` (None: a worker's)."""
+        return cls(make_engine(url, timeouts=timeouts), signer=signer, clock=clock)
 
     def close_connections(self) -> None:
         """Release the pooled database connections (the ledger can be used again after)."""

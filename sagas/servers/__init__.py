@@ -12,7 +12,7 @@ from sagas.servers._collector import (
     SagaTypeBacklog,
     VisibilityCollector,
 )
-from sagas.servers._collector_metrics import CollectorGauges, run_collector
+from sagas.servers._collector_metrics import CollectorGauges, collect_and_publish, run_collector
 from sagas.servers._devserver import (
     DEV_SERVER_DYNAMIC_CONFIG,
     dev_server_args,
@@ -39,6 +39,7 @@ __all__ = [
     "WebhookSecrets",
     "WebhookServer",
     "check_ports_free",
+    "collect_and_publish",
     "dev_server_args",
     "free_port",
     "open_breaks",

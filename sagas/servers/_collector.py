@@ -1,5 +1,10 @@
 """What no single worker knows: parked and overdue sagas, the task queue's pollers and the
-ledger's invariants, read from Temporal's visibility and the ledger by one collector."""
+ledger's invariants, read from Temporal's visibility and the ledger by one collector.
+
+A run has two parts, each collected whatever became of the other: the ledger's (its claims,
+seal, invariants and breaks) and Temporal's (the backlogs, the pollers and the recovery of
+killed sagas). An outage of one is reported beside what the other found, so the gauges of
+sagas waiting on a database that is down are there while it is down."""
 
 from __future__ import annotations
 
@@ -22,6 +27,7 @@ from sagas.engine import (
     SAGA_TYPE,
     SAGA_WAITING_ON,
     SAGA_WAITING_SINCE,
+    RunClaim,
     SagaStatus,
 )
 from sagas.ledger import Ledger
@@ -74,11 +80,37 @@ class SagaTypeBacklog:
 class Collection:
     task_queue: str
     backlogs: list[SagaTypeBacklog]
+    """Empty when Temporal could not be read (see `temporal_error`)."""
     pollers: dict[PollerKind, int]
+    """Empty when Temporal could not be read."""
     ledger_findings: list[str] | None
     """The ledger's invariant findings (empty when it is sound); None when not checked."""
     breaks: list[OpenBreaks] = field(default_factory=list)
-    """Reconciliation breaks not closed, by kind; empty when no ledger is watched."""
+    """Reconciliation breaks not closed, by kind; empty when no ledger is watched or read."""
+    ledger_watched: bool = False
+    """Whether this collector reads a ledger at all (FUNDSAGA_LEDGER_CHECK_SECONDS not 0)."""
+    ledger_error: str | None = None
+    """Why the ledger's part failed (`ErrorType: message`), its findings and breaks then not
+    known; None when it ran or no ledger is watched."""
+    temporal_error: str | None = None
+    """Why Temporal's part failed, its backlogs and pollers then not known; None when it ran."""
+
+
+@dataclass(frozen=True)
+class _LedgerPart:
+    claims: list[RunClaim]
+    findings: list[str] | None
+    breaks: list[OpenBreaks]
+
+
+@dataclass(frozen=True)
+class _TemporalPart:
+    backlogs: list[SagaTypeBacklog]
+    pollers: dict[PollerKind, int]
+
+
+def _failure_text(err: Exception) -> str:
+    return f"{type(err).__name__}: {err}"
 
 
 class VisibilityCollector:
@@ -96,21 +128,46 @@ class VisibilityCollector:
         self._recoveries = SagaRecoveries(temporal, task_queue)
 
     async def collect(self, now: datetime, *, check_ledger: bool) -> Collection:
+        """Both parts of a run; a part that fails is reported in the collection, never raised."""
+        ledger: _LedgerPart | None = None
+        ledger_error = None
         if self._ledger is not None:
-            await self._open_deleted(self._ledger, now)
+            try:
+                ledger = await asyncio.to_thread(self._ledger_part, self._ledger, now, check_ledger)
+            except Exception as err:  # the database unreachable: Temporal's part still counts
+                ledger_error = _failure_text(err)
+        temporal_error = None
+        try:
+            temporal = await self._temporal_part(now, ledger.claims if ledger else [])
+        except Exception as err:  # Temporal unreachable: the ledger's part still counts
+            temporal, temporal_error = _TemporalPart([], {}), _failure_text(err)
+        return Collection(
+            self._task_queue,
+            temporal.backlogs,
+            temporal.pollers,
+            ledger.findings if ledger else None,
+            ledger.breaks if ledger else [],
+            ledger_watched=self._ledger is not None,
+            ledger_error=ledger_error,
+            temporal_error=temporal_error,
+        )
+
+    def _ledger_part(self, ledger: Ledger, now: datetime, check: bool) -> _LedgerPart:
+        claims = ledger.claims_between(
+            now - DELETED_LOOKBACK, now - DELETED_GRACE, limit=DELETED_CHECKS
+        )
+        # Sealing here keeps the entries not yet chained to one collector interval.
+        ledger.seal()
+        findings = ledger.check_invariants() if check else None
+        breaks = open_breaks(Reconciliation(ledger, ()).breaks(), now)
+        return _LedgerPart(claims, findings, breaks)
+
+    async def _temporal_part(self, now: datetime, claims: list[RunClaim]) -> _TemporalPart:
+        # Recoveries of deleted sagas first, so that this run counts them as killed.
+        await self._open_deleted(claims)
         backlogs = [await self._backlog(saga_type, now) for saga_type in self._saga_types]
         pollers = {kind: await self._pollers(kind, now) for kind in PollerKind}
-        findings = None
-        if self._ledger is not None:
-            # Sealing here keeps the entries not yet chained to one collector interval.
-            await asyncio.to_thread(self._ledger.seal)
-        if check_ledger and self._ledger is not None:
-            findings = await asyncio.to_thread(self._ledger.check_invariants)
-        breaks = []
-        if self._ledger is not None:
-            every = await asyncio.to_thread(Reconciliation(self._ledger, ()).breaks)
-            breaks = open_breaks(every, now)
-        return Collection(self._task_queue, backlogs, pollers, findings, breaks)
+        return _TemporalPart(backlogs, pollers)
 
     async def _backlog(self, saga_type: str, now: datetime) -> SagaTypeBacklog:
         parked = self._query(saga_type, f"{SAGA_STATUS.name} = '{SagaStatus.NEEDS_ATTENTION}'")
@@ -148,15 +205,9 @@ class VisibilityCollector:
         awaiting = {saga for saga, _ in await self._recoveries.awaiting(saga_type)}
         return len(awaiting | set(started))
 
-    async def _open_deleted(self, ledger: Ledger, now: datetime) -> None:
+    async def _open_deleted(self, claims: list[RunClaim]) -> None:
         """Start the recovery of each saga of these types that claimed its id in the last
-        DELETED_LOOKBACK and whose execution Temporal no longer knows."""
-        claims = await asyncio.to_thread(
-            ledger.claims_between,
-            now - DELETED_LOOKBACK,
-            now - DELETED_GRACE,
-            limit=DELETED_CHECKS,
-        )
+        DELETED_LOOKBACK (the ledger's claims) and whose execution Temporal no longer knows."""
         ours = [claim for claim in claims if claim.saga_type in self._saga_types]
         await self._recoveries.open_deleted(ours)
 

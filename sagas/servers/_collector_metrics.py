@@ -26,13 +26,21 @@ RECONCILIATION_BREAKS = "fundsaga_reconciliation_breaks"
 OLDEST_BREAK = "fundsaga_reconciliation_oldest_break_age_seconds"
 COLLECTOR_RUNS = "fundsaga_collector_runs"
 COLLECTOR_LAST_SUCCESS = "fundsaga_collector_last_success_timestamp_seconds"
+COLLECTOR_LEDGER_UP = "fundsaga_collector_ledger_up"
 
 log = logging.getLogger("fundsaga.collector")
 
 
 class RunResult(StrEnum):
-    SUCCESS = "success"
-    FAILURE = "failure"
+    SUCCESS = "success"  # both parts ran (or only Temporal's, when no ledger is watched)
+    LEDGER_FAILED = "ledger_failed"  # Temporal's part ran and was published, the ledger's failed
+    FAILURE = "failure"  # Temporal's part failed; the ledger's, if it ran, was published
+
+    @classmethod
+    def of(cls, collection: Collection) -> RunResult:
+        if collection.temporal_error is not None:
+            return cls.FAILURE
+        return cls.SUCCESS if collection.ledger_error is None else cls.LEDGER_FAILED
 
 
 class CollectorGauges:
@@ -76,10 +84,18 @@ class CollectorGauges:
         self._checks = meter.create_counter(LEDGER_CHECKS, "Ledger invariant checks, by result.")
         self._runs = meter.create_counter(COLLECTOR_RUNS, "Collector runs, by result.")
         self._last_success = meter.create_gauge_float(
-            COLLECTOR_LAST_SUCCESS, "Unix time of the collector's last successful run.", "s"
+            COLLECTOR_LAST_SUCCESS,
+            "Unix time of the collector's last run that read Temporal (its saga gauges are fresh).",
+            "s",
+        )
+        self._ledger_up = meter.create_gauge(
+            COLLECTOR_LEDGER_UP,
+            "1 when the collector's last run read the ledger, 0 when it failed: the ledger's "
+            "gauges then keep their last value.",
         )
 
     def publish(self, collection: Collection, at: datetime) -> None:
+        """Whatever each part found; a part that failed leaves its gauges at their last value."""
         queue = {"task_queue": collection.task_queue}
         for backlog in collection.backlogs:
             labels = {**queue, "saga_type": backlog.saga_type}
@@ -98,11 +114,11 @@ class CollectorGauges:
         if collection.ledger_findings is not None:
             self._violations.set(len(collection.ledger_findings))
             self._checks.add(1, {"result": "broken" if collection.ledger_findings else "holds"})
-        self._runs.add(1, {"result": RunResult.SUCCESS.value})
-        self._last_success.set(at.timestamp())
-
-    def failed(self) -> None:
-        self._runs.add(1, {"result": RunResult.FAILURE.value})
+        if collection.ledger_watched:
+            self._ledger_up.set(0 if collection.ledger_error else 1)
+        self._runs.add(1, {"result": RunResult.of(collection).value})
+        if collection.temporal_error is None:
+            self._last_success.set(at.timestamp())
 
 
 async def run_collector(
@@ -113,22 +129,30 @@ async def run_collector(
     clock: Callable[[], datetime] = lambda: datetime.now(UTC),
 ) -> None:
     """Collect every `every`, checking the ledger at most every `ledger_every` (never when
-    None), until cancelled. A failed run is counted and logged; the next one tries again."""
+    None), until cancelled. A part that failed is counted and logged, what the other found is
+    published; the next run tries both again."""
     ledger_checked: datetime | None = None
     while True:
         now = clock()
         check_ledger = ledger_every is not None and (
             ledger_checked is None or now - ledger_checked >= ledger_every
         )
-        try:
-            collection = await collector.collect(now, check_ledger=check_ledger)
-        except Exception as err:  # Temporal or the database unreachable: the next run retries
-            gauges.failed()
-            log.warning("collector run failed: %s: %s", type(err).__name__, err)
-        else:
-            gauges.publish(collection, now)
-            if collection.ledger_findings is not None:
-                ledger_checked = now
-                for finding in collection.ledger_findings:
-                    log.error("ledger invariant broken: %s", finding)
+        collection = await collect_and_publish(collector, gauges, now, check_ledger=check_ledger)
+        if collection.ledger_findings is not None:
+            ledger_checked = now
         await asyncio.sleep(every.total_seconds())
+
+
+async def collect_and_publish(
+    collector: VisibilityCollector, gauges: CollectorGauges, now: datetime, *, check_ledger: bool
+) -> Collection:
+    """One run: collected, published, and each failed part and broken invariant logged."""
+    collection = await collector.collect(now, check_ledger=check_ledger)
+    gauges.publish(collection, now)
+    if collection.temporal_error is not None:
+        log.warning("collector: Temporal not read: %s", collection.temporal_error)
+    if collection.ledger_error is not None:
+        log.warning("collector: ledger not checked: %s", collection.ledger_error)
+    for finding in collection.ledger_findings or ():
+        log.error("ledger invariant broken: %s", finding)
+    return collection

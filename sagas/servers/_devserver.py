@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import os
 import shlex
 import shutil
 import sys
@@ -17,6 +19,8 @@ from temporalio.testing import WorkflowEnvironment
 
 from sagas.codec import converter_for
 from sagas.engine import SEARCH_ATTRIBUTE_KEYS
+
+log = logging.getLogger("fundsaga.devserver")
 
 QUEUE_POLL_RPS = 1000
 DEV_SERVER_DYNAMIC_CONFIG: tuple[tuple[str, int], ...] = tuple(
@@ -52,21 +56,84 @@ def temporal_cli_path() -> str:
     return found
 
 
+PR_SET_PDEATHSIG = 1
+"""prctl(2)'s option: the kernel sends the signal given when the caller's parent thread exits."""
+
+_EXEC_IN_OWN_GROUP = "import os, sys; os.setpgid(0, 0); os.execv(sys.argv[2], sys.argv[2:])"
+
+_SUPERVISE_IN_OWN_GROUP = f"""
+import ctypes, os, select, signal, sys
+owner, binary = int(sys.argv[1]), sys.argv[2]
+os.setpgid(0, 0)
+try:
+    watched = [os.pidfd_open(owner)]
+except OSError:  # no pidfd (Linux before 5.3): poll getppid
+    watched = []
+if os.getppid() != owner:  # the owner died before the watch began
+    sys.exit(1)
+libc = ctypes.CDLL(None, use_errno=True)
+supervisor = os.getpid()
+server = os.fork()
+if server == 0:
+    try:
+        dies_with_supervisor = libc.prctl({PR_SET_PDEATHSIG}, ctypes.c_ulong(signal.SIGKILL)) == 0
+        if dies_with_supervisor and os.getppid() == supervisor:
+            os.execv(binary, sys.argv[2:])
+    finally:
+        os._exit(127)
+for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    signal.signal(signum, lambda signum, frame: os.kill(server, signum))
+if watched:
+    watched.append(os.pidfd_open(server))
+while os.getppid() == owner:
+    select.select(watched, [], [], None if watched else 0.5)
+    ended, status = os.waitpid(server, os.WNOHANG)
+    if ended:
+        code = os.waitstatus_to_exitcode(status)
+        sys.exit(code if code >= 0 else 128 - code)
+os.kill(server, signal.SIGKILL)
+os.waitpid(server, 0)
+sys.exit(1)
+"""
+"""The launcher on Linux: see `own_process_group`. argv: the owner's pid, the binary, its args."""
+
+
 @contextmanager
 def own_process_group(binary: str) -> Iterator[str]:
-    """A launcher of `binary` in a process group of its own, for as long as the block runs.
+    """A launcher of `binary` in a process group of its own, for as long as the block runs; on
+    Linux, the server it starts dies with the process that entered the block (its owner), even
+    one killed by SIGKILL.
 
     A terminal's Ctrl-C signals its foreground process group: a server in it stops at once, and
     the workers still draining on it print warnings. Apart, it stops when its owner stops it,
-    after the workers (the SDK sends the same SIGINT to the same process id: the launcher
-    execs the binary)."""
-    switch = "import os, sys; os.setpgid(0, 0); os.execv(sys.argv[1], sys.argv[1:])"
+    after the workers; but nothing stops it when its owner is killed, and it holds its ports.
+
+    The parent-death signal (prctl PR_SET_PDEATHSIG) fires when the *thread* that forked the
+    process exits, not its process, and the SDK forks the server from a thread of its Rust
+    runtime (tokio's `Command::spawn`), which may end before the owner does: set on the server
+    itself, it could kill a server whose owner is alive. So the launcher stays as a small
+    single-threaded supervisor: it forks the server with the parent-death signal SIGKILL (its
+    only thread lives as long as it does) and watches its owner *process* through a pidfd
+    (`getppid()` changes only when the whole process has gone), killing the server then. The
+    SDK stops the server by killing the supervisor (SIGKILL), which takes the server with it;
+    SIGINT, SIGTERM and SIGHUP sent to the supervisor are passed on. After arming each watch,
+    the supervisor and the server check that their parent is still the one expected, so a
+    parent that died before the watch began is caught too. Elsewhere the launcher execs the
+    binary, which may outlive a killed owner (logged)."""
+    if sys.platform == "linux":
+        program = _SUPERVISE_IN_OWN_GROUP
+    else:
+        program = _EXEC_IN_OWN_GROUP
+        log.warning(
+            "the Temporal dev server may outlive this process if it is killed: only on Linux "
+            "does it die with it"
+        )
     with tempfile.TemporaryDirectory(prefix="fundsaga-temporal-") as directory:
         launcher = Path(directory) / "temporal"
         launcher.write_text(
             "#!/bin/sh\n"
-            f"exec {shlex.quote(sys.executable)} -c {shlex.quote(switch)} "
-            f'{shlex.quote(binary)} "$@"\n',
+            f"exec {shlex.quote(sys.executable)} -I -c {shlex.quote(program)} "
+            f'{os.getpid()} {shlex.quote(binary)} "$@"\n',
             encoding="utf-8",
         )
         launcher.chmod(0o700)
@@ -97,7 +164,8 @@ async def start_dev_server(
     that client; `ui_codec_endpoint` is the codec server the Web UI decodes payloads with;
     `extra_args` go to `temporal server start-dev` after DEV_SERVER_DYNAMIC_CONFIG's;
     `log_level` is the lowest level the server prints; `own_group` runs it in a process group
-    of its own (`own_process_group`), which a terminal's Ctrl-C does not reach.
+    of its own (`own_process_group`), which a terminal's Ctrl-C does not reach, and which on
+    Linux dies with this process however it ends.
     """
     if database_file is not None:
         database_file.parent.mkdir(parents=True, exist_ok=True)

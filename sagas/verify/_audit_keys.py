@@ -44,15 +44,16 @@ def verifier_keys(settings: Settings) -> AuditKeys:
     return AuditKeys(Keyring.read(paths))
 
 
-def open_audit(settings: Settings, keys: AuditKeys) -> AnchoredAuditStore:
+def open_audit(settings: Settings, keys: AuditKeys, *, scans: bool = False) -> AnchoredAuditStore:
     """The configured audit store, anchored every FUNDSAGA_AUDIT_ANCHOR_EVERY records in the
-    anchor store configured apart from it."""
+    anchor store configured apart from it; `scans`: for a command that reads whole tables."""
     if settings.audit_anchor_store == settings.audit_store:
         raise InvalidRequestError(
             "FUNDSAGA_AUDIT_ANCHOR_STORE", "must be a store apart from FUNDSAGA_AUDIT_STORE"
         )
-    anchors = AnchorStore(open_audit_store(settings.audit_anchor_store, keys))
-    store = open_audit_store(settings.audit_store, keys)
+    timeouts = settings.database_timeouts(scans=scans)
+    anchors = AnchorStore(open_audit_store(settings.audit_anchor_store, keys, timeouts=timeouts))
+    store = open_audit_store(settings.audit_store, keys, timeouts=timeouts)
     return AnchoredAuditStore(store, anchors, settings.audit_anchor_every)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
 from typing import Any
 
 from pydantic import JsonValue
@@ -35,6 +36,7 @@ from sagas.engine import (
 )
 from sagas.ledger import Ledger
 from sagas.registry import SagaRegistry, WorkerContext, built_in_registry
+from sagas.worker._running_activities import RunningActivities, steps_by_activity
 from sagas.worker._sandbox import CompiledSandboxRunner
 from workflows import (
     AuditAnchorWorkflow,
@@ -51,6 +53,10 @@ log = logging.getLogger("fundsaga.worker")
 SQLITE_ACTIVITY_SLOTS = 8
 """SQLite has one writer: more threads than this only queue on its lock and the GIL."""
 ACTIVITY_SLOTS = 32
+GRACEFUL_SHUTDOWN = timedelta(seconds=5)
+"""How long a stopping worker lets its running steps finish before it cancels them
+(FUNDSAGA_SHUTDOWN_GRACE_SECONDS): a step cut off is retried by another worker, and its effect
+key makes the retry take effect once."""
 
 
 def saga_workflow_runner(*workflow_modules: str) -> CompiledSandboxRunner:
@@ -84,6 +90,8 @@ def build_worker(
     workflow_runner: WorkflowRunner | None = None,
     retry_specs: str = "",
     operators: OperatorTokenCheck | None = None,
+    graceful_shutdown: timedelta = GRACEFUL_SHUTDOWN,
+    running_activities: RunningActivities | None = None,
 ) -> Worker:
     """A worker for every registered saga type (the built-in ones by default): its workflows,
     the activities of its steps, and the audit activity.
@@ -100,6 +108,9 @@ def build_worker(
     (InvalidRequestError naming the bad field) and read once: a changed file applies to the sagas
     of workers built after the change. `operators` is the identity provider whose access tokens
     prove who an operator action is by; None refuses every operator action.
+    `graceful_shutdown` is how long the worker's shutdown lets running activities finish before
+    it cancels them; `running_activities`, when given, keeps the activities in hand, named by
+    the step they run (what a stop that runs out of time logs as left).
     """
     registry = registry or built_in_registry()
     slots = max_concurrent_activities or activity_slots_for(ledger)
@@ -134,6 +145,8 @@ def build_worker(
         RecoveryActivities(ledger).load,
         *_account_activities(ledger),
     ]
+    running = running_activities or RunningActivities()
+    running.name_steps(steps_by_activity(registry.definitions()))
     runtime = client.service_client.config.runtime or Runtime.default()
     export_counters_at_zero(
         runtime.metric_meter,
@@ -157,6 +170,7 @@ def build_worker(
         activities=activities,
         activity_executor=ThreadPoolExecutor(max_workers=slots),
         interceptors=[
+            running,
             RetrySpecsSource(configured=bool(retry_specs)),
             LedgerReceipts(),
             ReadableCompensations(),
@@ -164,6 +178,7 @@ def build_worker(
         max_concurrent_activities=slots,
         max_concurrent_workflow_tasks=max_concurrent_workflow_tasks,
         max_cached_workflows=max_cached_workflows,
+        graceful_shutdown_timeout=graceful_shutdown,
         workflow_runner=_for_converter(workflow_runner or saga_workflow_runner(*modules), client),
     )
 

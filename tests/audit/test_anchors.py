@@ -18,6 +18,8 @@ from tests.audit._tamper import storage_for
 from tests.audit._writers import PER_WRITER, append_many
 from tests.fixtures_audit import TEST_KEYS
 
+pytestmark = pytest.mark.slow
+
 EVERY = 5
 
 

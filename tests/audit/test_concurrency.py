@@ -11,6 +11,9 @@ from sagas.audit import AuditStore, open_audit_store
 from tests.audit._writers import PER_WRITER, append_many
 from tests.fixtures_audit import TEST_KEYS
 
+# row locks on PostgreSQL, one writer on SQLite.
+pytestmark = [pytest.mark.databases_differ, pytest.mark.slow]
+
 WRITERS = 16
 
 

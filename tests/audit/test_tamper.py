@@ -16,6 +16,8 @@ from tests.audit._chain import fill
 from tests.audit._tamper import FIGURES, Storage, mutations, storage_for
 from tests.fixtures_audit import TEST_KEYS
 
+pytestmark = pytest.mark.slow
+
 CHAIN_LENGTH = 30
 SEED = int(os.environ.get("FUNDSAGA_TAMPER_SEED", random.randrange(2**32)))
 

@@ -22,7 +22,7 @@ from temporalio.client import Client
 from sagas.codec import PayloadKeys
 from sagas.servers import free_port
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.timeout(120), pytest.mark.long]
 CLI = [sys.executable, "-c", "from sagas.cli import main; main()"]
 
 

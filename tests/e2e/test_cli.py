@@ -18,6 +18,8 @@ from sagas.transfer import TRANSFER_SAGA
 from tests.e2e.test_cli_commands import closed_port
 from tests.fixtures_audit import TEST_SIGNER
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def cli_env(

@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from temporalio.testing import WorkflowEnvironment
 
+pytestmark = pytest.mark.slow
+
 FUNDSAGA = str(Path(sys.executable).parent / "fundsaga")
 # `make test` runs a short sample; FUNDSAGA_CLI_RUNS=50 repeats the case as first reported.
 RUNS = int(os.environ.get("FUNDSAGA_CLI_RUNS", "16"))

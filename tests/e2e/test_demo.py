@@ -30,6 +30,8 @@ from sagas.testing import (
 from sagas.worker import build_worker
 from tooling.provider import ProviderProcess
 
+pytestmark = pytest.mark.long
+
 UI = "http://ui.test"
 BUILT_IN_TYPES = {
     "transfer",

@@ -20,6 +20,8 @@ from sagas.worker import build_worker
 from tests.e2e.conftest import eur
 from tests.fixtures_temporal import new_task_queue
 
+pytestmark = pytest.mark.slow
+
 CALLERS = 20
 Handle = WorkflowHandle[Any, SagaOutcome]
 

@@ -21,6 +21,8 @@ from sagas.ledger import AccountView, EntryView, HoldView, Ledger
 from tests.e2e.conftest import TemporalCli
 from tests.unchecked import unchecked
 
+pytestmark = pytest.mark.slow
+
 
 @dataclass(frozen=True)
 class Effects:

@@ -23,6 +23,8 @@ from sagas.worker import build_worker
 from tests.e2e._fast import FastTransferWorkflow
 from tests.e2e.conftest import fundsaga
 
+pytestmark = pytest.mark.slow
+
 PARKING_FAULTS = "settle=business;credit.compensation=transient"
 
 

@@ -20,7 +20,7 @@ from sagas.foundations import InvalidRequestError
 from sagas.servers import check_ports_free, free_port, port_is_free
 from sagas.testing import dev_server_environment, time_skipping_environment
 
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180), pytest.mark.slow]
 CLI = [sys.executable, "-c", "from sagas.cli import main; main()"]
 
 

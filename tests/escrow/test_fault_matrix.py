@@ -11,6 +11,8 @@ from temporalio.testing import WorkflowEnvironment
 from sagas.testing import FaultMatrix, MatrixCase
 from tests.escrow.scenario import ESCROW_SCENARIO
 
+pytestmark = pytest.mark.slow
+
 MATRIX = FaultMatrix(ESCROW_SCENARIO)
 
 

@@ -10,6 +10,8 @@ from temporalio.testing import WorkflowEnvironment
 from sagas.testing import FaultMatrix, MatrixCase
 from tests.fees.scenario import FEE_SCENARIO
 
+pytestmark = pytest.mark.slow
+
 MATRIX = FaultMatrix(FEE_SCENARIO)
 
 

@@ -10,6 +10,8 @@ from temporalio.testing import WorkflowEnvironment
 from sagas.testing import FaultMatrix, MatrixCase
 from tests.fx.scenario import FX_SCENARIO
 
+pytestmark = pytest.mark.slow
+
 MATRIX = FaultMatrix(FX_SCENARIO)
 
 

@@ -29,6 +29,8 @@ from tests.e2e.conftest import fundsaga
 from tests.killed.conftest import KilledRig
 from tests.provider.http import call
 
+pytestmark = pytest.mark.slow
+
 TRANSFER_CLEARING = "@clearing:EUR"
 PAYOUT = SearchAttributePair(SAGA_TYPE, "payout")
 RUNNING = SearchAttributePair(SAGA_STATUS, SagaStatus.RUNNING.value)

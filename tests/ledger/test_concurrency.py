@@ -6,9 +6,14 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
+import pytest
+
 from sagas import InsufficientFundsError
 from sagas.ledger import Ledger, clearing_account_id
 from tests.ledger._money import eur
+
+# row locks on PostgreSQL, one writer on SQLite.
+pytestmark = pytest.mark.databases_differ
 
 T = TypeVar("T")
 BALANCE = 1_000

@@ -21,7 +21,7 @@ def test_sqlite_engine_creates_the_directory_and_sets_its_pragmas(tmp_path: Path
         engine.dispose()
 
     assert path.parent.is_dir()
-    assert pragmas == {"journal_mode": "wal", "busy_timeout": 30000, "foreign_keys": 1}
+    assert pragmas == {"journal_mode": "wal", "busy_timeout": 5000, "foreign_keys": 1}
 
 
 def test_postgres_urls_use_psycopg() -> None:

@@ -31,6 +31,11 @@ def raise_translated(exc: Exception) -> None:
         (psycopg.errors.DeadlockDetected("deadlock detected"), DeadlockError),
         (psycopg.errors.SerializationFailure("could not serialize"), SerializationFailureError),
         (psycopg.errors.LockNotAvailable("lock not available"), DatabaseBusyError),
+        (psycopg.errors.QueryCanceled("canceling statement due to timeout"), DatabaseBusyError),
+        (
+            psycopg.errors.IdleInTransactionSessionTimeout("idle-in-transaction timeout"),
+            ConnectionDroppedError,
+        ),
         (psycopg.errors.AdminShutdown("terminating connection"), ConnectionDroppedError),
         (psycopg.OperationalError("connection refused"), ConnectionDroppedError),
         (sqlite3.OperationalError("database is locked"), DatabaseBusyError),
@@ -66,7 +71,13 @@ def test_other_errors_pass_through(exc: Exception) -> None:
 @pytest.mark.postgres
 @pytest.mark.parametrize(
     ("sqlstate", "expected"),
-    [("40P01", DeadlockError), ("40001", SerializationFailureError)],
+    [
+        ("40P01", DeadlockError),
+        ("40001", SerializationFailureError),
+        ("55P03", DatabaseBusyError),
+        ("57014", DatabaseBusyError),
+        ("25P03", ConnectionDroppedError),
+    ],
 )
 def test_postgres_sqlstates_are_translated(
     postgres_url: str, sqlstate: str, expected: type[TransientError]

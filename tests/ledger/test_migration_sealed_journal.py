@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
 from alembic import command
 from sqlalchemy import Connection, TableClause, column, insert, table, update
 
@@ -24,6 +25,9 @@ from sagas.audit import Keyring, SigningKey
 from sagas.foundations import Money, alembic_config, make_engine
 from sagas.ledger import GENESIS_HASH, ChainHead, Ledger, entry_hash, metadata, proof_hash
 from sagas.ledger._signing import entry_message
+
+# the migration's DDL differs by database.
+pytestmark = pytest.mark.databases_differ
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CHAOS_LEDGER = FIXTURES / "chaos_ledger_0010.json.gz"

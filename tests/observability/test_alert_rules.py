@@ -14,6 +14,8 @@ import yaml
 from tests.observability.deploy_metrics import DEPLOY, alert_rule_files, rules
 from tests.observability.prometheus_binaries import binary
 
+pytestmark = pytest.mark.slow
+
 RULES = DEPLOY / "prometheus" / "alerts.yml"
 RULE_TESTS = DEPLOY / "prometheus" / "alerts.test.yml"
 REQUIRED = {
@@ -37,6 +39,7 @@ REQUIRED = {
     "FundsagaActivityScheduleToStartSlow",
     "FundsagaLedgerInvariantViolated",
     "FundsagaCollectorStale",
+    "FundsagaCollectorLedgerFailing",
     "FundsagaCollectorAbsent",
 }
 OPERATIONS = DEPLOY.parent / "docs" / "operations.md"

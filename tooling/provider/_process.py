@@ -10,6 +10,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 from urllib.parse import urlencode
@@ -27,9 +28,17 @@ class ProviderProcess:
     it signs its callbacks with (a new one for each simulator), and
     `provider.webhook_secrets(saga_type)` the FUNDSAGA_WEBHOOK_SECRETS that accepts them."""
 
-    def __init__(self, webhook_secret: str | None = None, port: int = 0) -> None:
-        """`port` 0: a free one."""
+    def __init__(
+        self,
+        webhook_secret: str | None = None,
+        port: int = 0,
+        *,
+        preexec_fn: Callable[[], None] | None = None,
+    ) -> None:
+        """`port` 0: a free one; `preexec_fn` runs in the simulator's process before it starts
+        (the demo's makes it die with the demo)."""
         self._process: subprocess.Popen[str] | None = None
+        self._preexec_fn = preexec_fn
         self.port = port
         self.url = ""
         self.webhook_secret = webhook_secret or secrets.token_urlsafe(32)
@@ -57,6 +66,7 @@ class ProviderProcess:
             env=env,
             stdout=subprocess.PIPE,
             text=True,
+            preexec_fn=self._preexec_fn,
         )
         assert self._process.stdout is not None
         line = self._process.stdout.readline().strip()
