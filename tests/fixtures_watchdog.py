@@ -18,6 +18,7 @@ from types import CoroutineType, FrameType, GeneratorType
 from typing import Any
 
 import pytest
+from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
 from sagas.worker import RunningActivities
@@ -37,20 +38,36 @@ class WorkerDidNotStopError(AssertionError):
 @pytest.fixture(autouse=True, scope="session")
 def workers_stop_within_a_bound() -> Iterator[None]:
     """Every Temporal worker a test or fixture runs (`async with worker`) stops within
-    WORKER_STOP_SECONDS, or fails the test with what it still runs."""
-    unbounded = Worker.__aexit__
+    WORKER_STOP_SECONDS, or fails the test with what it still runs; every Temporal server a
+    fixture starts (`async with env`) too, or fails with the threads' stacks."""
+    unbounded_worker = Worker.__aexit__
+    unbounded_env = WorkflowEnvironment.__aexit__
 
-    async def bounded(self: Worker, exc_type: type[BaseException] | None, *args: Any) -> None:
+    async def bounded_worker(
+        self: Worker, exc_type: type[BaseException] | None, *args: Any
+    ) -> None:
         try:
-            await asyncio.wait_for(unbounded(self, exc_type, *args), WORKER_STOP_SECONDS)
+            await asyncio.wait_for(unbounded_worker(self, exc_type, *args), WORKER_STOP_SECONDS)
         except TimeoutError:
             raise WorkerDidNotStopError(_not_stopped(self)) from None
 
-    Worker.__aexit__ = bounded  # type: ignore[method-assign]
+    async def bounded_env(self: WorkflowEnvironment, *args: Any) -> None:
+        try:
+            await asyncio.wait_for(unbounded_env(self, *args), WORKER_STOP_SECONDS)
+        except TimeoutError:
+            where = self.client.service_client.config.target_host
+            raise WorkerDidNotStopError(
+                f"Temporal server at {where} did not stop within {WORKER_STOP_SECONDS:.0f} s\n"
+                f"threads:\n{_thread_stacks()}"
+            ) from None
+
+    Worker.__aexit__ = bounded_worker  # type: ignore[method-assign]
+    WorkflowEnvironment.__aexit__ = bounded_env  # type: ignore[method-assign]
     try:
         yield
     finally:
-        Worker.__aexit__ = unbounded  # type: ignore[method-assign]
+        Worker.__aexit__ = unbounded_worker  # type: ignore[method-assign]
+        WorkflowEnvironment.__aexit__ = unbounded_env  # type: ignore[method-assign]
 
 
 def _not_stopped(worker: Worker) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import warnings
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
@@ -119,6 +120,15 @@ class CollectorGauges:
         self._runs.add(1, {"result": RunResult.of(collection).value})
         if collection.temporal_error is None:
             self._last_success.set(at.timestamp())
+
+    def failed(self) -> None:
+        """Deprecated since 0.1.1: `publish` counts a failed run from its Collection."""
+        warnings.warn(
+            "CollectorGauges.failed() is deprecated: publish() counts a failed run",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        self._runs.add(1, {"result": RunResult.FAILURE.value})
 
 
 async def run_collector(
