@@ -65,11 +65,12 @@ def stopped(process: subprocess.Popen[str], *signals: signal.Signals) -> tuple[i
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
 def test_work_that_ends_in_the_window_exits_cleanly(signum: signal.Signals) -> None:
-    code, out, err = stopped(start(after_stop=0.1), signum)
+    # A window far longer than the work: a loaded machine's slow close still ends within it.
+    code, out, err = stopped(start(after_stop=0.1, window=9.5), signum)
     assert code == 0, err
     assert out.split() == ["stopping", "...", "closed"]
-    assert f"stopping on {signum.name}: up to 1 s for the 1 piece(s) of work in hand" in err
-    assert "stopped within its 1 s" in err
+    assert f"stopping on {signum.name}: up to 10 s for the 1 piece(s) of work in hand" in err
+    assert "stopped within its 10 s" in err
 
 
 def test_work_still_running_at_the_deadline_is_named_and_left() -> None:
@@ -87,6 +88,6 @@ def test_a_second_signal_exits_at_once() -> None:
 
 
 def test_a_signal_during_start_up_stops_the_start_up() -> None:
-    code, out, err = stopped(start(after_stop=0, phase="start-up"), signal.SIGTERM)
+    code, out, err = stopped(start(after_stop=0, phase="start-up", window=9.5), signal.SIGTERM)
     assert code == 0, err
     assert "closed" in out
