@@ -48,7 +48,9 @@ class RunningActivities(Interceptor):
 
     def __init__(self, steps: Mapping[str, str] | None = None) -> None:
         self._steps = dict(steps or {})
-        self._lock = threading.Lock()
+        # Reentrant: a second stop signal's handler reads it on the thread it interrupted,
+        # which may hold it.
+        self._lock = threading.RLock()
         self._running: dict[int, RunningActivity] = {}
         self._next = 0
 

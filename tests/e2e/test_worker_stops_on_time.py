@@ -142,6 +142,7 @@ async def test_a_stopped_worker_leaves_a_locked_step_on_time_and_another_takes_i
         await client.start("transfer", {"idempotency_key": key, **request, "currency": "EUR"})
         await blocked_on_a_lock(alice_locked, postgres_database)
         code, log, elapsed = await stop_it(first, signal.SIGTERM)
+    print(f"the first worker exited {code} {elapsed:.1f} s after SIGTERM; its log:\n{log}")
     assert code == 1, log
     assert elapsed < GRACE_SECONDS + MARGIN_SECONDS + 5, f"it took {elapsed:.1f} s to stop"
     assert f"of saga transfer-{key}" in log
