@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import signal
 import sys
 import time
@@ -24,11 +23,11 @@ from sagas.client import FundsagaClient
 from sagas.ledger import Ledger
 from tests.fixtures_audit import TEST_SIGNER
 from tests.fixtures_db import postgres_role_url
+from tests.observability.worker_process import worker_environment
 
 pytestmark = [pytest.mark.postgres, pytest.mark.e2e, pytest.mark.slow]
 
 FUNDSAGA = str(Path(sys.executable).parent / "fundsaga")
-REPO = Path(__file__).resolve().parents[2]
 GRACE_SECONDS = 2
 MARGIN_SECONDS = 5
 """ProcessStop's margin beyond the grace window."""
@@ -56,20 +55,9 @@ def alice_locked(postgres_database: str) -> Iterator[Connection]:
 def worker_env(
     dev_env: WorkflowEnvironment, home: Path, url: str, **settings: str
 ) -> dict[str, str]:
-    TEST_SIGNER.write(home / "audit-signing.key")
-    inherited = {k: v for k, v in os.environ.items() if not k.startswith("FUNDSAGA_")}
-    return inherited | {
-        "PYTHONPATH": str(REPO),
-        "TEMPORAL_ADDRESS": dev_env.client.service_client.config.target_host,
-        "FUNDSAGA_TASK_QUEUE": f"tq-{uuid.uuid4()}",
-        "FUNDSAGA_DATABASE_URL": url,
-        "FUNDSAGA_AUDIT_STORE": f"dir:{home / 'audit'}",
-        "FUNDSAGA_AUDIT_ANCHOR_STORE": f"dir:{home / 'anchors'}",
-        "FUNDSAGA_AUDIT_SIGNING_KEY": str(home / "audit-signing.key"),
-        "FUNDSAGA_AUDIT_ANCHOR_MINUTES": "0",
-        "FUNDSAGA_SHUTDOWN_GRACE_SECONDS": str(GRACE_SECONDS),
-        **settings,
-    }
+    address = dev_env.client.service_client.config.target_host
+    grace = {"FUNDSAGA_SHUTDOWN_GRACE_SECONDS": str(GRACE_SECONDS)}
+    return worker_environment(home, address, url, **(grace | settings))
 
 
 @contextlib.asynccontextmanager
@@ -93,6 +81,15 @@ async def worker_process(
         with contextlib.suppress(ProcessLookupError):
             worker.kill()
         await worker.wait()
+
+
+async def transfer_blocked_on_alice(
+    client: FundsagaClient, key: str, holder: Connection, database: str
+) -> None:
+    """A transfer of 10.00 EUR from alice to bob, started and waiting on alice's locked row."""
+    request = {"source_account": "alice", "destination_account": "bob", "amount": "10.00"}
+    await client.start("transfer", {"idempotency_key": key, **request, "currency": "EUR"})
+    await blocked_on_a_lock(holder, database)
 
 
 async def blocked_on_a_lock(admin: Connection, database: str) -> None:
@@ -137,10 +134,8 @@ async def test_a_stopped_worker_leaves_a_locked_step_on_time_and_another_takes_i
     env = worker_env(dev_env, tmp_path, ledger_url, FUNDSAGA_DB_LOCK_TIMEOUT="120")
     client = FundsagaClient(dev_env.client, env["FUNDSAGA_TASK_QUEUE"])
     key = f"stop-{uuid.uuid4().hex[:8]}"
-    request = {"source_account": "alice", "destination_account": "bob", "amount": "10.00"}
     async with worker_process(env, tmp_path) as first:
-        await client.start("transfer", {"idempotency_key": key, **request, "currency": "EUR"})
-        await blocked_on_a_lock(alice_locked, postgres_database)
+        await transfer_blocked_on_alice(client, key, alice_locked, postgres_database)
         code, log, elapsed = await stop_it(first, signal.SIGTERM)
     print(f"the first worker exited {code} {elapsed:.1f} s after SIGTERM; its log:\n{log}")
     assert code == 1, log
@@ -176,11 +171,9 @@ async def test_a_second_signal_stops_the_worker_at_once(
         FUNDSAGA_SHUTDOWN_GRACE_SECONDS="60",
     )
     client = FundsagaClient(dev_env.client, env["FUNDSAGA_TASK_QUEUE"])
-    key = f"stop2-{uuid.uuid4().hex[:8]}"
-    request = {"source_account": "alice", "destination_account": "bob", "amount": "10.00"}
     async with worker_process(env, tmp_path) as worker:
-        await client.start("transfer", {"idempotency_key": key, **request, "currency": "EUR"})
-        await blocked_on_a_lock(alice_locked, postgres_database)
+        key = f"stop2-{uuid.uuid4().hex[:8]}"
+        await transfer_blocked_on_alice(client, key, alice_locked, postgres_database)
         code, log, _ = await stop_it(worker, signal.SIGTERM, signal.SIGINT)
     # Not 1: it did not wait out its 65 s; 128 + SIGINT says which signal ended it.
     assert code == 128 + signal.SIGINT, log

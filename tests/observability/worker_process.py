@@ -24,6 +24,24 @@ FUNDSAGA = str(Path(sys.executable).parent / "fundsaga")
 REPO = Path(__file__).resolve().parents[2]
 
 
+def worker_environment(home: Path, address: str, url: str, **settings: str) -> dict[str, str]:
+    """A `fundsaga worker`'s environment on its own task queue: the ledger at `url`, the audit
+    trail and the test signing key in `home`, and `settings` over them."""
+    TEST_SIGNER.write(home / "audit-signing.key")
+    inherited = {k: v for k, v in os.environ.items() if not k.startswith("FUNDSAGA_")}
+    return inherited | {
+        "PYTHONPATH": str(REPO),
+        "TEMPORAL_ADDRESS": address,
+        "FUNDSAGA_TASK_QUEUE": f"tq-{uuid.uuid4()}",
+        "FUNDSAGA_DATABASE_URL": url,
+        "FUNDSAGA_AUDIT_STORE": f"dir:{home / 'audit'}",
+        "FUNDSAGA_AUDIT_ANCHOR_STORE": f"dir:{home / 'anchors'}",
+        "FUNDSAGA_AUDIT_SIGNING_KEY": str(home / "audit-signing.key"),
+        "FUNDSAGA_AUDIT_ANCHOR_MINUTES": "0",
+        **settings,
+    }
+
+
 @dataclass(frozen=True)
 class WorkerProcess:
     home: Path
@@ -40,20 +58,7 @@ class WorkerProcess:
         for name in ("carol", "dave"):
             ledger.open_account(name, "EUR")
         ledger.close_connections()
-        TEST_SIGNER.write(home / "audit-signing.key")
-        inherited = {k: v for k, v in os.environ.items() if not k.startswith("FUNDSAGA_")}
-        env = inherited | {
-            "PYTHONPATH": str(REPO),
-            "TEMPORAL_ADDRESS": address,
-            "FUNDSAGA_TASK_QUEUE": f"tq-{uuid.uuid4()}",
-            "FUNDSAGA_DATABASE_URL": url,
-            "FUNDSAGA_AUDIT_STORE": f"dir:{home / 'audit'}",
-            "FUNDSAGA_AUDIT_ANCHOR_STORE": f"dir:{home / 'anchors'}",
-            "FUNDSAGA_AUDIT_SIGNING_KEY": str(home / "audit-signing.key"),
-            "FUNDSAGA_AUDIT_ANCHOR_MINUTES": "0",
-            **settings,
-        }
-        return WorkerProcess(home, env)
+        return WorkerProcess(home, worker_environment(home, address, url, **settings))
 
     async def transfer(self, temporal: Client, key: str, to: str) -> tuple[SagaStatus, list[str]]:
         """Run the worker while a transfer of 10.00 EUR from alice runs to its end, started on
