@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import threading
 import time
 from collections import OrderedDict
@@ -71,15 +72,27 @@ class WebhookSecrets:
         secret = self.by_saga_type.get(saga_type)
         if secret is None:
             return f"no provider secret is configured for {saga_type}"
-        fields = dict(part.partition("=")[::2] for part in header.split(",") if "=" in part)
-        stamp, given = fields.get("t", ""), fields.get("v1", "")
-        if not stamp.isdigit() or not given:
-            return f"{SIGNATURE_HEADER} must be t=<unix seconds>,v1=<hex HMAC>"
-        if abs(now - int(stamp)) > TOLERANCE_SECONDS:
+        signed = parse_signature(header)
+        if signed is None:
+            return MALFORMED
+        stamp, given = signed
+        if abs(now - stamp) > TOLERANCE_SECONDS:
             return f"the signature's timestamp is more than {TOLERANCE_SECONDS} s from now"
-        if not hmac.compare_digest(given.encode(), _mac(secret, int(stamp), body).encode()):
+        if not hmac.compare_digest(given.encode(), _mac(secret, stamp, body).encode()):
             return "the signature does not match the body"
         return None
+
+
+MALFORMED = f"{SIGNATURE_HEADER} must be t=<unix seconds>,v1=<64 hex digits>"
+_SIGNATURE = re.compile(r"t=(?P<t>[0-9]{1,12}),v1=(?P<v1>[0-9a-fA-F]{64})")
+
+
+def parse_signature(header: str) -> tuple[int, str] | None:
+    """The timestamp and HMAC of a well-formed header, else None: ASCII digits only (`²` is a
+    digit to Python's str.isdigit and int() refuses it), at most 12 of them (int() refuses
+    thousands), so that nothing after this raises on what a caller sent."""
+    found = _SIGNATURE.fullmatch(header.strip())
+    return None if found is None else (int(found["t"]), found["v1"].lower())
 
 
 class SeenEvents:

@@ -30,7 +30,13 @@ from urllib.parse import unquote
 from sagas.client import FundsagaClient, SagaHandle
 from sagas.engine import SagaStatus, SagaView
 from sagas.foundations import InvalidRequestError, SagaNotFoundError, loads_one_reading
-from sagas.servers._webhook_auth import SIGNATURE_HEADER, SeenEvents, WebhookSecrets
+from sagas.servers._webhook_auth import (
+    MALFORMED,
+    SIGNATURE_HEADER,
+    SeenEvents,
+    WebhookSecrets,
+    parse_signature,
+)
 
 SIGNAL_TIMEOUT_SECONDS = 10.0
 READ_TIMEOUT_SECONDS = 10.0
@@ -91,11 +97,12 @@ class _Handler(BaseHTTPRequestHandler):
                 HTTPStatus.NOT_FOUND, "expected /events/<saga type>/<key>/<event name>"
             )
         saga_type, key, name = parts[2:]
+        header = self.headers.get(SIGNATURE_HEADER)
+        if header is not None and parse_signature(header) is None:
+            raise RefusedError(HTTPStatus.BAD_REQUEST, MALFORMED)  # before the body is read
         body = self._body()
         now = time.time()
-        problem = self.server.secrets.problem(
-            saga_type, self.headers.get(SIGNATURE_HEADER, ""), body, now
-        )
+        problem = self.server.secrets.problem(saga_type, header or "", body, now)
         if problem is not None:
             raise RefusedError(HTTPStatus.UNAUTHORIZED, problem)
         payload = _payload(body)
@@ -112,7 +119,8 @@ class _Handler(BaseHTTPRequestHandler):
         length_header = self.headers.get("Content-Length")
         if length_header is None:
             raise RefusedError(HTTPStatus.LENGTH_REQUIRED, "Content-Length is required")
-        if not length_header.isdigit():
+        # ASCII digits, a bounded count: str.isdigit() takes `²`, which int() refuses.
+        if not (length_header.isascii() and length_header.isdigit() and len(length_header) <= 12):
             raise RefusedError(HTTPStatus.BAD_REQUEST, "Content-Length must be a number of bytes")
         length = int(length_header)
         if length > self.server.max_body:

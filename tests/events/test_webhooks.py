@@ -96,10 +96,25 @@ async def test_a_signed_callback_is_signalled_once_and_a_replay_is_not(
         ({"secret": secrets.token_urlsafe(32)}, 401),
         ({"skew": -600}, 401),
         ({"skew": 600}, 401),
-        ({"headers": {SIGNATURE_HEADER: "t=abc,v1=00"}}, 401),
+        ({"headers": {SIGNATURE_HEADER: "t=abc,v1=00"}}, 400),
+        ({"headers": {SIGNATURE_HEADER: f"t=\u00b2,v1={'0' * 64}"}}, 400),
+        ({"headers": {SIGNATURE_HEADER: f"t={'9' * 5000},v1={'0' * 64}"}}, 400),
+        ({"headers": {SIGNATURE_HEADER: "t=1700000000,v1=zz"}}, 400),
         ({"headers": {"Content-Length": "abc"}}, 400),
+        ({"headers": {"Content-Length": "\u00b2"}}, 400),
     ],
-    ids=["unsigned", "wrong-secret", "stale", "from-the-future", "malformed", "bad-length"],
+    ids=[
+        "unsigned",
+        "wrong-secret",
+        "stale",
+        "from-the-future",
+        "malformed",
+        "superscript-digit",
+        "5000-digit-stamp",
+        "not-hex",
+        "bad-length",
+        "superscript-length",
+    ],
 )
 async def test_a_callback_without_a_valid_signature_never_reaches_the_saga(
     client: FundsagaClient, receiver: str, attack: dict[str, object], status: int
