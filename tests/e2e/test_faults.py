@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import signal
 import sys
 import uuid
@@ -19,12 +18,11 @@ from sagas.client import FundsagaClient
 from sagas.foundations import upgrade_database
 from sagas.ledger import Ledger
 from tests.e2e.conftest import eur
-from tests.fixtures_audit import TEST_SIGNER
+from tests.observability.worker_process import worker_environment as shared_worker_environment
 
 pytestmark = pytest.mark.long
 
 FUNDSAGA = str(Path(sys.executable).parent / "fundsaga")
-REPO = Path(__file__).resolve().parents[2]
 ESCROW_RULE = "escrow/hold=business(EscrowDisputedError)"
 
 
@@ -79,23 +77,11 @@ async def test_a_timeout_after_commit_is_retried_without_a_second_posting(
 
 
 def worker_environment(home: Path, address: str, **settings: str) -> dict[str, str]:
-    """A `fundsaga worker` process's environment: its own ledger, audit trail and key in `home`,
-    and the repository importable, as a deployment's saga package would be."""
+    """A `fundsaga worker` process's environment: its own migrated SQLite ledger, audit trail and
+    key in `home`, and the repository importable, as a deployment's saga package would be."""
     url = f"sqlite:///{home / 'fundsaga.db'}"
     upgrade_database(url)
-    TEST_SIGNER.write(home / "audit-signing.key")
-    inherited = {k: v for k, v in os.environ.items() if not k.startswith("FUNDSAGA_")}
-    return inherited | {
-        "PYTHONPATH": str(REPO),
-        "TEMPORAL_ADDRESS": address,
-        "FUNDSAGA_TASK_QUEUE": f"tq-{uuid.uuid4()}",
-        "FUNDSAGA_DATABASE_URL": url,
-        "FUNDSAGA_AUDIT_STORE": f"dir:{home / 'audit'}",
-        "FUNDSAGA_AUDIT_ANCHOR_STORE": f"dir:{home / 'anchors'}",
-        "FUNDSAGA_AUDIT_SIGNING_KEY": str(home / "audit-signing.key"),
-        "FUNDSAGA_AUDIT_ANCHOR_MINUTES": "0",
-        **settings,
-    }
+    return shared_worker_environment(home, address, url, **settings)
 
 
 async def test_a_worker_imports_the_saga_modules_before_it_reads_a_rule_naming_their_error(
