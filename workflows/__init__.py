@@ -9,6 +9,7 @@ from workflows.payouts import ExternalPayoutWorkflow
 from workflows.reconcile import BreakResolutionWorkflow
 from workflows.recovery import SagaRecoveryWorkflow
 from workflows.schedules import ScheduleAuditWorkflow, ScheduledSagaWorkflow
+from workflows.statements import StatementActionWorkflow
 from workflows.sweep import EodSweepWorkflow
 from workflows.transfer import TransferLocalStepsWorkflow, TransferWorkflow
 
@@ -37,6 +38,7 @@ __all__ = [
     "SagaRecoveryWorkflow",
     "ScheduleAuditWorkflow",
     "ScheduledSagaWorkflow",
+    "StatementActionWorkflow",
     "TransferLocalStepsWorkflow",
     "TransferWorkflow",
 ]

@@ -29,6 +29,7 @@ from sagas.demo import (
     DEMO_FAULTS,
     DemoProviderError,
     DemoRun,
+    demo_statement_rules,
     open_demo_provider,
     reconcile_demo,
     run_demo,
@@ -41,6 +42,7 @@ from sagas.foundations import (
     Settings,
     upgrade_database,
 )
+from sagas.reconcile import StatementRules
 from sagas.registry import SagaRegistry, load_registry
 from sagas.servers import serve_codec, start_dev_server
 from sagas.telemetry import configured_tracer_provider, metrics_runtime, tracing_interceptors
@@ -171,6 +173,9 @@ async def serve_dev(
                     operators=dev_operator_check(settings),
                     graceful_shutdown=grace_window(settings),
                     running_activities=running,
+                    statement_rules=(
+                        demo_statement_rules(settings) if demo else StatementRules.of(settings)
+                    ),
                 )
             )
             print(
@@ -220,10 +225,9 @@ async def run_catalog(
 
 def statement_line(facts: Mapping[str, Any]) -> str:
     """One imported statement: what it held and what matching made of it."""
-    opened = facts["opened"] if isinstance(facts["opened"], list) else []
     return (
         f"{facts['file']} ({facts['format']}, sha256 {str(facts['sha256'])[:12]}…): "
-        f"{facts['lines']} lines, {facts['matched']} matched, {len(opened)} break(s)"
+        f"{facts['lines']} lines, {facts['matched']} matched, {facts['opened']} break(s)"
     )
 
 
@@ -253,6 +257,7 @@ async def serve_worker(
         operators=worker_operator_check(settings),
         graceful_shutdown=grace_window(settings),
         running_activities=running,
+        statement_rules=StatementRules.of(settings),
     )
     async with worker:
         print(

@@ -21,7 +21,7 @@ from sagas.reconcile import (
     BreakView,
     CsvMapping,
     Reconciliation,
-    policy_from,
+    refuse_size,
 )
 from sagas.registry import load_registry
 
@@ -36,17 +36,10 @@ BREAK_COLUMNS = ("break", "kind", "status", "reference", "ledger", "statement", 
 
 
 def reconciliation(invocation: Invocation) -> Reconciliation:
-    """The configured ledger's reconciliation, for every registered saga type's rail steps."""
-    settings = invocation.settings
-    registry = load_registry(settings.saga_module_names)
-    policy = policy_from(
-        date_tolerance_days=settings.reconcile_date_tolerance_days,
-        amount_tolerance=settings.reconcile_amount_tolerance,
-        cutoff=settings.reconcile_cutoff,
-        grace_hours=settings.reconcile_grace_hours,
-        fees=settings.reconcile_fees,
-    )
-    return Reconciliation(invocation.ledger(), registry.definitions().values(), policy)
+    """The configured ledger's reconciliation, read only: imports, matching and explanations
+    run on the worker, under its matching policy."""
+    registry = load_registry(invocation.settings.saga_module_names)
+    return Reconciliation(invocation.ledger(), registry.definitions().values())
 
 
 @app.command("import")
@@ -59,19 +52,18 @@ def import_(
     note: Note = "",
     output: Output = OutputFormat.TABLE,
 ) -> None:
-    """Keep the statement's lines with the file's hash and match them; the same file twice adds
-    nothing. Exit 1 if any break is open."""
+    """Send the file to the worker, which keeps its lines with the file's hash and matches them
+    under the deployment's policy; the same file twice adds nothing. Exit 1 if any break is
+    open. A file over FUNDSAGA_STATEMENT_MAX_BYTES is refused unread."""
     invocation = Invocation.of(ctx)
-    try:
-        content = file.read_bytes()
-    except OSError as err:
-        raise InvalidRequestError("FILE", f"{file}: {err.strerror}") from None
+    max_bytes = invocation.settings.statement_max_bytes
+    content = _read_file(file, max_bytes)
     mapping = None if csv_mapping is None else CsvMapping.from_file(csv_mapping)
     books = reconciliation(invocation)
 
     async def act() -> dict[str, JsonValue]:
         client = await invocation.client()
-        return await client.reconcile_actions(books).import_statement(
+        return await client.reconcile_actions(books, max_bytes).import_statement(
             content, name=file.name, csv_mapping=mapping, note=note
         )
 
@@ -80,7 +72,7 @@ def import_(
     line = (
         f"{file.name} ({facts['format']}, sha256 {str(facts['sha256'])[:12]}…) {verb}; "
         f"{facts['lines']} lines, {facts['matched']} matched now, "
-        f"{len(_ids(facts['opened']))} break(s) opened, {len(_ids(facts['closed']))} closed"
+        f"{facts['opened']} break(s) opened, {facts['closed']} closed"
     )
     _finish(books, said(line, facts), output)
 
@@ -96,8 +88,8 @@ def run(ctx: typer.Context, note: Note = "", output: Output = OutputFormat.TABLE
 
     facts = invocation.run(act())
     line = (
-        f"{facts['matched']} matched now, {len(_ids(facts['opened']))} break(s) opened, "
-        f"{len(_ids(facts['closed']))} closed"
+        f"{facts['matched']} matched now, {facts['opened']} break(s) opened, "
+        f"{facts['closed']} closed"
     )
     _finish(books, said(line, facts), output)
 
@@ -221,8 +213,16 @@ def _adjustment(
     return Adjustment(account_id=account, amount=f"{sign}{magnitude.amount_text()}", currency=code)
 
 
-def _ids(value: Any) -> list[Any]:
-    return list(value) if isinstance(value, list) else []
+def _read_file(file: Path, max_bytes: int) -> bytes:
+    """The file's bytes; refused, naming the limit, before reading one over it."""
+    try:
+        refuse_size(file.stat().st_size, max_bytes)
+        with file.open("rb") as opened:
+            content = opened.read(max_bytes + 1)
+    except OSError as err:
+        raise InvalidRequestError("FILE", f"{file}: {err.strerror}") from None
+    refuse_size(len(content), max_bytes)
+    return content
 
 
 def _finish(books: Reconciliation, shown: Shown, output: OutputFormat) -> None:

@@ -62,7 +62,7 @@ from sagas.foundations import (
     TransientError,
 )
 from sagas.ledger import Ledger
-from sagas.reconcile import Reconciliation
+from sagas.reconcile import DEFAULT_MAX_BYTES, Reconciliation
 from sagas.registry import SagaRegistry, built_in_registry, load_registry
 
 
@@ -160,9 +160,12 @@ class FundsagaClient:
         """Verified operator actions outside a saga: on accounts, and funding by two."""
         return OperatorActions(self.temporal, self.task_queue, self.operator)
 
-    def reconcile_actions(self, books: Reconciliation) -> ReconcileActions:
-        """Statements imported and breaks explained as this client's operator."""
-        return ReconcileActions(self.operator_actions(), books)
+    def reconcile_actions(
+        self, books: Reconciliation, max_bytes: int = DEFAULT_MAX_BYTES
+    ) -> ReconcileActions:
+        """Statements imported and breaks explained as this client's operator, by the worker;
+        `books` only reads, a file over `max_bytes` is refused before it is sent."""
+        return ReconcileActions(self.operator_actions(), books, max_bytes)
 
     async def start(
         self, saga_type: str, request: SagaRequest | Mapping[str, Any]

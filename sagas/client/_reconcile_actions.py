@@ -1,24 +1,41 @@
-"""Reconciliation as verified operator actions: the worker checks the operator's proof before
-the statement is kept or a break changes, and records what was done under their name."""
+"""Reconciliation as verified operator actions: the client sends the statement file (inline, by
+value) or the act to the worker's statement workflow, which checks the operator's proof, writes
+the rows and the audit record. This side only reads the books."""
 
 from __future__ import annotations
 
-import hashlib
+import uuid
 
 from pydantic import JsonValue
+from temporalio.client import WorkflowHandle
+from temporalio.common import WorkflowIDReusePolicy
+from temporalio.exceptions import ApplicationError
 
-from sagas.client._operator_actions import OperatorActions
-from sagas.client._operator_credentials import required_operator
-from sagas.engine import AuditKind
-from sagas.reconcile import BreakView, CsvMapping, Reconciliation, RunResult, read_statement
+from sagas.client._operator_actions import OperatorActions, _refusal, _result, _verified
+from sagas.reconcile import (
+    DEFAULT_MAX_BYTES,
+    STATEMENT_ACTION_PREFIX,
+    STATEMENT_ACTION_WORKFLOW,
+    BreakView,
+    CsvMapping,
+    Reconciliation,
+    StatementAct,
+    StatementActionRequest,
+    StatementOutcome,
+    StatementUpload,
+    refuse_size,
+)
 
 
 class ReconcileActions:
-    """A ledger's reconciliation, acted on as the client's operator."""
+    """A ledger's reconciliation, acted on as the client's operator; `books` only reads."""
 
-    def __init__(self, actions: OperatorActions, books: Reconciliation) -> None:
+    def __init__(
+        self, actions: OperatorActions, books: Reconciliation, max_bytes: int = DEFAULT_MAX_BYTES
+    ) -> None:
         self.actions = actions
         self.books = books
+        self.max_bytes = max_bytes
 
     async def import_statement(
         self,
@@ -28,49 +45,53 @@ class ReconcileActions:
         csv_mapping: CsvMapping | None = None,
         note: str = "",
     ) -> dict[str, JsonValue]:
-        """Read the file, keep it and match: what was imported, matched, opened and closed, as
-        the `statement_imported` record says."""
-        statement = read_statement(content, csv_mapping=csv_mapping)
-        sha256 = hashlib.sha256(content).hexdigest()
-        subject = f"{statement.format}-{sha256[:16]}"
-        operator = required_operator(self.actions.operator).name
-        kind = AuditKind.STATEMENT_IMPORTED
-        async with self.actions.taken(kind, "statement", subject, note) as facts:
-            result = self.books.import_statement(
-                statement, content, name=name, imported_by=operator
-            )
-            facts |= {
-                "file": name,
-                "sha256": sha256,
-                "format": str(statement.format),
-                "statement_id": statement.statement_id,
-                "lines": result.lines,
-                "added_lines": result.added_lines,
-                "new": result.new,
-                **run_facts(result.run),
-            }
-        return facts
+        """Have the worker read the file, keep it and match: the `statement_imported` record's
+        facts (the file's hash, its lines, and how many were added, matched, opened, closed).
+        A file over `max_bytes` is refused here, naming the limit, before anything is sent."""
+        refuse_size(len(content), self.max_bytes)
+        upload = StatementUpload.of(content, name, csv_mapping)
+        return await self._act(StatementAct.IMPORT, note, upload=upload)
 
     async def run(self, note: str = "") -> dict[str, JsonValue]:
-        """Match again, as the `reconciliation_run` record says."""
-        kind = AuditKind.RECONCILIATION_RUN
-        async with self.actions.taken(kind, "reconciliation", "ledger", note) as facts:
-            facts |= run_facts(self.books.run())
-        return facts
+        """Have the worker match again, as the `reconciliation_run` record says."""
+        return await self._act(StatementAct.RUN, note)
 
     async def explain(self, break_id: int, note: str, evidence: str) -> BreakView:
+        """Have the worker explain the break; the break as it stands then."""
         self.books.find_break(break_id)
-        operator = required_operator(self.actions.operator).name
-        kind = AuditKind.BREAK_EXPLAINED
-        async with self.actions.taken(kind, "break", str(break_id), note) as facts:
-            view = self.books.explain(break_id, note=note, evidence=evidence, operator=operator)
-            facts |= {"break_id": break_id, "kind": str(view.kind), "evidence": evidence}
-        return view
+        await self._act(StatementAct.EXPLAIN, note, break_id=break_id, evidence=evidence)
+        return self.books.find_break(break_id)
 
-
-def run_facts(result: RunResult) -> dict[str, JsonValue]:
-    def brief(views: list[BreakView]) -> list[JsonValue]:
-        return [{"break_id": v.break_id, "kind": str(v.kind)} for v in views]
-
-    opened, closed = brief(result.opened), brief(result.closed)
-    return {"matched": result.matched, "opened": opened, "closed": closed}
+    async def _act(
+        self,
+        act: StatementAct,
+        note: str,
+        *,
+        upload: StatementUpload | None = None,
+        break_id: int | None = None,
+        evidence: str = "",
+    ) -> dict[str, JsonValue]:
+        request = StatementActionRequest(
+            act=act,
+            note=note,
+            proof=self.actions._proof(),
+            upload=upload,
+            break_id=break_id,
+            evidence=evidence,
+        )
+        handle: WorkflowHandle[
+            object, StatementOutcome
+        ] = await self.actions.temporal.start_workflow(
+            STATEMENT_ACTION_WORKFLOW,
+            request,
+            id=f"{STATEMENT_ACTION_PREFIX}{act}-{uuid.uuid4().hex}",
+            task_queue=self.actions.task_queue,
+            id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+            result_type=StatementOutcome,
+            static_summary=f"reconcile {act}" + (f" {upload.name}" if upload else ""),
+        )
+        await _verified(handle)
+        outcome: StatementOutcome = await _result(handle)
+        if outcome.refused is not None:
+            raise _refusal(ApplicationError(outcome.refused, type=outcome.refused_type))
+        return outcome.facts

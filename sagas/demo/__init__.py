@@ -2,7 +2,7 @@
 
 from sagas.demo._catalog import DEMO_PLANS
 from sagas.demo._provider import DemoProviderError, open_demo_provider
-from sagas.demo._reconcile import reconcile_demo
+from sagas.demo._reconcile import demo_statement_rules, reconcile_demo
 from sagas.demo._run import DEMO_FAULTS, DemoRun, run_demo
 
 __all__ = [
@@ -10,6 +10,7 @@ __all__ = [
     "DEMO_PLANS",
     "DemoProviderError",
     "DemoRun",
+    "demo_statement_rules",
     "open_demo_provider",
     "reconcile_demo",
     "run_demo",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import urllib.request
+from dataclasses import replace
 from datetime import timedelta
 from urllib.parse import urlencode
 
@@ -14,23 +15,29 @@ from pydantic import JsonValue
 from sagas.client import FundsagaClient
 from sagas.demo._catalog import DEMO_ACCOUNTS
 from sagas.demo._provider import DemoProvider
-from sagas.reconcile import ReconcilePolicy, Reconciliation
+from sagas.foundations import Settings
+from sagas.reconcile import Reconciliation, StatementRules
 
 STATEMENT_TIMEOUT_SECONDS = 10.0
-AT_ONCE = ReconcilePolicy(grace=timedelta())
-"""The demo's sagas are over: a payout the statement lacks is a break now."""
+
+
+def demo_statement_rules(settings: Settings) -> StatementRules:
+    """The demo worker's rules: the deployment's, but the demo's sagas are over, so a payout
+    the statement lacks is a break now, not after the grace period."""
+    rules = StatementRules.of(settings)
+    return replace(rules, policy=replace(rules.policy, grace=timedelta()))
 
 
 async def reconcile_demo(
     client: FundsagaClient, provider: DemoProvider
 ) -> list[dict[str, JsonValue]]:
-    """Import the provider's camt.053 of today in each demo currency; what each import did."""
+    """Have the worker import the provider's camt.053 of today in each demo currency (under
+    `demo_statement_rules`); what each import did."""
     if client.ledger is None:
         raise ValueError("the demo reconciles a client with a ledger")
     # A statement is complete up to the second it is made: the last settlement is before it.
     await asyncio.sleep(1.1)
-    definitions = client.registry.definitions().values()
-    books = Reconciliation(client.ledger, definitions, AT_ONCE)
+    books = Reconciliation(client.ledger, client.registry.definitions().values())
     actions = client.reconcile_actions(books)
     imported = []
     for code in sorted({code for code, _ in DEMO_ACCOUNTS.values()}):

@@ -97,6 +97,7 @@ from sagas.engine._operator_actions import (
 )
 from sagas.engine._operator_identity import (
     DEFAULT_ROLES_CLAIM,
+    MAX_PROOF_LENGTH,
     OPERATOR_IDENTITY_ACTIVITY,
     OperatorRole,
     OperatorTokenCheck,
@@ -240,6 +241,7 @@ __all__ = [
     "LEDGER_RECEIPT_METADATA",
     "MAX_BATCH_ITEMS",
     "MAX_CONCURRENCY",
+    "MAX_PROOF_LENGTH",
     "MAX_WAIT",
     "METRICS_HISTOGRAM_BUCKETS",
     "OPEN_SAGA_STATUSES",

@@ -37,12 +37,6 @@ _ACCOUNT_STATUS_OF = {
     AuditKind.ACCOUNT_UNFROZEN: "active",
     AuditKind.ACCOUNT_CLOSED: "closed",
 }
-_CLIENT_APPLIED = {
-    AuditKind.STATEMENT_IMPORTED: "statement",
-    AuditKind.RECONCILIATION_RUN: "reconciliation",
-    AuditKind.BREAK_EXPLAINED: "break",
-}
-"""Reconciliation actions the client applies to the database, then reports taken."""
 _SCHEDULE_KINDS = frozenset(
     {
         AuditKind.SCHEDULE_CREATED,
@@ -91,11 +85,9 @@ class OperatorActionRequest(BaseModel):
             if self.account_status and self.account_status.account_id != self.subject_id:
                 return "subject_id: not the account whose status is set"
             return None
-        if _CLIENT_APPLIED.get(self.kind) == self.subject_type:
-            return None if self.account_status is None else "account_status: not on an account"
         if self.kind in _SCHEDULE_KINDS and self.subject_type == "schedule":
             return None if self.account_status is None else "account_status: not on a schedule"
-        return f"kind: {self.kind} is not an operator action on an account, a schedule or a break"
+        return f"kind: {self.kind} is not an operator action on an account or a schedule"
 
 
 class FundingStatus(StrEnum):

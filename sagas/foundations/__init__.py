@@ -57,7 +57,13 @@ from sagas.foundations._principals import principal_key
 from sagas.foundations._process_stop import ProcessStop, exit_now
 from sagas.foundations._retry_class import RetryClass
 from sagas.foundations._secrets import MIN_SECRET_LENGTH, checked_secret
-from sagas.foundations._settings import DEFAULT_HOME, Settings, load_settings, os_user
+from sagas.foundations._settings import (
+    DEFAULT_HOME,
+    STATEMENT_BYTES_CEILING,
+    Settings,
+    load_settings,
+    os_user,
+)
 from sagas.foundations._validation import check_account_id, check_text, invalid_request_from
 
 __all__ = [
@@ -69,6 +75,7 @@ __all__ = [
     "MAX_MINOR_UNITS",
     "MIN_SECRET_LENGTH",
     "NAMING_CONVENTION",
+    "STATEMENT_BYTES_CEILING",
     "TRANSIENT_ERRORS",
     "AccessTokenCheck",
     "AccessTokenRefusedError",

@@ -20,6 +20,9 @@ from sagas.foundations._errors import InvalidRequestError
 from sagas.foundations._validation import invalid_request_from
 
 DEFAULT_HOME = Path(".fundsaga")
+STATEMENT_BYTES_CEILING = 1_500_000
+"""The largest FUNDSAGA_STATEMENT_MAX_BYTES: a file this size, base64 in a JSON payload, stays
+under Temporal's default 2 MiB payload limit."""
 
 
 class Settings(BaseSettings):
@@ -125,6 +128,13 @@ class Settings(BaseSettings):
     it is a break."""
     reconcile_fees: str = Field("", alias="FUNDSAGA_RECONCILE_FEES")
     """The fee agreed with the rail per movement, `EUR=0.25,USD=0.30`; empty: none."""
+    statement_max_bytes: int = Field(
+        1_048_576, alias="FUNDSAGA_STATEMENT_MAX_BYTES", ge=1, le=STATEMENT_BYTES_CEILING
+    )
+    """The largest statement file `reconcile import` sends and the worker reads; the file
+    travels in the action's Temporal payload, so the ceiling keeps it under Temporal's limit."""
+    statement_max_lines: int = Field(10_000, alias="FUNDSAGA_STATEMENT_MAX_LINES", ge=1)
+    """The most entries a statement file may hold; the worker refuses a longer one unread."""
     provider_url: str = Field("http://127.0.0.1:8470", alias="FUNDSAGA_PROVIDER_URL")
     """Base URL of the payment provider the external payout submits to."""
     provider_timeout: float = Field(5.0, alias="FUNDSAGA_PROVIDER_TIMEOUT", gt=0)

@@ -6,12 +6,20 @@ from sagas.reconcile._csv_mapping import CsvMapping
 from sagas.reconcile._models import metadata
 from sagas.reconcile._movements import RailMovement, rail_movements
 from sagas.reconcile._policy import ReconcilePolicy, parse_fees, policy_from
+from sagas.reconcile._provenance import ActionRows, RowsOfAction, reconciliation_rows
 from sagas.reconcile._read import read_statement
 from sagas.reconcile._reconciliation import (
     ImportResult,
     MovementStatus,
     Reconciliation,
     RunResult,
+)
+from sagas.reconcile._rules import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_LINES,
+    StatementRules,
+    policy_facts,
+    refuse_size,
 )
 from sagas.reconcile._statement import (
     LineDirection,
@@ -20,9 +28,31 @@ from sagas.reconcile._statement import (
     StatementFormat,
     StatementLine,
 )
+from sagas.reconcile._statement_action import (
+    EXPLAIN_BREAK_ACTIVITY,
+    IMPORT_STATEMENT_ACTIVITY,
+    RECONCILE_RUN_ACTIVITY,
+    STATEMENT_ACTION_PREFIX,
+    STATEMENT_ACTION_WORKFLOW,
+    StatementAct,
+    StatementActionRequest,
+    StatementCall,
+    StatementOutcome,
+    StatementUpload,
+)
+from sagas.reconcile._store import ActionCounts
 
 __all__ = [
     "CLOSED_STATUSES",
+    "DEFAULT_MAX_BYTES",
+    "DEFAULT_MAX_LINES",
+    "EXPLAIN_BREAK_ACTIVITY",
+    "IMPORT_STATEMENT_ACTIVITY",
+    "RECONCILE_RUN_ACTIVITY",
+    "STATEMENT_ACTION_PREFIX",
+    "STATEMENT_ACTION_WORKFLOW",
+    "ActionCounts",
+    "ActionRows",
     "BreakKind",
     "BreakStatus",
     "BreakView",
@@ -34,13 +64,23 @@ __all__ = [
     "RailMovement",
     "ReconcilePolicy",
     "Reconciliation",
+    "RowsOfAction",
     "RunResult",
     "Statement",
+    "StatementAct",
+    "StatementActionRequest",
+    "StatementCall",
     "StatementFormat",
     "StatementLine",
+    "StatementOutcome",
+    "StatementRules",
+    "StatementUpload",
     "metadata",
     "parse_fees",
+    "policy_facts",
     "policy_from",
     "rail_movements",
     "read_statement",
+    "reconciliation_rows",
+    "refuse_size",
 ]

@@ -6,16 +6,18 @@ ever expanded. Only booked entries are lines; pending and information-only ones 
 
 from __future__ import annotations
 
+import io
 import re
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from xml.etree.ElementTree import Element, ParseError
 
 from defusedxml import DefusedXmlException
-from defusedxml.ElementTree import fromstring
+from defusedxml.ElementTree import iterparse
 
 from sagas.foundations import InvalidRequestError, currency
 from sagas.reconcile._camt_entry import entry_line, is_booked, missing, text
+from sagas.reconcile._rules import refuse_lines
 from sagas.reconcile._statement import Statement, StatementFormat, StatementLine
 
 _NAMESPACE = re.compile(
@@ -27,57 +29,101 @@ _DOCUMENTS = {
 }
 
 
-def read_camt(data: bytes) -> Statement:
-    """The one account statement (or notification) of a camt document."""
-    root, message = _parse(data)
-    statement_format, tag, report = _report(root, message)
-    statement_id = text(report, "Id") or missing(f"{tag}/Id")
-    lines = tuple(
-        entry_line(entry, f"{tag}/Ntry[{n}]", f"{statement_id}:{n}")
-        for n, entry in enumerate(report.findall("Ntry"), 1)
-        if is_booked(entry)
-    )
-    start, end = _period(root, report, tag)
-    return Statement(
-        format=statement_format,
-        statement_id=statement_id,
-        account=_account(report, tag),
-        currency=_currency(report, tag, lines),
-        period_start=start,
-        period_end=end,
-        lines=lines,
-    )
-
-
-def _parse(data: bytes) -> tuple[Element, str]:
-    """The document, its tags without the namespace, and its message (053 or 054)."""
+def read_camt(data: bytes, max_lines: int | None = None) -> Statement:
+    """The one account statement (or notification) of a camt document, read as a stream: each
+    entry is dropped once it is a line, so memory holds the lines, not the document's tree.
+    More than `max_lines` booked entries are refused as soon as the next one is read."""
+    reading = _Reading(max_lines)
     try:
-        root = fromstring(data, forbid_dtd=True)
+        for event, element in iterparse(io.BytesIO(data), events=("start", "end"), forbid_dtd=True):
+            if event == "start":
+                reading.started(element)
+            else:
+                reading.ended(element)
     except DefusedXmlException as err:
         problem = f"declares a DTD or entities, which no statement needs ({type(err).__name__})"
         raise InvalidRequestError("FILE", problem) from err
     except ParseError as err:
         raise InvalidRequestError("FILE", f"is not well-formed XML: {err}") from err
-    namespace = root.tag[1:].partition("}")[0] if root.tag.startswith("{") else ""
+    root, report = reading.finished()
+    tag = reading.tag
+    statement_id = text(report, "Id") or missing(f"{tag}/Id")
+    start, end = _period(root, report, tag)
+    return Statement(
+        format=reading.format,
+        statement_id=statement_id,
+        account=_account(report, tag),
+        currency=_currency(report, tag, reading.lines),
+        period_start=start,
+        period_end=end,
+        lines=tuple(reading.lines),
+    )
+
+
+class _Reading:
+    """The state of one streamed camt document: where the parser is, and the lines so far."""
+
+    def __init__(self, max_lines: int | None) -> None:
+        self.max_lines = max_lines
+        self.depth = 0
+        self.root: Element | None = None
+        self.message = ""
+        self.format = StatementFormat.CAMT053
+        self.tag = ""
+        self.report: Element | None = None
+        self.entries = 0
+        self.lines: list[StatementLine] = []
+
+    def started(self, element: Element) -> None:
+        if self.depth == 0:
+            self.root, self.message = element, _message(element.tag)
+        element.tag = element.tag.rpartition("}")[2]
+        if self.depth == 1:
+            self._document(element)
+        elif self.depth == 2 and element.tag == self.tag:
+            if self.report is not None:
+                problem = f"holds 2 {self.tag} elements or more: one account's statement a file"
+                raise InvalidRequestError("FILE", problem)
+            self.report = element
+        self.depth += 1
+
+    def ended(self, element: Element) -> None:
+        self.depth -= 1
+        report = self.report
+        if self.depth != 3 or element.tag != "Ntry" or report is None or element not in report:
+            return
+        self.entries += 1
+        if is_booked(element):
+            statement_id = text(report, "Id") or missing(f"{self.tag}/Id")
+            where, derived = f"{self.tag}/Ntry[{self.entries}]", f"{statement_id}:{self.entries}"
+            self.lines.append(entry_line(element, where, derived))
+            if self.max_lines is not None:
+                refuse_lines(len(self.lines), self.max_lines)
+        report.remove(element)
+
+    def _document(self, element: Element) -> None:
+        known = _DOCUMENTS.get(element.tag)
+        root = self.root
+        if root is None or root.tag != "Document" or known is None or known[1] != self.message:
+            raise InvalidRequestError("FILE", "is camt XML, but no statement or notification")
+        self.format, _, self.tag = known
+
+    def finished(self) -> tuple[Element, Element]:
+        if self.root is None or not self.tag:
+            raise InvalidRequestError("FILE", "is camt XML, but no statement or notification")
+        if self.report is None:
+            raise InvalidRequestError("FILE", f"holds 0 {self.tag} elements: one a file")
+        return self.root, self.report
+
+
+def _message(tag: str) -> str:
+    """The message (053 or 054) the root element's namespace names; refused if none."""
+    namespace = tag[1:].partition("}")[0] if tag.startswith("{") else ""
     match = _NAMESPACE.fullmatch(namespace)
     if match is None or int(match["v"]) < 2:
         problem = f"is XML in namespace {namespace!r}, not camt.053 or camt.054 001.02 onwards"
         raise InvalidRequestError("FILE", problem)
-    for element in root.iter():
-        element.tag = element.tag.rpartition("}")[2]
-    return root, match["message"]
-
-
-def _report(root: Element, message: str) -> tuple[StatementFormat, str, Element]:
-    known = _DOCUMENTS.get(root[0].tag) if root.tag == "Document" and len(root) else None
-    if known is None or known[1] != message:
-        raise InvalidRequestError("FILE", "is camt XML, but no statement or notification")
-    statement_format, _, tag = known
-    reports = root[0].findall(tag)
-    if len(reports) != 1:
-        problem = f"holds {len(reports)} {tag} elements: one account's statement a file"
-        raise InvalidRequestError("FILE", problem)
-    return statement_format, tag, reports[0]
+    return match["message"]
 
 
 def _account(report: Element, tag: str) -> str:

@@ -24,6 +24,13 @@ from sagas.foundations import NAMING_CONVENTION, UtcDateTime
 ID = BigInteger().with_variant(Integer(), "sqlite")
 REFERENCE_LENGTH = 250
 """An end-to-end id: a saga's action key (saga id, step, phase) fits."""
+ACTION_ID_LENGTH = 120
+"""The workflow id of the operator action that wrote a row, as its audit record names it."""
+
+
+def action_column() -> Mapped[str | None]:
+    """The operator action that wrote the row; `ledger verify` finds its audit record."""
+    return mapped_column(String(ACTION_ID_LENGTH))
 
 
 class Base(DeclarativeBase):
@@ -49,6 +56,7 @@ class StatementFile(Base):
     content: Mapped[bytes] = mapped_column(LargeBinary)
     imported_at: Mapped[datetime]
     imported_by: Mapped[str] = mapped_column(String(120))
+    action_id: Mapped[str | None] = action_column()
 
 
 class StatementLineRow(Base):
@@ -76,6 +84,7 @@ class StatementLineRow(Base):
     booking_date: Mapped[date]
     value_date: Mapped[date]
     description: Mapped[str] = mapped_column(Text)
+    action_id: Mapped[str | None] = action_column()
 
 
 class RailMatch(Base):
@@ -87,6 +96,7 @@ class RailMatch(Base):
     entry_id: Mapped[int] = mapped_column(ID, unique=True)
     method: Mapped[str] = mapped_column(String(16))
     matched_at: Mapped[datetime]
+    action_id: Mapped[str | None] = action_column()
 
 
 class BreakRow(Base):
@@ -117,6 +127,10 @@ class BreakRow(Base):
     resolved_by: Mapped[str | None] = mapped_column(String(250))
     adjustment_entry_id: Mapped[int | None] = mapped_column(ID)
     version: Mapped[int] = mapped_column(Integer, default=1)
+    action_id: Mapped[str | None] = action_column()
+    """The run that opened the break."""
+    closed_by_action: Mapped[str | None] = action_column()
+    """The run that found the break's line or movement matched since."""
 
 
 metadata = Base.metadata

@@ -21,6 +21,7 @@ from sagas.reconcile._models import BreakRow, RailMatch
 from sagas.reconcile._movements import RailMovement, rail_movements
 from sagas.reconcile._policy import ReconcilePolicy
 from sagas.reconcile._statement import Statement
+from sagas.reconcile._store import ActionCounts
 
 T = TypeVar("T")
 
@@ -67,63 +68,72 @@ class Reconciliation:
         self.policy = policy or ReconcilePolicy()
 
     def import_statement(
-        self, statement: Statement, content: bytes, *, name: str, imported_by: str
+        self, statement: Statement, content: bytes, *, name: str, imported_by: str, action_id: str
     ) -> ImportResult:
-        """Keep the file and its new lines, then match; the same file again adds nothing."""
+        """Keep the file and its new lines, then match, in one transaction, each row stamped
+        with `action_id`; the same file again adds nothing (a retry of the action that kept it
+        finds it new, as it was)."""
         sha256 = hashlib.sha256(content).hexdigest()
-
-        def keep(session: Session) -> tuple[int, bool, int]:
-            found = _store.stored_file(session, sha256)
-            if found is not None:
-                return found.file_id, False, 0
-            now = database_now(session.connection())
-            row, added = _store.add_file(
-                session,
-                statement,
-                content=content,
-                sha256=sha256,
-                name=name,
-                imported_by=imported_by,
-                now=now,
-            )
-            return row.file_id, True, added
-
-        file_id, new, added = self._run(keep)
-        return ImportResult(
-            file_id=file_id,
-            sha256=sha256,
-            new=new,
-            lines=len(statement.lines),
-            added_lines=added,
-            run=self.run(),
-        )
-
-    def run(self) -> RunResult:
-        """Match every line not matched yet; open a break for each difference found, and close
-        those that matched since. Running it again changes nothing."""
         movements = rail_movements(self.ledger, self.definitions)
 
-        def reconcile(session: Session) -> RunResult:
-            now = database_now(session.connection())
-            outcome = match(
-                _store.booked_lines(session),
-                movements,
-                _store.matches(session),
-                _store.covered_until(session),
-                self.policy,
-            )
-            _store.add_matches(session, outcome.matches, now)
-            opened = _store.open_breaks(session, outcome.findings, now)
-            closed = _store.close_matched(
-                session, outcome.matched_lines, outcome.matched_entries, now
-            )
-            return RunResult(
-                matched=len(outcome.matches),
-                opened=[_store.break_view(row) for row in opened],
-                closed=[_store.break_view(row) for row in closed],
+        def keep(session: Session) -> ImportResult:
+            found = _store.stored_file(session, sha256)
+            added = 0
+            if found is None:
+                now = database_now(session.connection())
+                found, added = _store.add_file(
+                    session,
+                    statement,
+                    content=content,
+                    sha256=sha256,
+                    name=name,
+                    imported_by=imported_by,
+                    now=now,
+                    action_id=action_id,
+                )
+            return ImportResult(
+                file_id=found.file_id,
+                sha256=sha256,
+                new=found.action_id == action_id,
+                lines=len(statement.lines),
+                added_lines=added,
+                run=self._reconcile(session, action_id, movements),
             )
 
-        return self._run(reconcile)
+        return self._run(keep)
+
+    def run(self, *, action_id: str) -> RunResult:
+        """Match every line not matched yet; open a break for each difference found, and close
+        those that matched since, each row stamped with `action_id`. Running it again changes
+        nothing."""
+        movements = rail_movements(self.ledger, self.definitions)
+        return self._run(lambda session: self._reconcile(session, action_id, movements))
+
+    def action_counts(self, action_id: str) -> ActionCounts:
+        """What the rows stamped with `action_id` add up to, as its audit record states them."""
+        return self._run(lambda session: _store.action_counts(session, action_id))
+
+    def _reconcile(
+        self, session: Session, action_id: str, movements: list[RailMovement]
+    ) -> RunResult:
+        now = database_now(session.connection())
+        outcome = match(
+            _store.booked_lines(session),
+            movements,
+            _store.matches(session),
+            _store.covered_until(session),
+            self.policy,
+        )
+        _store.add_matches(session, outcome.matches, now, action_id)
+        opened = _store.open_breaks(session, outcome.findings, now, action_id)
+        closed = _store.close_matched(
+            session, outcome.matched_lines, outcome.matched_entries, now, action_id
+        )
+        return RunResult(
+            matched=len(outcome.matches),
+            opened=[_store.break_view(row) for row in opened],
+            closed=[_store.break_view(row) for row in closed],
+        )
 
     def now(self) -> datetime:
         """The database's time: what a break's age is measured by."""

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -12,6 +14,30 @@ from sagas.reconcile._breaks import BreakKind, BreakStatus, BreakView
 from sagas.reconcile._matcher import BookedLine, Finding
 from sagas.reconcile._models import BreakRow, RailMatch, StatementFile, StatementLineRow
 from sagas.reconcile._statement import LineDirection, Statement
+
+
+@dataclass(frozen=True, kw_only=True)
+class ActionCounts:
+    """The rows one operator action wrote: what its audit record must count."""
+
+    files: int = 0
+    lines: int = 0
+    matched: int = 0
+    opened: int = 0
+    closed: int = 0
+
+
+def action_counts(session: Session, action_id: str) -> ActionCounts:
+    def count(column: Any) -> int:
+        return session.scalar(select(func.count()).where(column == action_id)) or 0
+
+    return ActionCounts(
+        files=count(StatementFile.action_id),
+        lines=count(StatementLineRow.action_id),
+        matched=count(RailMatch.action_id),
+        opened=count(BreakRow.action_id),
+        closed=count(BreakRow.closed_by_action),
+    )
 
 
 def stored_file(session: Session, sha256: str) -> StatementFile | None:
@@ -27,6 +53,7 @@ def add_file(
     name: str,
     imported_by: str,
     now: datetime,
+    action_id: str,
 ) -> tuple[StatementFile, int]:
     """The file and how many of its lines are new (a line delivered before is kept once)."""
     row = StatementFile(
@@ -42,6 +69,7 @@ def add_file(
         content=content,
         imported_at=now,
         imported_by=imported_by[:120],
+        action_id=action_id,
     )
     session.add(row)
     session.flush()
@@ -73,6 +101,7 @@ def add_file(
                 booking_date=line.booking_date,
                 value_date=line.value_date,
                 description=line.description,
+                action_id=action_id,
             )
         )
     session.flush()
@@ -106,12 +135,24 @@ def covered_until(session: Session) -> dict[str, datetime]:
     return {currency: end for currency, end in session.execute(query) if end is not None}
 
 
-def add_matches(session: Session, found: list[tuple[int, int, str]], now: datetime) -> None:
+def add_matches(
+    session: Session, found: list[tuple[int, int, str]], now: datetime, action_id: str
+) -> None:
     for line_id, entry_id, method in found:
-        session.add(RailMatch(line_id=line_id, entry_id=entry_id, method=method, matched_at=now))
+        session.add(
+            RailMatch(
+                line_id=line_id,
+                entry_id=entry_id,
+                method=method,
+                matched_at=now,
+                action_id=action_id,
+            )
+        )
 
 
-def open_breaks(session: Session, findings: list[Finding], now: datetime) -> list[BreakRow]:
+def open_breaks(
+    session: Session, findings: list[Finding], now: datetime, action_id: str
+) -> list[BreakRow]:
     """Breaks for the findings that have none yet."""
     known = set(session.scalars(select(BreakRow.break_key)))
     opened = []
@@ -135,6 +176,7 @@ def open_breaks(session: Session, findings: list[Finding], now: datetime) -> lis
             note="",
             evidence="",
             version=1,
+            action_id=action_id,
         )
         session.add(row)
         opened.append(row)
@@ -146,7 +188,7 @@ MATCHABLE = {BreakKind.MISSING_IN_LEDGER: "line_id", BreakKind.MISSING_IN_STATEM
 
 
 def close_matched(
-    session: Session, lines: set[int], entries: set[int], now: datetime
+    session: Session, lines: set[int], entries: set[int], now: datetime, action_id: str
 ) -> list[BreakRow]:
     """Missing-line and missing-movement breaks whose line or movement has matched since."""
     closed = []
@@ -158,6 +200,7 @@ def close_matched(
         matched = row.line_id in lines if row.line_id is not None else row.entry_id in entries
         if matched:
             row.status = BreakStatus.MATCHED.value
+            row.closed_by_action = action_id
             row.updated_at = now
             row.version += 1
             closed.append(row)

@@ -11,6 +11,7 @@ from sagas.ledger import JOURNAL_CHAIN, ChainHead, Ledger
 from sagas.verify._entry_witness import awaiting_witness, entry_witness_findings
 from sagas.verify._ledger_memory import remember_head, rollback_findings
 from sagas.verify._ledger_witness import LedgerWitness
+from sagas.verify._statement_witness import statement_witness_findings
 
 
 @dataclass
@@ -67,6 +68,7 @@ def verify_ledger(
         verdict.findings += entry_witness_findings(
             witness.entries, witness.temporal, witness.records, journal=ledger.entries()
         )
+        verdict.findings += statement_witness_findings(ledger, witness.records)
         awaiting = awaiting_witness(witness.entries, witness.temporal, witness.records)
         verdict.awaiting_witness = len(awaiting)
     return verdict

@@ -20,6 +20,7 @@ from activities.operator_identity import OperatorIdentityActivity
 from activities.reconcile import ReconcileActivities
 from activities.recovery import RecoveryActivities
 from activities.retry_specs import RetrySpecsActivity
+from activities.statements import StatementActivities
 from sagas.audit import AnchoredAuditStore, AuditStore
 from sagas.codec import EncryptingCodec, RecordSealer
 from sagas.engine import (
@@ -35,6 +36,7 @@ from sagas.engine import (
     register_recoverable,
 )
 from sagas.ledger import Ledger
+from sagas.reconcile import StatementRules
 from sagas.registry import SagaRegistry, WorkerContext, built_in_registry
 from sagas.worker._running_activities import RunningActivities, steps_by_activity
 from sagas.worker._sandbox import CompiledSandboxRunner
@@ -46,6 +48,7 @@ from workflows import (
     SagaRecoveryWorkflow,
     ScheduleAuditWorkflow,
     ScheduledSagaWorkflow,
+    StatementActionWorkflow,
 )
 
 log = logging.getLogger("fundsaga.worker")
@@ -92,6 +95,7 @@ def build_worker(
     operators: OperatorTokenCheck | None = None,
     graceful_shutdown: timedelta = GRACEFUL_SHUTDOWN,
     running_activities: RunningActivities | None = None,
+    statement_rules: StatementRules | None = None,
 ) -> Worker:
     """A worker for every registered saga type (the built-in ones by default): its workflows,
     the activities of its steps, and the audit activity.
@@ -110,7 +114,9 @@ def build_worker(
     prove who an operator action is by; None refuses every operator action.
     `graceful_shutdown` is how long the worker's shutdown lets running activities finish before
     it cancels them; `running_activities`, when given, keeps the activities in hand, named by
-    the step they run (what a stop that runs out of time logs as left).
+    the step they run (what a stop that runs out of time logs as left). `statement_rules` are
+    the deployment's matching policy and statement limits (`StatementRules.of(settings)`);
+    None: the defaults.
     """
     registry = registry or built_in_registry()
     slots = max_concurrent_activities or activity_slots_for(ledger)
@@ -144,6 +150,9 @@ def build_worker(
         OperatorIdentityActivity(operators).verify,
         RecoveryActivities(ledger).load,
         *_account_activities(ledger),
+        *StatementActivities(
+            ledger, registry.definitions().values(), statement_rules or StatementRules()
+        ).all(),
     ]
     running = running_activities or RunningActivities()
     running.name_steps(steps_by_activity(registry.definitions()))
@@ -165,6 +174,7 @@ def build_worker(
             OperatorActionWorkflow,
             FundingWorkflow,
             BreakResolutionWorkflow,
+            StatementActionWorkflow,
             SagaRecoveryWorkflow,
         ],
         activities=activities,

@@ -16,7 +16,7 @@ from temporalio.testing import WorkflowEnvironment
 from sagas import EventWait, FailureReason, parse_faults, parse_money
 from sagas.cli import run_catalog
 from sagas.client import FundsagaClient, SagaHandle
-from sagas.demo import DEMO_FAULTS, DEMO_PLANS, DemoRun
+from sagas.demo import DEMO_FAULTS, DEMO_PLANS, DemoRun, demo_statement_rules
 from sagas.engine import BatchItemStatus, BatchOutcome
 from sagas.foundations import load_settings
 from sagas.servers import free_port
@@ -68,7 +68,13 @@ async def catalog(
             faults = parse_faults(DEMO_FAULTS)
             await stack.enter_async_context(
                 build_worker(
-                    dev_env.client, queue, ledger, store, faults, operators=dev_identity().check()
+                    dev_env.client,
+                    queue,
+                    ledger,
+                    store,
+                    faults,
+                    operators=dev_identity().check(),
+                    statement_rules=demo_statement_rules(load_settings()),
                 )
             )
             runs = await run_catalog(stack, client, load_settings(), UI)

@@ -56,7 +56,7 @@ async def test_the_days_statement_matches_and_every_injected_break_is_found(rig:
     camt = statement(rig, "camt053")
 
     imported = books.import_statement(
-        read_statement(camt), camt, name="camt053.xml", imported_by="test"
+        read_statement(camt), camt, name="camt053.xml", imported_by="test", action_id="first"
     )
 
     by_saga = {m.movement.saga_id: m for m in books.movements()}
@@ -81,5 +81,5 @@ async def test_the_days_statement_matches_and_every_injected_break_is_found(rig:
 
     csv = statement(rig, "csv")
     read = read_statement(csv, csv_mapping=CsvMapping.simulator())
-    again = books.import_statement(read, csv, name="day.csv", imported_by="test")
+    again = books.import_statement(read, csv, name="day.csv", imported_by="test", action_id="again")
     assert (again.new, again.added_lines, again.run.opened) == (True, 0, [])

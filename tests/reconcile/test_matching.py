@@ -3,6 +3,7 @@ nothing found twice, and breaks that match later close by themselves."""
 
 from __future__ import annotations
 
+import uuid
 from datetime import UTC, date, datetime, time, timedelta
 
 import pytest
@@ -26,6 +27,11 @@ from sagas.reconcile import (
     StatementLine,
 )
 from tests.ledger._money import eur
+
+
+def new_action() -> str:
+    """The id of an operator action, as the worker's statement workflow gives each."""
+    return f"statement-action-{uuid.uuid4().hex[:12]}"
 
 
 def today() -> date:
@@ -102,7 +108,9 @@ def books(ledger: Ledger) -> Reconciliation:
 
 
 def load(books: Reconciliation, read: Statement, content: bytes = b"") -> None:
-    books.import_statement(read, content or repr(read).encode(), name="s.xml", imported_by="t")
+    books.import_statement(
+        read, content or repr(read).encode(), name="s.xml", imported_by="t", action_id=new_action()
+    )
 
 
 KEYS = ("ok", "omitted", "changed", "dup", "fee", "unknown", "a", "elsewhere")
@@ -213,9 +221,13 @@ def test_a_return_is_missing_in_the_ledger_not_a_duplicate(books: Reconciliation
 def test_importing_the_same_file_twice_adds_nothing(books: Reconciliation) -> None:
     settle(books.ledger, "a", 100)
     read = statement(line("a", 100, bank="P1"), line("x", 5, bank="P2"))
-    first = books.import_statement(read, b"<file/>", name="s.xml", imported_by="t")
+    first = books.import_statement(
+        read, b"<file/>", name="s.xml", imported_by="t", action_id="first"
+    )
 
-    again = books.import_statement(read, b"<file/>", name="s.xml", imported_by="t")
+    again = books.import_statement(
+        read, b"<file/>", name="s.xml", imported_by="t", action_id="again"
+    )
 
     assert (first.new, first.added_lines, len(first.run.opened)) == (True, 2, 1)
     assert (again.new, again.added_lines, again.run.matched, again.run.opened) == (
@@ -236,6 +248,7 @@ def test_a_line_delivered_again_in_another_file_is_kept_once(books: Reconciliati
         b"end of day",
         name="eod.xml",
         imported_by="t",
+        action_id="eod",
     )
 
     assert (later.new, later.added_lines) == (True, 0)
@@ -250,11 +263,11 @@ def test_breaks_close_by_themselves_once_the_ledger_books_the_movement(
     assert missing.status is BreakStatus.OPEN
 
     settle(books.ledger, "late", 800)
-    result = books.run()
+    result = books.run(action_id=new_action())
 
     assert [b.break_id for b in result.closed] == [missing.break_id]
     assert books.find_break(missing.break_id).status is BreakStatus.MATCHED
-    assert books.run().closed == []
+    assert books.run(action_id=new_action()).closed == []
 
 
 def test_within_the_grace_period_a_missing_line_is_no_break(ledger: Ledger) -> None:

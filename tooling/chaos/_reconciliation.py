@@ -27,7 +27,9 @@ def import_statements(ledger: Ledger, provider: ProviderProcess, since: date) ->
         for currency in currencies:
             data = provider.statement(day, "camt053", currency)
             name = f"camt053-{currency}-{day.isoformat()}.xml"
-            books.import_statement(read_statement(data), data, name=name, imported_by="chaos")
+            books.import_statement(
+                read_statement(data), data, name=name, imported_by="chaos", action_id=name
+            )
         day += timedelta(days=1)
     return books
 

@@ -1,0 +1,74 @@
+"""The worker's reconciliation rules: the matching policy and the statement size limits, as the
+deployment configures them, never as an importing operator's environment says."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+
+from pydantic import JsonValue
+
+from sagas.foundations import InvalidRequestError, Settings
+from sagas.reconcile._policy import ReconcilePolicy, policy_from
+
+DEFAULT_MAX_BYTES = 1_048_576
+DEFAULT_MAX_LINES = 10_000
+
+
+@dataclass(frozen=True, kw_only=True)
+class StatementRules:
+    policy: ReconcilePolicy = field(default_factory=ReconcilePolicy)
+    max_bytes: int = DEFAULT_MAX_BYTES
+    """FUNDSAGA_STATEMENT_MAX_BYTES: a larger file is refused unread."""
+    max_lines: int = DEFAULT_MAX_LINES
+    """FUNDSAGA_STATEMENT_MAX_LINES: a file with more entries is refused, nothing kept."""
+
+    @classmethod
+    def of(cls, settings: Settings) -> StatementRules:
+        """The rules the worker's settings (FUNDSAGA_RECONCILE_*, FUNDSAGA_STATEMENT_*) set."""
+        policy = policy_from(
+            date_tolerance_days=settings.reconcile_date_tolerance_days,
+            amount_tolerance=settings.reconcile_amount_tolerance,
+            cutoff=settings.reconcile_cutoff,
+            grace_hours=settings.reconcile_grace_hours,
+            fees=settings.reconcile_fees,
+        )
+        return cls(
+            policy=policy,
+            max_bytes=settings.statement_max_bytes,
+            max_lines=settings.statement_max_lines,
+        )
+
+    def check_size(self, content: bytes) -> None:
+        """Refuse a file over the byte limit, naming it, before anything reads it."""
+        refuse_size(len(content), self.max_bytes)
+
+
+def refuse_size(size: int, max_bytes: int) -> None:
+    if size > max_bytes:
+        raise InvalidRequestError(
+            "FILE",
+            f"is {size} bytes, over the limit of {max_bytes} (FUNDSAGA_STATEMENT_MAX_BYTES)",
+        )
+
+
+def refuse_lines(count: int, max_lines: int) -> None:
+    if count > max_lines:
+        raise InvalidRequestError(
+            "FILE",
+            f"holds more than {max_lines} entries, the limit (FUNDSAGA_STATEMENT_MAX_LINES)",
+        )
+
+
+def policy_facts(policy: ReconcilePolicy) -> dict[str, JsonValue]:
+    """The policy as a run's audit record states it, with the SHA-256 of its canonical JSON."""
+    stated: dict[str, JsonValue] = {
+        "date_tolerance_days": policy.date_tolerance.days,
+        "amount_tolerance_minor": policy.amount_tolerance_minor,
+        "cutoff": policy.cutoff.isoformat(),
+        "grace_seconds": int(policy.grace.total_seconds()),
+        "fees": {code: fee.amount_text() for code, fee in sorted(policy.fees.items())},
+    }
+    canonical = json.dumps(stated, sort_keys=True, separators=(",", ":")).encode()
+    return {"policy": stated, "policy_sha256": hashlib.sha256(canonical).hexdigest()}
