@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import func, insert, select
+from sqlalchemy import func, insert, select, update
 from temporalio.client import WorkflowUpdateFailedError
 from temporalio.testing import WorkflowEnvironment
 
@@ -190,8 +190,8 @@ async def test_statement_rows_written_with_the_clis_database_url_are_findings(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """The CLI's environment without a token: its database URL writes a forged camt.053 as the
-    old client did (a file, its line, a match of it to a payout), and one more line under a
-    genuine action's id, copied from the genuine rows."""
+    old client did (a file, its line, its break), one more line under a genuine action's id
+    with a match of it to a payout, and a genuine break's status set to explained."""
     genuine = tmp_path / "genuine.xml"
     genuine.write_bytes(camt(1))
     async with worker(RULES):
@@ -221,6 +221,13 @@ async def test_statement_rows_written_with_the_clis_database_url_are_findings(
                     matched_at=datetime.now(UTC),
                 )
             )
+            breaks = metadata.tables["reconciliation_break"]
+            (opened,) = connection.scalars(
+                select(breaks.c.break_id).where(breaks.c.action_id == line["action_id"])
+            )
+            connection.execute(
+                update(breaks).where(breaks.c.break_id == opened).values(status="explained")
+            )
         mallory.close_connections()
         code, findings = await verify(capsys)
 
@@ -235,6 +242,10 @@ async def test_statement_rows_written_with_the_clis_database_url_are_findings(
         for f in findings
     ), findings
     assert any(f"match of statement line {extra} names no operator action" in f for f in findings)
+    assert (
+        f"reconciliation: break {opened} is explained, but no signed break_explained record says so"
+        in findings
+    )
 
 
 async def test_the_cli_without_a_token_imports_nothing(

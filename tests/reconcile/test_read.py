@@ -48,3 +48,40 @@ def test_an_unknown_format_is_refused_naming_the_file(data: bytes) -> None:
         read_statement(data)
 
     assert raised.value.field == "FILE"
+
+
+def camt_of(entries: int) -> bytes:
+    return statement(
+        "".join(entry(references=f"<AcctSvcrRef>B-{n}</AcctSvcrRef>") for n in range(entries))
+    )
+
+
+@pytest.mark.parametrize(
+    ("data", "mapping", "lines"),
+    [
+        (camt_of(5), None, 5),
+        (MT940, None, 4),
+        (CSV.replace(b"\n", b"\nR2,-1.00,2026-11-03\n", 1), MAPPING, 2),
+    ],
+    ids=["camt", "mt940", "csv"],
+)
+def test_a_statement_over_the_line_limit_is_refused_naming_it(
+    data: bytes, mapping: CsvMapping | None, lines: int
+) -> None:
+    assert len(read_statement(data, csv_mapping=mapping, max_lines=lines).lines) == lines
+    with pytest.raises(InvalidRequestError) as raised:
+        read_statement(data, csv_mapping=mapping, max_lines=lines - 1)
+
+    assert raised.value.field == "FILE"
+    assert f"more than {lines - 1} entries" in raised.value.problem
+    assert "FUNDSAGA_STATEMENT_MAX_LINES" in raised.value.problem
+
+
+def test_a_camt_statement_is_refused_at_the_entry_over_the_limit_not_after_the_file() -> None:
+    """The entry after the limit is malformed: refused for the limit, it was never read."""
+    data = camt_of(3).replace(b"</Stmt>", entry(amount="not money").encode() + b"</Stmt>")
+
+    with pytest.raises(InvalidRequestError) as raised:
+        read_statement(data, max_lines=2)
+
+    assert "FUNDSAGA_STATEMENT_MAX_LINES" in raised.value.problem
