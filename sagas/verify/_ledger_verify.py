@@ -68,7 +68,7 @@ def verify_ledger(
         verdict.findings += entry_witness_findings(
             witness.entries, witness.temporal, witness.records, journal=ledger.entries()
         )
-        verdict.findings += statement_witness_findings(ledger, witness.records)
+        verdict.findings += statement_witness_findings(ledger, witness)
         awaiting = awaiting_witness(witness.entries, witness.temporal, witness.records)
         verdict.awaiting_witness = len(awaiting)
     return verdict

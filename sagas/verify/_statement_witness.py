@@ -6,18 +6,28 @@ worker; an explained or resolved break needs its operator's record too."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from sagas.audit import AuditRecord
 from sagas.codec import SEALED_FIELD
 from sagas.engine import AuditKind
 from sagas.ledger import Ledger
 from sagas.reconcile import RowsOfAction, reconciliation_rows
+from sagas.verify._ledger_witness import LedgerWitness
 
 ACTION_KINDS = (AuditKind.STATEMENT_IMPORTED, AuditKind.RECONCILIATION_RUN)
 
 
-def statement_witness_findings(ledger: Ledger, records: Sequence[AuditRecord]) -> list[str]:
+def statement_witness_findings(ledger: Ledger, witness: LedgerWitness) -> list[str]:
+    """The rows without their record, against the witness's verified records; an action
+    Temporal saw still running may not have written its record yet: it is judged once it
+    ends."""
+    return row_findings(ledger, witness.records, witness.temporal.in_flight)
+
+
+def row_findings(
+    ledger: Ledger, records: Sequence[AuditRecord], in_flight: Collection[str] = ()
+) -> list[str]:
     rows = reconciliation_rows(ledger.engine)
     findings = [
         f"reconciliation: {what} names no operator action: written around the worker, with no "
@@ -26,6 +36,8 @@ def statement_witness_findings(ledger: Ledger, records: Sequence[AuditRecord]) -
     ]
     by_action = {r.saga_id: r for r in records if r.kind in ACTION_KINDS}
     for action in rows.by_action.values():
+        if action.action_id in in_flight:
+            continue
         problem = _action_problem(action, by_action.get(action.action_id))
         if problem is not None:
             findings.append(f"reconciliation: action {action.action_id}: {problem}")
