@@ -151,6 +151,7 @@ def subject(recorded: Any) -> tuple[str, str]:
         (AuditKind.FUNDING_APPROVED, "funding", None),  # a record of money nobody approved
         (AuditKind.RESOLUTION_APPROVED, "transfer", None),
         (AuditKind.ACCOUNT_FROZEN, "account", "active"),  # says frozen, unfreezes
+        (AuditKind.STATEMENT_IMPORTED, "statement", None),  # counts the worker never wrote
     ],
 )
 async def test_a_verified_operator_cannot_record_an_action_it_did_not_take(
