@@ -103,6 +103,7 @@ async def test_a_break_is_found_explained_and_resolved_by_two_operators(cli_stac
     verified = await fundsaga(cli_stack, "ledger", "verify", "-o", "json")
     findings = json.loads(verified.stdout)["findings"]
     assert [f for f in findings if f"break-{number}" in f or "no funding" in f] == []
+    assert [f for f in findings if f.startswith("reconciliation:")] == []
 
 
 @pytest.mark.parametrize(
