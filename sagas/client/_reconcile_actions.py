@@ -12,6 +12,7 @@ from temporalio.common import WorkflowIDReusePolicy
 from temporalio.exceptions import ApplicationError
 
 from sagas.client._operator_actions import OperatorActions, _refusal, _result, _verified
+from sagas.client._operator_credentials import required_operator
 from sagas.reconcile import (
     DEFAULT_MAX_BYTES,
     STATEMENT_ACTION_PREFIX,
@@ -74,7 +75,7 @@ class ReconcileActions:
         request = StatementActionRequest(
             act=act,
             note=note,
-            proof=self.actions._proof(),
+            proof=required_operator(self.actions.operator).token(),
             upload=upload,
             break_id=break_id,
             evidence=evidence,
