@@ -135,3 +135,18 @@ async def test_an_adjustment_within_the_difference_is_approved_as_before(
     assert list(written) == ["break_resolution_proposed", "break_resolved"]
     assert written["break_resolved"]["break_difference"] == "40.00 EUR"
     assert "excess_approved_by" not in written["break_resolved"]
+
+
+async def test_an_adjustment_that_is_not_money_is_refused_when_proposed(
+    dev_env: WorkflowEnvironment, queue: str, funded: Ledger, audit_store: AuditStore
+) -> None:
+    found = open_break(funded, "0.01")
+    ana = as_operator(dev_env.client, queue, "ana")
+    garbled = Adjustment(account_id="carol", amount="1e6", currency="EUR")
+
+    with pytest.raises(OperatorRefusedError, match=r"^adjustment: "):
+        await ana.propose_resolution(found.break_id, "bank return", garbled)
+    await dev_env.client.get_workflow_handle(resolution_id(found.break_id)).result()
+
+    assert records(audit_store, found.break_id) == {}
+    assert (await ana.resolution(found.break_id)).status is FundingStatus.REFUSED
