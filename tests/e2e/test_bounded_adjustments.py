@@ -23,7 +23,7 @@ from sagas.reconcile import BreakStatus, Reconciliation
 from sagas.testing import dev_identity, kit_operator, new_task_queue
 from sagas.worker import build_worker
 from tests.e2e._breaks import open_break
-from tests.e2e.conftest import eur
+from tests.e2e.conftest import eur, fundsaga
 
 pytestmark = pytest.mark.slow
 
@@ -150,3 +150,40 @@ async def test_an_adjustment_that_is_not_money_is_refused_when_proposed(
 
     assert records(audit_store, found.break_id) == {}
     assert (await ana.resolution(found.break_id)).status is FundingStatus.REFUSED
+
+
+async def test_the_cli_names_the_adjustment_and_takes_the_treasury_approval(
+    dev_env: WorkflowEnvironment,
+    cli_task_queue: str,
+    funded: Ledger,
+    audit_store: AuditStore,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    found = open_break(funded, "0.01")
+    number = str(found.break_id)
+    operators = dev_identity().check()
+
+    async def as_(name: str, *argv: str) -> tuple[int, str]:
+        monkeypatch.setenv("FUNDSAGA_OPERATOR", name)
+        capsys.readouterr()
+        code = await fundsaga("reconcile", *argv)
+        return code, capsys.readouterr().err
+
+    async with build_worker(
+        dev_env.client, cli_task_queue, funded, audit_store, operators=operators
+    ):
+        adjust = ["--adjust-account", "carol", "--adjust-amount", "1000000.00"]
+        proposed = await as_("ana", "resolve", number, "--note", "bank return", *adjust)
+        refused = await as_("bob", "approve", number)
+        excess = await as_("tess", "approve-excess", number)
+        approved = await as_("bob", "approve", number)
+        await dev_env.client.get_workflow_handle(resolution_id(found.break_id)).result()
+
+    assert proposed == (0, "")
+    assert refused[0] == 2
+    assert "adjustment" in refused[1]
+    assert "beyond the break's difference (0.01 EUR)" in refused[1]
+    assert excess == (0, "")
+    assert approved == (0, "")
+    assert funded.account("carol").balance == eur("1000000.00")
