@@ -46,6 +46,8 @@ class BreakResolutionWorkflow(VerifiedFirst):
     def __init__(self) -> None:
         super().__init__()
         self._view: ResolutionView | None = None
+        self._excess_taken = False
+        """A treasury operator's approval is being recorded: no second one is taken."""
 
     @workflow.run
     async def run(self, request: BreakResolutionRequest) -> ResolutionView:
@@ -123,15 +125,17 @@ class BreakResolutionWorkflow(VerifiedFirst):
         view = self._view
         if view is None or view.proposed_by is None or not view.exceeds_difference:
             raise operator_refused("no adjustment beyond its break's difference awaits approval")
-        if view.status is not FundingStatus.AWAITING_APPROVAL or view.excess_approved_by:
+        if view.status is not FundingStatus.AWAITING_APPROVAL or self._excess_taken:
             raise operator_refused("the excess is approved already, or the resolution closed")
         if view.proposed_by.same_principal(treasurer):
             raise operator_refused(
                 f"{treasurer.name} proposed this resolution: another operator approves the excess",
                 SameOperatorError.__name__,
             )
-        view.excess_approved_by = treasurer
+        self._excess_taken = True
+        # Recorded before the approver may act on it: the records keep the order of the acts.
         await self._record(AuditKind.BREAK_EXCESS_APPROVED, self._facts(), treasurer)
+        view.excess_approved_by = treasurer
         return view
 
     async def _bound(
