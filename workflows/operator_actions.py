@@ -6,7 +6,7 @@ operator. `Funding` creates money only when a second verified operator approves 
 proposal.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import Protocol
 
@@ -214,9 +214,14 @@ class Proposal(Protocol):
     approved_by: VerifiedOperator | None
 
 
-async def approve_proposal(proposal: Proposal | None, proof: str, what: str) -> None:
-    """Take the operator `proof` verifies, with the approver role and not the proposer, as the
-    proposal's approver; return once the proposal is carried out."""
+async def approve_proposal(
+    proposal: Proposal | None,
+    proof: str,
+    what: str,
+    also_distinct_from: Sequence[VerifiedOperator] = (),
+) -> None:
+    """Take the operator `proof` verifies, with the approver role and neither the proposer nor
+    any of `also_distinct_from`, as the proposal's approver; return once it is carried out."""
     checker = await verified_operator(proof, OperatorRole.APPROVER)
     awaiting = proposal is not None and proposal.status is FundingStatus.AWAITING_APPROVAL
     if proposal is None or not awaiting or proposal.proposed_by is None or proposal.approved_by:
@@ -224,6 +229,11 @@ async def approve_proposal(proposal: Proposal | None, proof: str, what: str) -> 
     if proposal.proposed_by.same_principal(checker):
         raise operator_refused(
             f"{checker.name} proposed this {what}: another operator approves", "SameOperatorError"
+        )
+    if any(other.same_principal(checker) for other in also_distinct_from):
+        raise operator_refused(
+            f"{checker.name} approved this {what}'s excess: another operator approves",
+            "SameOperatorError",
         )
     proposal.approved_by = checker
     await workflow.wait_condition(lambda: proposal.status is not FundingStatus.AWAITING_APPROVAL)

@@ -1,17 +1,23 @@
 """Resolving a reconciliation break: one verified operator proposes, another approves, then
-the worker closes the break (posting the adjustment, if any) and the record names both."""
+the worker closes the break (posting the adjustment, if any) and the record names both. An
+adjustment beyond the break's difference is approved first by a third operator with the
+treasury role; the records state the difference, the adjustment and who approved the excess."""
 
 from temporalio import workflow
+from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from pydantic import JsonValue
 
     from sagas.engine import (
+        ADJUSTMENT_BOUND_ACTIVITY,
+        APPROVE_EXCESS_UPDATE,
         APPROVE_RESOLUTION_UPDATE,
         BREAK_RESOLUTION_WORKFLOW,
         FUNDING_WAIT,
         RESOLUTION_VIEW_QUERY,
         RESOLVE_BREAK_ACTIVITY,
+        AdjustmentBound,
         AuditKind,
         BreakResolutionCall,
         BreakResolutionRequest,
@@ -20,7 +26,10 @@ with workflow.unsafe.imports_passed_through():
         ResolutionApproval,
         ResolutionView,
         VerifiedOperator,
+        operator_refused,
+        verified_operator,
     )
+    from sagas.foundations import InvalidRequestError, SameOperatorError
     from sagas.ledger import funding_account_id
     from workflows.operator_actions import (
         LEDGER_RETRY,
@@ -37,6 +46,8 @@ class BreakResolutionWorkflow(VerifiedFirst):
     def __init__(self) -> None:
         super().__init__()
         self._view: ResolutionView | None = None
+        self._excess_taken = False
+        """A treasury operator's approval is being recorded: no second one is taken."""
 
     @workflow.run
     async def run(self, request: BreakResolutionRequest) -> ResolutionView:
@@ -47,10 +58,12 @@ class BreakResolutionWorkflow(VerifiedFirst):
             adjustment=request.adjustment,
             status=FundingStatus.AWAITING_APPROVAL,
         )
-        maker = await self._verify(request.proof, OperatorRole.OPERATOR)
-        if maker is None:
+        bound, refusal = await self._bound(request)
+        maker = await self._verify(request.proof, OperatorRole.OPERATOR, refusal)
+        if maker is None or bound is None:
             view.status = FundingStatus.REFUSED
             return view
+        view.break_difference, view.exceeds_difference = bound.difference, bound.exceeds
         view.proposed_by = maker
         facts = self._facts()
         await self._record(AuditKind.BREAK_RESOLUTION_PROPOSED, facts, maker)
@@ -59,10 +72,13 @@ class BreakResolutionWorkflow(VerifiedFirst):
             await self._record(AuditKind.BREAK_RESOLUTION_EXPIRED, facts, None)
             return view
         assert view.approved_by is not None
+        excess = view.excess_approved_by
         call = BreakResolutionCall(
             break_id=request.break_id,
-            resolved_by=f"{maker.name} (proposed), {view.approved_by.name} (approved)",
+            resolved_by=f"{maker.name} (proposed), {view.approved_by.name} (approved)"
+            + (f", {excess.name} (approved the excess)" if excess else ""),
             adjustment=request.adjustment,
+            excess_approved_by=excess.name if excess else None,
         )
         applied: dict[str, JsonValue] = await workflow.execute_activity(
             RESOLVE_BREAK_ACTIVITY,
@@ -74,7 +90,7 @@ class BreakResolutionWorkflow(VerifiedFirst):
         entry_id = applied.get("entry_id")
         view.entry_id = entry_id if isinstance(entry_id, int) else None
         view.status = FundingStatus.FUNDED
-        resolved = self._facts() | {"entry_id": view.entry_id}
+        resolved = self._facts() | {"entry_id": view.entry_id} | self._excess_approval()
         await self._record(AuditKind.BREAK_RESOLVED, resolved, view.approved_by)
         return view
 
@@ -84,19 +100,87 @@ class BreakResolutionWorkflow(VerifiedFirst):
 
     @workflow.update(name=APPROVE_RESOLUTION_UPDATE)
     async def approve(self, approval: ResolutionApproval) -> ResolutionView:
-        """Approve, as an operator with the approver role other than the proposer; returns the
-        view once the break is resolved."""
+        """Approve, as an operator with the approver role other than the proposer (and the
+        treasury operator who approved the excess); returns the view once the break is resolved.
+        An adjustment beyond the break's difference is refused until the excess is approved."""
         view = self._view
-        await approve_proposal(view, approval.proof, "resolution")
+        if view is not None and view.exceeds_difference and view.excess_approved_by is None:
+            raise operator_refused(
+                f"adjustment: {_adjustment_text(view)} is beyond the break's difference "
+                f"({view.break_difference or 'none in one currency'}): an operator with the "
+                f"treasury role approves the excess first (`fundsaga reconcile approve-excess "
+                f"{view.break_id}`)",
+                InvalidRequestError.__name__,
+            )
+        excess = [view.excess_approved_by] if view and view.excess_approved_by else []
+        await approve_proposal(view, approval.proof, "resolution", also_distinct_from=excess)
         assert view is not None
         return view
+
+    @workflow.update(name=APPROVE_EXCESS_UPDATE)
+    async def approve_excess(self, approval: ResolutionApproval) -> ResolutionView:
+        """Approve an adjustment beyond the break's difference, as an operator with the treasury
+        role other than the proposer; the resolution still needs its approver's approval."""
+        treasurer = await verified_operator(approval.proof, OperatorRole.TREASURY)
+        view = self._view
+        if view is None or view.proposed_by is None or not view.exceeds_difference:
+            raise operator_refused("no adjustment beyond its break's difference awaits approval")
+        if view.status is not FundingStatus.AWAITING_APPROVAL or self._excess_taken:
+            raise operator_refused("the excess is approved already, or the resolution closed")
+        if view.proposed_by.same_principal(treasurer):
+            raise operator_refused(
+                f"{treasurer.name} proposed this resolution: another operator approves the excess",
+                SameOperatorError.__name__,
+            )
+        self._excess_taken = True
+        # Recorded before the approver may act on it: the records keep the order of the acts.
+        await self._record(AuditKind.BREAK_EXCESS_APPROVED, self._facts(), treasurer)
+        view.excess_approved_by = treasurer
+        return view
+
+    async def _bound(
+        self, request: BreakResolutionRequest
+    ) -> tuple[AdjustmentBound | None, str | None]:
+        """The break's difference and the adjustment against it; or why the proposal is refused
+        (no such break, an adjustment that does not read as money)."""
+        call = BreakResolutionCall(
+            break_id=request.break_id, resolved_by="", adjustment=request.adjustment
+        )
+        try:
+            bound: AdjustmentBound = await workflow.execute_activity(
+                ADJUSTMENT_BOUND_ACTIVITY,
+                call,
+                result_type=AdjustmentBound,
+                start_to_close_timeout=LEDGER_TIMEOUT,
+                retry_policy=LEDGER_RETRY,
+            )
+        except ActivityError as err:
+            cause = err.cause
+            return None, cause.message if isinstance(cause, ApplicationError) else str(err)
+        return bound, None
+
+    def _excess_approval(self) -> dict[str, JsonValue]:
+        excess = self._view.excess_approved_by if self._view else None
+        if excess is None:
+            return {}
+        return {
+            "excess_approved_by": {
+                "operator": excess.name,
+                "identity": excess.model_dump(mode="json"),
+            }
+        }
 
     def _facts(self) -> dict[str, JsonValue]:
         """What the records say: the break, the note and the adjustment as the funding
         witness reads it (the account credited and the amount)."""
         view = self._view
         assert view is not None
-        facts: dict[str, JsonValue] = {"break_id": view.break_id, "note": view.note}
+        facts: dict[str, JsonValue] = {
+            "break_id": view.break_id,
+            "note": view.note,
+            "break_difference": view.break_difference,
+            "exceeds_difference": view.exceeds_difference,
+        }
         adjustment = view.adjustment
         if adjustment is not None:
             facts |= {
@@ -111,6 +195,11 @@ class BreakResolutionWorkflow(VerifiedFirst):
         view = self._view
         assert view is not None
         await record_by(kind, view.resolution_id, "break", facts, by)
+
+
+def _adjustment_text(view: ResolutionView) -> str:
+    adjustment = view.adjustment
+    return "" if adjustment is None else f"{adjustment.amount} {adjustment.currency}"
 
 
 def _credited(account_id: str, amount: str, currency: str) -> dict[str, JsonValue]:

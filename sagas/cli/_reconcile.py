@@ -198,6 +198,21 @@ def approve(
     emit(_resolution_shown(invocation.run(act())), output)
 
 
+@app.command("approve-excess")
+def approve_excess(
+    ctx: typer.Context, break_id: BreakId, note: Note = "", output: Output = OutputFormat.TABLE
+) -> None:
+    """Approve, with the treasury role, an adjustment beyond its break's difference; the
+    resolution then waits for its approver (`reconcile approve`)."""
+    invocation = Invocation.of(ctx)
+
+    async def act() -> ResolutionView:
+        actions = (await invocation.client()).operator_actions()
+        return await actions.approve_excess(break_id, note)
+
+    emit(_resolution_shown(invocation.run(act())), output)
+
+
 def _adjustment(
     invocation: Invocation, account: str | None, amount: str | None
 ) -> Adjustment | None:
@@ -263,6 +278,10 @@ def _resolution_shown(view: ResolutionView) -> Shown:
     data = view.model_dump(mode="json")
     maker = view.proposed_by.name if view.proposed_by else ""
     line = f"break {view.break_id}: resolution {view.status}, proposed by {maker}"
+    if view.exceeds_difference:
+        line += f", adjustment beyond the break's difference ({view.break_difference})"
+    if view.excess_approved_by:
+        line += f", excess approved by {view.excess_approved_by.name}"
     if view.approved_by:
         line += f", approved by {view.approved_by.name}"
     if view.entry_id:

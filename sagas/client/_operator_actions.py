@@ -23,6 +23,7 @@ from sagas.client._operator_credentials import OperatorCredential, required_oper
 from sagas.engine import (
     ACTION_ABANDONED_SIGNAL,
     ACTION_TAKEN_SIGNAL,
+    APPROVE_EXCESS_UPDATE,
     APPROVE_FUNDING_UPDATE,
     APPROVE_RESOLUTION_UPDATE,
     BREAK_RESOLUTION_WORKFLOW,
@@ -170,6 +171,15 @@ class OperatorActions:
         view: ResolutionView = await _approved(handle, APPROVE_RESOLUTION_UPDATE, approval, missing)
         return view
 
+    async def approve_excess(self, break_id: int, note: str = "") -> ResolutionView:
+        """Approve, as an operator with the treasury role, a proposed adjustment beyond its
+        break's difference; the resolution still waits for its approver."""
+        approval = ResolutionApproval(note=note, proof=self._proof())
+        handle = self.temporal.get_workflow_handle(resolution_id(break_id))
+        missing = f"no resolution of break {break_id} proposed"
+        view: ResolutionView = await _approved(handle, APPROVE_EXCESS_UPDATE, approval, missing)
+        return view
+
     async def resolution(self, break_id: int) -> ResolutionView:
         handle = self.temporal.get_workflow_handle(resolution_id(break_id))
         missing = f"no resolution of break {break_id} proposed"
@@ -215,6 +225,7 @@ _VIEWS: dict[str, type[BaseModel]] = {
     APPROVE_FUNDING_UPDATE: FundingView,
     FUNDING_VIEW_QUERY: FundingView,
     APPROVE_RESOLUTION_UPDATE: ResolutionView,
+    APPROVE_EXCESS_UPDATE: ResolutionView,
     RESOLUTION_VIEW_QUERY: ResolutionView,
 }
 """The view each approval update and query returns."""

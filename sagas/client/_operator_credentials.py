@@ -153,7 +153,9 @@ def configured_operator(settings: Settings) -> OperatorCredential | None:
         return AccessToken(token)
     directory = Path(settings.dev_identity)
     if (directory / "signing-key.pem").exists():
-        return DevIdentityProvider(directory).operator(settings.operator.strip() or os_user())
+        name = settings.operator.strip() or os_user()
+        # Every role: on a development host, distinct names stand for the distinct people.
+        return DevIdentityProvider(directory).operator(name, tuple(OperatorRole))
     return None
 
 

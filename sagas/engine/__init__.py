@@ -28,11 +28,14 @@ from sagas.engine._batch import (
 )
 from sagas.engine._batch_workflow import SagaBatchWorkflow
 from sagas.engine._break_resolution import (
+    ADJUSTMENT_BOUND_ACTIVITY,
+    APPROVE_EXCESS_UPDATE,
     APPROVE_RESOLUTION_UPDATE,
     BREAK_RESOLUTION_WORKFLOW,
     RESOLUTION_VIEW_QUERY,
     RESOLVE_BREAK_ACTIVITY,
     Adjustment,
+    AdjustmentBound,
     BreakResolutionCall,
     BreakResolutionRequest,
     ResolutionApproval,
@@ -216,7 +219,9 @@ __all__ = [
     "ACTION_ABANDONED_SIGNAL",
     "ACTION_TAKEN_SIGNAL",
     "ACTION_WAIT",
+    "ADJUSTMENT_BOUND_ACTIVITY",
     "ANCHOR_ACTIVITY",
+    "APPROVE_EXCESS_UPDATE",
     "APPROVE_FUNDING_UPDATE",
     "APPROVE_RECOVERY_UPDATE",
     "APPROVE_RESOLUTION_UPDATE",
@@ -272,6 +277,7 @@ __all__ = [
     "WORKER_SPECS_PATCH",
     "AccountStatusCall",
     "Adjustment",
+    "AdjustmentBound",
     "AuditCall",
     "AuditKind",
     "AuditReceipt",

@@ -54,6 +54,7 @@ class AuditKind(StrEnum):
     RECONCILIATION_RUN = "reconciliation_run"  # an operator matched again: breaks opened, closed
     BREAK_EXPLAINED = "break_explained"  # an operator explained a break, with evidence
     BREAK_RESOLUTION_PROPOSED = "break_resolution_proposed"  # an operator proposed to close a break
+    BREAK_EXCESS_APPROVED = "break_excess_approved"  # treasury: an adjustment beyond the break
     BREAK_RESOLVED = "break_resolved"  # another operator approved: the break is closed
     BREAK_RESOLUTION_EXPIRED = "break_resolution_expired"  # nobody approved it in time
 

@@ -1,6 +1,9 @@
 """Resolving a reconciliation break by two operators: one proposes (with an adjusting entry
 when the ledger must change), another approves, then the worker applies it. The adjusting
-entry is witnessed as a funding is: by the signed records naming both operators."""
+entry is witnessed as a funding is: by the signed records naming both operators.
+
+An adjusting entry moves at most the break's difference; one beyond it needs, before the
+approval, a third operator with the treasury role (`approve_excess`)."""
 
 from __future__ import annotations
 
@@ -11,8 +14,10 @@ from sagas.engine._operator_identity import MAX_PROOF_LENGTH, VerifiedOperator
 
 BREAK_RESOLUTION_WORKFLOW = "BreakResolution"
 APPROVE_RESOLUTION_UPDATE = "approve_resolution"
+APPROVE_EXCESS_UPDATE = "approve_excess"
 RESOLUTION_VIEW_QUERY = "resolution"
 RESOLVE_BREAK_ACTIVITY = "reconcile.resolve_break"
+ADJUSTMENT_BOUND_ACTIVITY = "reconcile.adjustment_bound"
 
 
 class Adjustment(BaseModel):
@@ -43,6 +48,18 @@ class BreakResolutionCall(BaseModel):
     break_id: int
     resolved_by: str
     adjustment: Adjustment | None = None
+    excess_approved_by: str | None = None
+    """The treasury operator who approved an adjustment beyond the break's difference."""
+
+
+class AdjustmentBound(BaseModel):
+    """A proposed adjustment measured against its break's difference."""
+
+    difference: str | None
+    """The break's difference ('0.01 EUR'); None when no one amount measures it (a currency
+    mismatch): then any adjustment is beyond it."""
+    exceeds: bool
+    """The adjustment moves more than the difference (or another currency)."""
 
 
 class ResolutionView(BaseModel):
@@ -54,6 +71,11 @@ class ResolutionView(BaseModel):
     proposed_by: VerifiedOperator | None = None
     approved_by: VerifiedOperator | None = None
     entry_id: int | None = None
+    break_difference: str | None = None
+    """The break's difference as the worker read it when the resolution was proposed."""
+    exceeds_difference: bool = False
+    """The adjustment is beyond the break's difference: a treasury operator approves first."""
+    excess_approved_by: VerifiedOperator | None = None
 
 
 def resolution_id(break_id: int) -> str:

@@ -2,8 +2,9 @@
 checked by an activity on the worker before the saga acts, and recorded with the action.
 
 The saga never takes the name the caller typed: it records the verified principal, its roles
-and a digest of the token (never the token). Maker and checker must be distinct principals, as
-compared after Unicode normalisation (`principal_key`).
+and a digest of the token (never the token). Maker and checker must be distinct principals:
+another (issuer, subject), and no shown name a person could take for the other's
+(`same_principal`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from sagas.foundations import (
     AccessTokenRefusedError,
     JwksUnavailableError,
     OperatorRefusedError,
+    names_look_alike,
     principal_key,
 )
 
@@ -46,6 +48,7 @@ class OperatorRole(StrEnum):
 
     OPERATOR = "operator"  # retry, propose, account and schedule actions
     APPROVER = "approver"  # approve another operator's proposal (the checker)
+    TREASURY = "treasury"  # approve a break's adjustment beyond the break's difference
 
 
 class VerifiedOperator(BaseModel):
@@ -63,9 +66,13 @@ class VerifiedOperator(BaseModel):
     expires_at: datetime
 
     def same_principal(self, other: VerifiedOperator) -> bool:
-        return self.issuer == other.issuer and principal_key(self.subject) == principal_key(
-            other.subject
-        )
+        """Whether `other` is this operator, or could be taken for them: the identity provider's
+        (issuer, subject) are the same, or a name people are shown for one (preferred_username,
+        subject) looks like one of the other's (UTS #39 confusable skeletons)."""
+        if (self.issuer, self.subject) == (other.issuer, other.subject):
+            return True
+        shown, others = {self.name, self.subject}, {other.name, other.subject}
+        return any(names_look_alike(mine, theirs) for mine in shown for theirs in others)
 
 
 class ProofCheck(BaseModel):

@@ -14,7 +14,7 @@ from sagas.foundations import (
     ProposalStaleError,
     ResolutionRefusedError,
     SameOperatorError,
-    principal_key,
+    names_look_alike,
 )
 
 
@@ -42,7 +42,7 @@ class ResolutionProposal(BaseModel):
     def same_operator(self, approval: OperatorAction) -> bool:
         if self.identity is not None and approval.identity is not None:
             return self.identity.same_principal(approval.identity)
-        return principal_key(self.operator) == principal_key(approval.operator)
+        return names_look_alike(self.operator, approval.operator)
 
 
 class Proposals:

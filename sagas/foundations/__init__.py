@@ -53,7 +53,7 @@ from sagas.foundations._errors import (
 from sagas.foundations._money import MAX_MINOR_UNITS, Money, parse_money
 from sagas.foundations._new_file import write_new_file
 from sagas.foundations._one_reading import loads_one_reading, refuse_duplicate_keys
-from sagas.foundations._principals import principal_key
+from sagas.foundations._principals import names_look_alike, principal_key
 from sagas.foundations._process_stop import ProcessStop, exit_now
 from sagas.foundations._retry_class import RetryClass
 from sagas.foundations._secrets import MIN_SECRET_LENGTH, checked_secret
@@ -64,10 +64,12 @@ from sagas.foundations._settings import (
     load_settings,
     os_user,
 )
+from sagas.foundations._skeleton import CONFUSABLES_VERSION, confusable_skeleton
 from sagas.foundations._validation import check_account_id, check_text, invalid_request_from
 
 __all__ = [
     "BUSINESS_ERRORS",
+    "CONFUSABLES_VERSION",
     "DATABASE_OWNER_ROLE",
     "DATABASE_WORKER_ROLE",
     "DEFAULT_HOME",
@@ -122,6 +124,7 @@ __all__ = [
     "check_text",
     "checked_secret",
     "configured_access_tokens",
+    "confusable_skeleton",
     "currency",
     "database_now",
     "error_class_by_name",
@@ -133,6 +136,7 @@ __all__ = [
     "load_settings",
     "loads_one_reading",
     "make_engine",
+    "names_look_alike",
     "non_retryable_error_types",
     "not_before",
     "os_user",

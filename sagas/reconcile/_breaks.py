@@ -30,6 +30,9 @@ class BreakStatus(StrEnum):
 
 
 CLOSED_STATUSES = frozenset({BreakStatus.RESOLVED, BreakStatus.MATCHED})
+_BETWEEN_AMOUNTS = frozenset({BreakKind.AMOUNT_MISMATCH, BreakKind.FEE_DIFFERENCE})
+"""Kinds whose difference lies between the ledger's amount and the statement's; a duplicate's
+is its second line, a missing line's or movement's its own amount."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -52,6 +55,15 @@ class BreakView:
     resolved_by: str | None
     adjustment_entry_id: int | None
     version: int
+
+    @property
+    def difference(self) -> Money | None:
+        """What the break is about, in its currency: the most its adjusting entry may move
+        without a treasury approval. None for a currency mismatch: no one amount measures it."""
+        ledger, statement = self.ledger_amount, self.statement_amount
+        if ledger is not None and statement is not None and self.kind in _BETWEEN_AMOUNTS:
+            return statement - ledger if statement.minor >= ledger.minor else ledger - statement
+        return statement if statement is not None else ledger
 
     def age_seconds(self, now: datetime) -> int:
         return max(0, int((now - self.opened_at).total_seconds()))

@@ -202,7 +202,8 @@ def _for_converter(runner: WorkflowRunner, client: Client) -> WorkflowRunner:
 
 def _account_activities(ledger: Ledger) -> list[Callable[..., Any]]:
     accounts = AccountActivities(ledger)
-    return [accounts.set_status, accounts.fund, ReconcileActivities(ledger).resolve_break]
+    reconcile = ReconcileActivities(ledger)
+    return [accounts.set_status, accounts.fund, reconcile.adjustment_bound, reconcile.resolve_break]
 
 
 def activity_slots_for(ledger: Ledger) -> int:

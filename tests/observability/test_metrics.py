@@ -195,7 +195,7 @@ async def test_a_worker_exports_its_counters_at_zero_from_its_start(
     roles = {
         s.labels["role"] for s in at_start.samples if s.name == "fundsaga_operator_refusals_total"
     }
-    assert roles == {"operator", "approver"}
+    assert roles == {"operator", "approver", "treasury"}
 
     assert (await transfer(client, "dave")).status is SagaStatus.COMPENSATED
 
