@@ -24,7 +24,8 @@ class AccountActivities:
 
     @activity.defn(name=ACCOUNT_STATUS_ACTIVITY)
     def set_status(self, call: AccountStatusCall) -> dict[str, JsonValue]:
-        """The account's new status (setting it twice changes nothing)."""
+        """The account's new status and its version, which the audit record names so that
+        `ledger verify` ties the change to it (setting it twice changes nothing)."""
         change = {
             AccountStatus.ACTIVE: self.ledger.unfreeze,
             AccountStatus.FROZEN: self.ledger.freeze,
@@ -51,6 +52,7 @@ def _facts(view: AccountView) -> dict[str, JsonValue]:
     return {
         "account_id": view.account_id,
         "status": view.status.value,
+        "status_version": view.status_version,
         "balance": view.balance.amount_text(),
         "currency": view.currency,
     }

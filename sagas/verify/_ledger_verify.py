@@ -3,14 +3,16 @@ verifier's memory of the journal, and every entry against its witness."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from sagas.audit import AnchorStore, Keyring
-from sagas.ledger import JOURNAL_CHAIN, ChainHead, Ledger
+from sagas.ledger import JOURNAL_CHAIN, ChainHead, Ledger, StatusChangeView
 from sagas.verify._entry_witness import awaiting_witness, entry_witness_findings
-from sagas.verify._ledger_memory import remember_head, rollback_findings
+from sagas.verify._ledger_memory import remember_head, remembered_head, rollback_findings
 from sagas.verify._ledger_witness import LedgerWitness
+from sagas.verify._status_witness import status_witness_findings
 
 
 @dataclass
@@ -25,10 +27,19 @@ class LedgerVerdict:
     """Entries not judged yet: their saga has a step under way that may still report them."""
     unsealed: int = 0
     """Entries written since the sealer last ran: checked, but not in the chain yet."""
+    remembered: bool = False
+    """Whether this verifier's memory held a head it accepted before this run."""
 
     @property
     def ok(self) -> bool:
         return not self.findings
+
+    @property
+    def vouched(self) -> bool:
+        """Whether something the journal's owner cannot rewrite vouched for its length: Temporal's
+        histories, an anchor, or a head this verifier accepted before. Without any, a journal
+        cut short looks intact."""
+        return self.temporal_compared or self.anchored_at is not None or self.remembered
 
     @property
     def entries(self) -> int:
@@ -43,6 +54,7 @@ def verify_ledger(
     *,
     witness: LedgerWitness | None = None,
     memory: Path | None = None,
+    status_changes: Sequence[StatusChangeView] | None = None,
 ) -> LedgerVerdict:
     """Every check, the journal chain's first: the first finding names the first bad entry.
 
@@ -51,24 +63,29 @@ def verify_ledger(
     trail's anchor store, prove the chain itself, so that a journal rewritten and re-hashed
     from some entry on, or cut short, no longer matches what was anchored. With `memory`, the
     newest head this verifier accepted must still be there (and is remembered once the chain
-    verifies); with `witness`, every entry must have one and every entry a witness saw must be
-    in the journal as it was written.
+    verifies and something vouched for its length: `LedgerVerdict.vouched`); with `witness`,
+    every entry must have one and every entry a witness saw must be in the journal as it was
+    written, and every account status change (`status_changes`, read before Temporal; default:
+    read now) its verified operator action.
     """
     verdict = LedgerVerdict(ledger.chain_head(), findings=ledger.check_invariants())
     verdict.unsealed = ledger.unsealed_entries()
+    verdict.temporal_compared = witness is not None
     verdict.findings += ledger.signature_findings(keyring.problem)
     verdict.findings += _anchor_findings(ledger, anchors, verdict)
     if memory is not None:
+        verdict.remembered = remembered_head(memory) is not None
         verdict.findings += rollback_findings(ledger, verdict.head, memory)
-        if verdict.ok:
+        if verdict.ok and verdict.vouched:
             remember_head(memory, verdict.head)
     if witness is not None:
-        verdict.temporal_compared = True
         verdict.findings += entry_witness_findings(
             witness.entries, witness.temporal, witness.records, journal=ledger.entries()
         )
         awaiting = awaiting_witness(witness.entries, witness.temporal, witness.records)
         verdict.awaiting_witness = len(awaiting)
+        changes = ledger.status_changes() if status_changes is None else status_changes
+        verdict.findings += status_witness_findings(changes, witness.records, witness.temporal)
     return verdict
 
 
