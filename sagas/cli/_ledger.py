@@ -17,6 +17,7 @@ from sagas.foundations import Settings
 from sagas.ledger import Ledger
 from sagas.verify import (
     LEDGER_VERIFIED_HEAD,
+    AccountChanges,
     LedgerVerdict,
     LedgerWitness,
     read_ledger_witness,
@@ -29,7 +30,7 @@ NOT_CHECKED_OFFLINE = [
     "that the journal was not cut short (no anchor names it, no head was accepted before, "
     "Temporal did not answer)",
     "that every entry has its witness in Temporal or the audit trail",
-    "that every account status change has its operator action",
+    "that every account status change and overdraft limit has its operator action",
 ]
 """What a verdict accepted with --offline-ok leaves unchecked."""
 
@@ -50,7 +51,7 @@ def verify(
     ctx: typer.Context, offline_ok: OfflineOk = False, output: Output = OutputFormat.TABLE
 ) -> None:
     """Journal chain, signatures, anchors, this verifier's memory and every entry's witness in
-    Temporal or the audit trail, every account status change's operator action; entries
+    Temporal or the audit trail, every account status change's and limit's operator action; entries
     balance, balances and holds match their postings; exit 1 naming the first bad entry."""
     invocation = Invocation.of(ctx).scanning()
     verdict = ledger_verdict(invocation)
@@ -69,7 +70,7 @@ def ledger_verdict(invocation: Invocation) -> LedgerVerdict:
     keys = verifier_keys(invocation.settings)
     store = invocation.audit(keys)
     ledger = invocation.ledger()
-    changes = ledger.status_changes()  # before Temporal: each change's action is in it by then
+    changes = AccountChanges.read(ledger)  # before Temporal: each change's action is in it then
     witness = invocation.run(ledger_witness_or_none(invocation, store, ledger))
     return verify_ledger(
         ledger,
@@ -77,7 +78,7 @@ def ledger_verdict(invocation: Invocation) -> LedgerVerdict:
         keys.keyring,
         witness=witness,
         memory=LEDGER_VERIFIED_HEAD,
-        status_changes=changes,
+        account_changes=changes,
     )
 
 
@@ -125,8 +126,8 @@ def _shown(verdict: LedgerVerdict, address: str, offline_accepted: bool) -> Show
         []
         if verdict.temporal_compared
         else [
-            f"note: Temporal at {address} not reachable: entries and account status changes "
-            "not compared with witnesses"
+            f"note: Temporal at {address} not reachable: entries, account status changes and "
+            "limits not compared with witnesses"
         ]
     )
     if offline_accepted:

@@ -72,6 +72,7 @@ from sagas.engine._metrics import (
     plain_text_refused,
 )
 from sagas.engine._operator_actions import (
+    ACCOUNT_LIMIT_ACTIVITY,
     ACCOUNT_STATUS_ACTIVITY,
     ACTION_ABANDONED_SIGNAL,
     ACTION_TAKEN_SIGNAL,
@@ -83,6 +84,7 @@ from sagas.engine._operator_actions import (
     FUNDING_WORKFLOW,
     OPERATOR_ACTION_WORKFLOW,
     OPERATOR_VERIFIED_UPDATE,
+    AccountLimitCall,
     AccountStatusCall,
     FundingApproval,
     FundingCall,
@@ -211,6 +213,7 @@ from sagas.engine._workflow_base import (
 )
 
 __all__ = [
+    "ACCOUNT_LIMIT_ACTIVITY",
     "ACCOUNT_STATUS_ACTIVITY",
     "ACTION_ABANDONED_SIGNAL",
     "ACTION_TAKEN_SIGNAL",
@@ -268,6 +271,7 @@ __all__ = [
     "SEARCH_ATTRIBUTE_KEYS",
     "VIEW_QUERY",
     "WORKER_SPECS_PATCH",
+    "AccountLimitCall",
     "AccountStatusCall",
     "Adjustment",
     "AuditCall",

@@ -3,16 +3,15 @@ verifier's memory of the journal, and every entry against its witness."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from sagas.audit import AnchorStore, Keyring
-from sagas.ledger import JOURNAL_CHAIN, ChainHead, Ledger, StatusChangeView
+from sagas.ledger import JOURNAL_CHAIN, ChainHead, Ledger
+from sagas.verify._account_witness import AccountChanges, account_witness_findings
 from sagas.verify._entry_witness import awaiting_witness, entry_witness_findings
 from sagas.verify._ledger_memory import remember_head, remembered_head, rollback_findings
 from sagas.verify._ledger_witness import LedgerWitness
-from sagas.verify._status_witness import status_witness_findings
 
 
 @dataclass
@@ -54,7 +53,7 @@ def verify_ledger(
     *,
     witness: LedgerWitness | None = None,
     memory: Path | None = None,
-    status_changes: Sequence[StatusChangeView] | None = None,
+    account_changes: AccountChanges | None = None,
 ) -> LedgerVerdict:
     """Every check, the journal chain's first: the first finding names the first bad entry.
 
@@ -65,8 +64,8 @@ def verify_ledger(
     newest head this verifier accepted must still be there (and is remembered once the chain
     verifies and something vouched for its length: `LedgerVerdict.vouched`); with `witness`,
     every entry must have one and every entry a witness saw must be in the journal as it was
-    written, and every account status change (`status_changes`, read before Temporal; default:
-    read now) its verified operator action.
+    written, and every account status change and overdraft limit (`account_changes`, read
+    before Temporal; default: read now) its verified operator action.
     """
     verdict = LedgerVerdict(ledger.chain_head(), findings=ledger.check_invariants())
     verdict.unsealed = ledger.unsealed_entries()
@@ -84,8 +83,8 @@ def verify_ledger(
         )
         awaiting = awaiting_witness(witness.entries, witness.temporal, witness.records)
         verdict.awaiting_witness = len(awaiting)
-        changes = ledger.status_changes() if status_changes is None else status_changes
-        verdict.findings += status_witness_findings(changes, witness.records, witness.temporal)
+        changes = AccountChanges.read(ledger) if account_changes is None else account_changes
+        verdict.findings += account_witness_findings(changes, witness.records, witness.temporal)
     return verdict
 
 

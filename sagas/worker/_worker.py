@@ -192,7 +192,12 @@ def _for_converter(runner: WorkflowRunner, client: Client) -> WorkflowRunner:
 
 def _account_activities(ledger: Ledger) -> list[Callable[..., Any]]:
     accounts = AccountActivities(ledger)
-    return [accounts.set_status, accounts.fund, ReconcileActivities(ledger).resolve_break]
+    return [
+        accounts.set_status,
+        accounts.open_with_limit,
+        accounts.fund,
+        ReconcileActivities(ledger).resolve_break,
+    ]
 
 
 def activity_slots_for(ledger: Ledger) -> int:

@@ -1,10 +1,11 @@
-"""Every account status change against the verified operator action that made it.
+"""Every account status change and overdraft limit against the verified operator action that
+made it.
 
 The attacker is a worker host: the worker's database role (`fundsaga_worker` on PostgreSQL, the
-file on SQLite) and the audit signing key, both of which the ledger's own unfreeze uses. Its
-change is signed and recorded as the triggers demand; `fundsaga ledger verify` still finds that
-no operator action made it, and a record the worker signed for it names an action Temporal
-never ran.
+file on SQLite) and the audit signing key, both of which the ledger's own unfreeze and
+open_account use. Its change is signed and recorded as the triggers demand; `fundsaga ledger
+verify` still finds that no operator action made it, and a record the worker signed for it
+names an action Temporal never ran.
 """
 
 from __future__ import annotations
@@ -23,12 +24,11 @@ from sagas.engine import AuditKind
 from sagas.ledger import AccountStatus, Ledger
 from sagas.testing import dev_identity, kit_operator
 from sagas.worker import build_worker
-from tests.e2e.conftest import fundsaga
+from tests.e2e.conftest import eur, fundsaga
 
 UNFREEZE_BY_NO_OPERATOR = (
     "account 'bob' status change 2 (active) has no operator action: no signed account_unfrozen "
-    "record of a verified operator names it: the status was set behind the operator actions' "
-    "back"
+    "record of a verified operator names it: it was set behind the operator actions' back"
 )
 
 
@@ -67,6 +67,35 @@ async def test_an_account_frozen_unfrozen_and_closed_by_operators_verifies_clean
         AccountStatus.FROZEN,
         AccountStatus.ACTIVE,
         AccountStatus.CLOSED,
+    ]
+
+
+async def test_an_overdraft_granted_by_an_operator_verifies_clean(
+    actions: OperatorActions, ledger: Ledger, capsys: pytest.CaptureFixture[str]
+) -> None:
+    facts = await actions.open_account_with_limit("carol", eur("500.00"), "credit line")
+
+    code, report = await ledger_verify(capsys)
+
+    assert (code, report["findings"]) == (0, [])
+    assert (facts["overdraft"], ledger.account("carol").overdraft) == ("500.00", eur("500.00"))
+
+
+async def test_an_overdraft_the_worker_opened_an_account_with_is_found(
+    actions: OperatorActions, ledger: Ledger, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The worker's role may insert accounts (system accounts open on first use): it opens a
+    mule account with a limit nobody granted, which a transfer could then spend."""
+    await actions.open_account_with_limit("carol", eur("500.00"), "credit line")
+
+    ledger.open_account("mule", "EUR", overdraft=eur("1000000.00"))
+    code, report = await ledger_verify(capsys)
+
+    assert code == 1
+    assert report["findings"] == [
+        "account 'mule' overdraft limit 1000000.00 EUR has no operator action: no signed "
+        "account_limit_set record of a verified operator names it: it was set behind the "
+        "operator actions' back"
     ]
 
 
