@@ -21,6 +21,7 @@ from temporalio.testing import WorkflowEnvironment
 from sagas.audit import AuditRecord, AuditStore
 from sagas.client import OperatorActions
 from sagas.engine import AuditKind
+from sagas.foundations import DATABASE_WORKER_ROLE
 from sagas.ledger import AccountStatus, Ledger
 from sagas.testing import dev_identity, kit_operator
 from sagas.worker import build_worker
@@ -36,7 +37,12 @@ UNFREEZE_BY_NO_OPERATOR = (
 async def actions(
     dev_env: WorkflowEnvironment, cli_task_queue: str, ledger: Ledger, audit_store: AuditStore
 ) -> AsyncIterator[OperatorActions]:
-    """A worker on the CLI's task queue that trusts the kit's operators; bob's account."""
+    """A worker on the CLI's task queue that trusts the kit's operators; bob's account. The
+    ledger is the worker's: its role on PostgreSQL, its signing key."""
+    if ledger.engine.dialect.name == "postgresql":
+        with ledger.engine.connect() as connection:
+            role = connection.exec_driver_sql("SELECT current_user").scalar()
+        assert role == DATABASE_WORKER_ROLE
     ledger.open_account("bob", "EUR")
     operators = dev_identity().check()
     async with build_worker(
