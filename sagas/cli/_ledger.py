@@ -18,8 +18,10 @@ from sagas.ledger import Ledger
 from sagas.verify import (
     LEDGER_VERIFIED_HEAD,
     AccountChanges,
+    ActionHistories,
     LedgerVerdict,
     LedgerWitness,
+    read_action_histories,
     read_ledger_witness,
     verifier_keys,
     verify_ledger,
@@ -71,7 +73,7 @@ def ledger_verdict(invocation: Invocation) -> LedgerVerdict:
     store = invocation.audit(keys)
     ledger = invocation.ledger()
     changes = AccountChanges.read(ledger)  # before Temporal: each change's action is in it then
-    witness = invocation.run(ledger_witness_or_none(invocation, store, ledger))
+    witness, histories = invocation.run(_witnesses(invocation, store, ledger))
     return verify_ledger(
         ledger,
         store.anchors,
@@ -79,7 +81,20 @@ def ledger_verdict(invocation: Invocation) -> LedgerVerdict:
         witness=witness,
         memory=LEDGER_VERIFIED_HEAD,
         account_changes=changes,
+        action_histories=histories,
     )
+
+
+async def _witnesses(
+    invocation: Invocation, store: AuditStore, ledger: Ledger
+) -> tuple[LedgerWitness | None, ActionHistories | None]:
+    """The ledger's witness and the histories of the account actions its records name; None
+    for both when Temporal does not answer."""
+    witness = await ledger_witness_or_none(invocation, store, ledger)
+    if witness is None:
+        return None, None
+    temporal = await invocation.temporal()
+    return witness, await read_action_histories(temporal, witness.records)
 
 
 def unvouched_problem(verdict: LedgerVerdict, settings: Settings) -> str | None:

@@ -7,7 +7,8 @@ writes the audit record naming the verified operator and what the worker did (th
 version the change took; the limit). So each status change the ledger recorded, and each
 account's limit above zero, needs that signed record of its kind (`account_frozen`,
 `account_unfrozen`, `account_closed`, `account_limit_set`) and, while Temporal must still hold
-it, the record's workflow. One without is a finding whoever signed the row: the worker's key
+it, the record's workflow, whose history shows the worker doing what the record says. One
+without is a finding whoever signed the row: the worker's key
 signs every change, and its database role may call the ledger's own unfreeze or open an
 account with any limit.
 """
@@ -23,6 +24,7 @@ from sagas.audit import AuditRecord
 from sagas.codec import SEALED_FIELD
 from sagas.engine import AuditKind, VerifiedOperator
 from sagas.ledger import AccountStatus, AccountView, Ledger, StatusChangeView
+from sagas.verify._action_histories import ACCOUNT_KINDS, ActionHistories
 from sagas.verify._temporal_histories import TemporalWitness
 
 STATUS_KINDS = {
@@ -30,7 +32,6 @@ STATUS_KINDS = {
     AccountStatus.ACTIVE: AuditKind.ACCOUNT_UNFROZEN,
     AccountStatus.CLOSED: AuditKind.ACCOUNT_CLOSED,
 }
-ACCOUNT_KINDS = frozenset({*STATUS_KINDS.values(), AuditKind.ACCOUNT_LIMIT_SET})
 ACCOUNT_ACTION_ID = "account-action-{account_id}-"
 """How the client names an account's operator action workflows (sagas.client): one under way
 may not have written its record yet."""
@@ -51,12 +52,16 @@ class AccountChanges:
 
 
 def account_witness_findings(
-    changes: AccountChanges, records: Iterable[AuditRecord], temporal: TemporalWitness
+    changes: AccountChanges,
+    records: Iterable[AuditRecord],
+    temporal: TemporalWitness,
+    histories: ActionHistories | None = None,
 ) -> list[str]:
     """Each status change, then each limit, that no verified operator action witnesses;
-    `records` are the audit trail's verified records. An account with an operator action under
-    way is not judged yet: its record follows the change."""
-    actions = _AccountActions.of(records)
+    `records` are the audit trail's verified records, `histories` what the histories of the
+    actions they name show the worker did (not compared when None). An account with an
+    operator action under way is not judged yet: its record follows the change."""
+    actions = _AccountActions.of(records, histories or ActionHistories())
     findings: list[str] = []
     for change in changes.statuses:
         if change.migrated:  # set before revision 0011 recorded changes: nothing to tie it to
@@ -87,10 +92,11 @@ class _AccountActions:
     """The first `account_limit_set` record of each account."""
     sealed: dict[str, AuditRecord]
     """An account's first account action record whose payload this verifier cannot open."""
+    histories: ActionHistories
 
     @classmethod
-    def of(cls, records: Iterable[AuditRecord]) -> _AccountActions:
-        actions = cls({}, {}, {})
+    def of(cls, records: Iterable[AuditRecord], histories: ActionHistories) -> _AccountActions:
+        actions = cls({}, {}, {}, histories)
         for record in records:
             if record.kind in ACCOUNT_KINDS:
                 actions._add(record)
@@ -112,7 +118,7 @@ class _AccountActions:
             return self._missing(change.account_id, kind, temporal)
         if record.payload.get("status") != change.status.value:
             return f"record {record.sequence} sets {record.payload.get('status')!r}"
-        return action_problem(record, temporal)
+        return self._action_problem(record, temporal)
 
     def limit_problem(self, account: AccountView, temporal: TemporalWitness) -> str | None:
         record = self.limits.get(account.account_id)
@@ -121,7 +127,10 @@ class _AccountActions:
         granted = (record.payload.get("overdraft"), record.payload.get("currency"))
         if granted != (account.overdraft.amount_text(), account.currency):
             return f"record {record.sequence} granted {granted[0]} {granted[1]}"
-        return action_problem(record, temporal)
+        return self._action_problem(record, temporal)
+
+    def _action_problem(self, record: AuditRecord, temporal: TemporalWitness) -> str | None:
+        return action_problem(record, temporal) or self.histories.problem(record)
 
     def _missing(self, account_id: str, kind: AuditKind, temporal: TemporalWitness) -> str | None:
         if awaiting_operator(account_id, temporal):
@@ -145,6 +154,8 @@ def action_problem(record: AuditRecord, temporal: TemporalWitness) -> str | None
     except ValidationError:
         return f"record {record.sequence} names no verified operator"
     action = record.dedupe_key
+    if not action.startswith(ACCOUNT_ACTION_ID.format(account_id=record.saga_id)):
+        return f"record {record.sequence} names {action}, no operator action on the account"
     if not temporal.knows(action) and temporal.must_know(record.recorded_at):
         return (
             f"Temporal does not know {action}, the operator action record {record.sequence} "

@@ -9,6 +9,7 @@ from pathlib import Path
 from sagas.audit import AnchorStore, Keyring
 from sagas.ledger import JOURNAL_CHAIN, ChainHead, Ledger
 from sagas.verify._account_witness import AccountChanges, account_witness_findings
+from sagas.verify._action_histories import ActionHistories
 from sagas.verify._entry_witness import awaiting_witness, entry_witness_findings
 from sagas.verify._ledger_memory import remember_head, remembered_head, rollback_findings
 from sagas.verify._ledger_witness import LedgerWitness
@@ -54,6 +55,7 @@ def verify_ledger(
     witness: LedgerWitness | None = None,
     memory: Path | None = None,
     account_changes: AccountChanges | None = None,
+    action_histories: ActionHistories | None = None,
 ) -> LedgerVerdict:
     """Every check, the journal chain's first: the first finding names the first bad entry.
 
@@ -65,7 +67,8 @@ def verify_ledger(
     verifies and something vouched for its length: `LedgerVerdict.vouched`); with `witness`,
     every entry must have one and every entry a witness saw must be in the journal as it was
     written, and every account status change and overdraft limit (`account_changes`, read
-    before Temporal; default: read now) its verified operator action.
+    before Temporal; default: read now) its verified operator action, as far as the histories
+    of those actions show it (`action_histories`; not compared when None).
     """
     verdict = LedgerVerdict(ledger.chain_head(), findings=ledger.check_invariants())
     verdict.unsealed = ledger.unsealed_entries()
@@ -84,7 +87,9 @@ def verify_ledger(
         awaiting = awaiting_witness(witness.entries, witness.temporal, witness.records)
         verdict.awaiting_witness = len(awaiting)
         changes = AccountChanges.read(ledger) if account_changes is None else account_changes
-        verdict.findings += account_witness_findings(changes, witness.records, witness.temporal)
+        verdict.findings += account_witness_findings(
+            changes, witness.records, witness.temporal, action_histories
+        )
     return verdict
 
 

@@ -16,11 +16,18 @@ from typing import Any
 
 import pytest
 from pydantic import JsonValue
+from temporalio.client import Client, WorkflowUpdateFailedError
 from temporalio.testing import WorkflowEnvironment
 
 from sagas.audit import AuditRecord, AuditStore
 from sagas.client import OperatorActions
-from sagas.engine import AuditKind
+from sagas.engine import (
+    OPERATOR_ACTION_WORKFLOW,
+    OPERATOR_VERIFIED_UPDATE,
+    AuditKind,
+    OperatorActionRequest,
+    account_status_call,
+)
 from sagas.foundations import DATABASE_WORKER_ROLE
 from sagas.ledger import AccountStatus, Ledger
 from sagas.testing import dev_identity, kit_operator
@@ -145,6 +152,81 @@ async def test_an_unfreeze_with_a_record_the_worker_signed_is_found(
         f"account-action-bob-forged, the operator action record {forged.sequence} names, yet "
         "the record is younger than the namespace's retention"
     )
+
+
+async def test_an_unfreeze_with_a_record_naming_a_refused_action_is_found(
+    dev_env: WorkflowEnvironment,
+    cli_task_queue: str,
+    actions: OperatorActions,
+    ledger: Ledger,
+    audit_store: AuditStore,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The worker host also reaches Temporal: it starts an unfreeze of bob with no valid token,
+    which the worker refuses, and names that action's workflow, which Temporal does know, in
+    its forged record. Its history shows no worker unfreezing anything."""
+    await actions.set_account_status(AuditKind.ACCOUNT_FROZEN, "bob", "a court order")
+    (frozen,) = records_of(audit_store, AuditKind.ACCOUNT_FROZEN)
+    refused = "account-action-bob-refused"
+    await refused_unfreeze(dev_env.client, cli_task_queue, refused)
+
+    ledger.unfreeze("bob")
+    forged = audit_store.append(
+        kind=AuditKind.ACCOUNT_UNFROZEN,
+        saga_id="bob",
+        dedupe_key=refused,
+        payload=forged_unfreeze(frozen),
+    )
+    code, report = await ledger_verify(capsys)
+
+    assert code == 1
+    assert report["findings"] == [
+        "account 'bob' status change 2 (active) has no operator action: the history of "
+        f"{refused} shows no worker applying what record {forged.sequence} says: a record "
+        "written without the action"
+    ]
+
+
+async def test_a_record_naming_another_workflow_than_an_action_on_the_account_is_found(
+    actions: OperatorActions,
+    ledger: Ledger,
+    audit_store: AuditStore,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    await actions.set_account_status(AuditKind.ACCOUNT_FROZEN, "bob", "a court order")
+    (frozen,) = records_of(audit_store, AuditKind.ACCOUNT_FROZEN)
+
+    ledger.unfreeze("bob")
+    forged = audit_store.append(
+        kind=AuditKind.ACCOUNT_UNFROZEN,
+        saga_id="bob",
+        dedupe_key="transfer-some-saga",
+        payload=forged_unfreeze(frozen),
+    )
+    code, report = await ledger_verify(capsys)
+
+    assert code == 1
+    assert report["findings"] == [
+        "account 'bob' status change 2 (active) has no operator action: record "
+        f"{forged.sequence} names transfer-some-saga, no operator action on the account"
+    ]
+
+
+async def refused_unfreeze(temporal: Client, task_queue: str, workflow_id: str) -> None:
+    """An unfreeze of bob started with a token nobody issued, once the worker refused it."""
+    request = OperatorActionRequest(
+        kind=AuditKind.ACCOUNT_UNFROZEN,
+        subject_type="account",
+        subject_id="bob",
+        proof="not-a-token",
+        account_status=account_status_call(AuditKind.ACCOUNT_UNFROZEN, "bob"),
+    )
+    handle = await temporal.start_workflow(
+        OPERATOR_ACTION_WORKFLOW, request, id=workflow_id, task_queue=task_queue
+    )
+    with pytest.raises(WorkflowUpdateFailedError):
+        await handle.execute_update(OPERATOR_VERIFIED_UPDATE)
+    assert await handle.result() == {}
 
 
 def records_of(store: AuditStore, kind: AuditKind) -> list[AuditRecord]:
