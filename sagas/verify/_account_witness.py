@@ -15,6 +15,7 @@ account with any limit.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -32,9 +33,8 @@ STATUS_KINDS = {
     AccountStatus.ACTIVE: AuditKind.ACCOUNT_UNFROZEN,
     AccountStatus.CLOSED: AuditKind.ACCOUNT_CLOSED,
 }
-ACCOUNT_ACTION_ID = "account-action-{account_id}-"
-"""How the client names an account's operator action workflows (sagas.client): one under way
-may not have written its record yet."""
+ACCOUNT_ACTION_ID = re.compile(r"account-action-(?P<account_id>.+)-[0-9a-f]{12}")
+"""How the client names an account's operator action workflows (sagas.client)."""
 
 
 @dataclass(frozen=True)
@@ -80,8 +80,13 @@ def account_witness_findings(
 
 def awaiting_operator(account_id: str, temporal: TemporalWitness) -> bool:
     """Whether an operator action on the account is under way: its record follows."""
-    prefix = ACCOUNT_ACTION_ID.format(account_id=account_id)
-    return any(workflow.startswith(prefix) for workflow in temporal.in_flight)
+    return any(action_on(workflow, account_id) for workflow in temporal.in_flight)
+
+
+def action_on(workflow_id: str, account_id: str) -> bool:
+    """Whether the workflow is an operator action on the account, by its id."""
+    named = ACCOUNT_ACTION_ID.fullmatch(workflow_id)
+    return named is not None and named.group("account_id") == account_id
 
 
 @dataclass(frozen=True)
@@ -154,7 +159,7 @@ def action_problem(record: AuditRecord, temporal: TemporalWitness) -> str | None
     except ValidationError:
         return f"record {record.sequence} names no verified operator"
     action = record.dedupe_key
-    if not action.startswith(ACCOUNT_ACTION_ID.format(account_id=record.saga_id)):
+    if not action_on(action, record.saga_id):
         return f"record {record.sequence} names {action}, no operator action on the account"
     if not temporal.knows(action) and temporal.must_know(record.recorded_at):
         return (

@@ -140,7 +140,7 @@ async def test_an_unfreeze_with_a_record_the_worker_signed_is_found(
     forged = audit_store.append(
         kind=AuditKind.ACCOUNT_UNFROZEN,
         saga_id="bob",
-        dedupe_key="account-action-bob-forged",
+        dedupe_key="account-action-bob-0123456789ab",
         payload=forged_unfreeze(frozen),
     )
     code, report = await ledger_verify(capsys)
@@ -149,7 +149,7 @@ async def test_an_unfreeze_with_a_record_the_worker_signed_is_found(
     (finding,) = report["findings"]
     assert finding.startswith(
         "account 'bob' status change 2 (active) has no operator action: Temporal does not know "
-        f"account-action-bob-forged, the operator action record {forged.sequence} names, yet "
+        f"account-action-bob-0123456789ab, the operator action record {forged.sequence} names, yet "
         "the record is younger than the namespace's retention"
     )
 
@@ -167,7 +167,7 @@ async def test_an_unfreeze_with_a_record_naming_a_refused_action_is_found(
     its forged record. Its history shows no worker unfreezing anything."""
     await actions.set_account_status(AuditKind.ACCOUNT_FROZEN, "bob", "a court order")
     (frozen,) = records_of(audit_store, AuditKind.ACCOUNT_FROZEN)
-    refused = "account-action-bob-refused"
+    refused = "account-action-bob-fedcba987654"
     await refused_unfreeze(dev_env.client, cli_task_queue, refused)
 
     ledger.unfreeze("bob")
