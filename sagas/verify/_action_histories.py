@@ -74,7 +74,7 @@ async def read_action_histories(
             raise
         try:
             results[workflow_id] = await _results(temporal, history.events)
-        except (PayloadDecryptionError, RuntimeError, TypeError, ValueError) as err:
+        except (PayloadDecryptionError, KeyError, RuntimeError, TypeError, ValueError) as err:
             unreadable[workflow_id] = f"{type(err).__name__}: {err}"
     return ActionHistories(results, unreadable)
 
