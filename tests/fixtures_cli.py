@@ -26,7 +26,7 @@ from sagas.client import FundsagaClient
 from sagas.foundations import upgrade_database
 from sagas.ledger import Ledger
 from sagas.registry import load_registry
-from sagas.testing import dev_identity, fund_by_two, kit_operator
+from sagas.testing import dev_identity, freeze_by_operator, fund_by_two, kit_operator
 from sagas.worker import build_worker
 from tests.fixtures_audit import TEST_KEYS, TEST_SIGNER
 from tests.fixtures_temporal import new_task_queue
@@ -103,7 +103,6 @@ async def cli_stack(
     ledger = Ledger.from_url(url, signer=TEST_SIGNER)
     for account_id in ("alice", "stuck", "slow", "bob", "frozen"):
         ledger.open_account(account_id, "EUR")
-    ledger.freeze("frozen")
     TEST_SIGNER.write(home / "audit-signing.key")
     store = open_audit_store(f"dir:{home / 'audit'}", TEST_KEYS)
     registry = load_registry(["tests.escrow"])
@@ -128,9 +127,10 @@ async def cli_stack(
         registry=registry,
         operators=dev_identity().check(),
     ):
-        # Funded as operations fund: `ledger verify` finds money nobody approved.
+        # Funded and frozen as operations do: `ledger verify` finds what no operator did.
         for account_id, opening in OPENING.items():
             await fund_by_two(dev_env.client, queue, account_id, parse_money(opening, "EUR"))
+        await freeze_by_operator(dev_env.client, queue, "frozen")
         client = FundsagaClient(dev_env.client, queue, ledger, registry=registry)
         stack = Stack(home, env, client, ledger, "", "", "")
         completed = await stack.start_transfer("alice", "bob")

@@ -1,6 +1,7 @@
 """Operator actions outside a saga: verified before anything is done, recorded after.
 
-`OperatorAction` verifies the operator's proof; an account action is then applied by the worker,
+`OperatorAction` verifies the operator's proof; an account action (a status, or an account
+opened with an overdraft limit) is then applied by the worker,
 a schedule action by the client, which reports it taken; the audit record names the verified
 operator. `Funding` creates money only when a second verified operator approves the first's
 proposal.
@@ -18,6 +19,7 @@ with workflow.unsafe.imports_passed_through():
     from pydantic import JsonValue
 
     from sagas.engine import (
+        ACCOUNT_LIMIT_ACTIVITY,
         ACCOUNT_STATUS_ACTIVITY,
         ACTION_ABANDONED_SIGNAL,
         ACTION_TAKEN_SIGNAL,
@@ -106,6 +108,14 @@ class OperatorActionWorkflow(VerifiedFirst):
             self._taken = await workflow.execute_activity(
                 ACCOUNT_STATUS_ACTIVITY,
                 request.account_status,
+                result_type=dict,
+                start_to_close_timeout=LEDGER_TIMEOUT,
+                retry_policy=LEDGER_RETRY,
+            )
+        elif request.account_limit is not None:
+            self._taken = await workflow.execute_activity(
+                ACCOUNT_LIMIT_ACTIVITY,
+                request.account_limit,
                 result_type=dict,
                 start_to_close_timeout=LEDGER_TIMEOUT,
                 retry_policy=LEDGER_RETRY,

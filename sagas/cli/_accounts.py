@@ -1,7 +1,8 @@
 """`fundsaga accounts ...`: open, list, show, freeze and close ledger accounts, and fund them.
 
-Freeze, unfreeze and close are operator actions: the worker verifies the operator's proof and
-records it. Funding creates money, so one operator proposes it and another approves it."""
+Freeze, unfreeze, close and an overdraft limit are operator actions: the worker verifies the
+operator's proof, acts and records it. Funding creates money, so one operator proposes it and
+another approves it."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ app = typer.Typer(
 )
 COLUMNS = ("account_id", "currency", "status", "balance", "held", "available", "overdraft")
 AccountId = Annotated[str, typer.Argument(metavar="ID", help="The account's id.")]
+Note = Annotated[str, typer.Option(help="Why; kept in the audit record.")]
 
 
 @app.command()
@@ -39,28 +41,44 @@ def create(
         ),
     ] = None,
     overdraft: Annotated[
-        str | None, typer.Option(metavar="AMOUNT", help="How far below zero it may go.")
+        str | None,
+        typer.Option(
+            metavar="AMOUNT",
+            help="How far below zero it may go: above zero, an operator action, audited.",
+        ),
     ] = None,
+    note: Note = "",
     output: Output = OutputFormat.TABLE,
 ) -> None:
-    """Open an account; an opening balance is a funding proposal that another operator
-    approves (`accounts approve-funding`)."""
+    """Open an account; an overdraft limit is granted by a verified operator's action, and an
+    opening balance is a funding proposal that another operator approves
+    (`accounts approve-funding`)."""
     invocation = Invocation.of(ctx)
     balance = _money(opening_balance, currency, "opening_balance")
     limit = _money(overdraft, currency, "overdraft")
-    if balance is None or not balance.minor:
-        opened = invocation.ledger().open_account(account_id, currency, overdraft=limit)
+    granted = limit if limit is not None and limit.minor else None
+    if granted is None and (balance is None or not balance.minor):
+        opened = invocation.ledger().open_account(account_id, currency)
         emit(accounts_shown([opened], one=True), output)
         return
 
-    async def open_and_propose() -> FundingView:
+    async def open_and_propose() -> FundingView | None:
         actions = (await invocation.client()).operator_actions()  # Temporal first: or nothing
-        invocation.ledger().open_account(account_id, currency, overdraft=limit)
+        if granted is None:
+            invocation.ledger().open_account(account_id, currency)
+        else:
+            await actions.open_account_with_limit(account_id, granted, note)
+        if balance is None or not balance.minor:
+            return None
         return await actions.funding(
             await actions.propose_funding(account_id, balance, "opening balance")
         )
 
-    emit(funding_shown(invocation.run(open_and_propose())), output)
+    proposed = invocation.run(open_and_propose())
+    if proposed is None:
+        emit(accounts_shown([invocation.ledger().account(account_id)], one=True), output)
+    else:
+        emit(funding_shown(proposed), output)
 
 
 @app.command("list")
@@ -80,9 +98,6 @@ def list_accounts(
 def show(ctx: typer.Context, account_id: AccountId, output: Output = OutputFormat.TABLE) -> None:
     """One account."""
     _one(ctx, account_id, Ledger.account, output)
-
-
-Note = Annotated[str, typer.Option(help="Why; kept in the audit record.")]
 
 
 @app.command()

@@ -32,6 +32,7 @@ from sagas.engine import (
     OPERATOR_ACTION_WORKFLOW,
     OPERATOR_VERIFIED_UPDATE,
     RESOLUTION_VIEW_QUERY,
+    AccountLimitCall,
     Adjustment,
     AuditKind,
     BreakResolutionRequest,
@@ -79,6 +80,28 @@ class OperatorActions:
             note=note,
             proof=self._proof(),
             account_status=account_status_call(kind, account_id),
+        )
+        handle = await self._start_action(request)
+        result: dict[str, JsonValue] = await _result(handle)
+        return result
+
+    async def open_account_with_limit(
+        self, account_id: str, overdraft: Money, note: str = ""
+    ) -> dict[str, JsonValue]:
+        """Open the account in the overdraft's currency with that limit, once the operator is
+        verified; returns the account's facts as recorded."""
+        limit = AccountLimitCall(
+            account_id=account_id,
+            currency=overdraft.currency.code,
+            overdraft=overdraft.amount_text(),
+        )
+        request = OperatorActionRequest(
+            kind=AuditKind.ACCOUNT_LIMIT_SET,
+            subject_type="account",
+            subject_id=account_id,
+            note=note,
+            proof=self._proof(),
+            account_limit=limit,
         )
         handle = await self._start_action(request)
         result: dict[str, JsonValue] = await _result(handle)

@@ -75,6 +75,7 @@ from sagas.engine._metrics import (
     plain_text_refused,
 )
 from sagas.engine._operator_actions import (
+    ACCOUNT_LIMIT_ACTIVITY,
     ACCOUNT_STATUS_ACTIVITY,
     ACTION_ABANDONED_SIGNAL,
     ACTION_TAKEN_SIGNAL,
@@ -86,6 +87,7 @@ from sagas.engine._operator_actions import (
     FUNDING_WORKFLOW,
     OPERATOR_ACTION_WORKFLOW,
     OPERATOR_VERIFIED_UPDATE,
+    AccountLimitCall,
     AccountStatusCall,
     FundingApproval,
     FundingCall,
@@ -215,6 +217,7 @@ from sagas.engine._workflow_base import (
 )
 
 __all__ = [
+    "ACCOUNT_LIMIT_ACTIVITY",
     "ACCOUNT_STATUS_ACTIVITY",
     "ACTION_ABANDONED_SIGNAL",
     "ACTION_TAKEN_SIGNAL",
@@ -275,6 +278,7 @@ __all__ = [
     "SEARCH_ATTRIBUTE_KEYS",
     "VIEW_QUERY",
     "WORKER_SPECS_PATCH",
+    "AccountLimitCall",
     "AccountStatusCall",
     "Adjustment",
     "AdjustmentBound",

@@ -43,6 +43,7 @@ class AuditKind(StrEnum):
     ACCOUNT_FROZEN = "account_frozen"  # an operator froze an account: no new movements
     ACCOUNT_UNFROZEN = "account_unfrozen"  # an operator made it active again
     ACCOUNT_CLOSED = "account_closed"  # an operator closed it for good
+    ACCOUNT_LIMIT_SET = "account_limit_set"  # an operator opened an account with an overdraft
     FUNDING_PROPOSED = "funding_proposed"  # an operator proposed to create money in an account
     FUNDING_APPROVED = "funding_approved"  # another operator approved it: the entry is posted
     FUNDING_EXPIRED = "funding_expired"  # nobody approved it in time: no money was created

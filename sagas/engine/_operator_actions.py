@@ -26,6 +26,7 @@ APPROVE_FUNDING_UPDATE = "approve_funding"
 FUNDING_VIEW_QUERY = "funding_view"
 FUNDING_ACTIVITY = "ledger.fund"
 ACCOUNT_STATUS_ACTIVITY = "ledger.account_status"
+ACCOUNT_LIMIT_ACTIVITY = "ledger.account_limit"
 ACTION_WAIT = timedelta(minutes=10)
 """How long a verified action waits for the client to report it taken; no record after."""
 FUNDING_WAIT = timedelta(days=1)
@@ -56,6 +57,16 @@ class AccountStatusCall(BaseModel):
     status: str = Field(pattern="^(active|frozen|closed)$")
 
 
+class AccountLimitCall(BaseModel):
+    """What the worker applies once an overdraft limit is verified: the account opened with it
+    (the ledger fixes an account's limit when it opens)."""
+
+    account_id: str = Field(min_length=1, max_length=64)
+    currency: str = Field(min_length=3, max_length=3)
+    overdraft: str = Field(min_length=1, max_length=40)
+    """Decimal text in the account's currency, above zero."""
+
+
 def account_status_call(kind: AuditKind, account_id: str) -> AccountStatusCall:
     """What the worker applies for the account action `kind` (ACCOUNT_FROZEN, ...)."""
     return AccountStatusCall(account_id=account_id, status=_ACCOUNT_STATUS_OF[kind])
@@ -73,10 +84,19 @@ class OperatorActionRequest(BaseModel):
     account_status: AccountStatusCall | None = None
     """An account action: the worker sets this status once the operator is verified. None:
     the client acts, then reports the action taken (schedules)."""
+    account_limit: AccountLimitCall | None = None
+    """ACCOUNT_LIMIT_SET: the worker opens the account with this overdraft once the operator
+    is verified."""
 
     def refusal(self) -> str | None:
         """Why this request is no operator action that this workflow records: its kind must be
-        an account action carrying that status, or a schedule action."""
+        an account action carrying that status or limit, or a schedule action."""
+        if (self.kind == AuditKind.ACCOUNT_LIMIT_SET) != (self.account_limit is not None):
+            return "account_limit: given with kind account_limit_set, and only with it"
+        if self.account_limit is not None:
+            if self.subject_type != "account" or self.account_limit.account_id != self.subject_id:
+                return "subject_id: not the account whose limit is set"
+            return None if self.account_status is None else "account_status: not with a limit"
         wanted = _ACCOUNT_STATUS_OF.get(self.kind)
         if wanted is not None:
             status = self.account_status.status if self.account_status else None

@@ -24,6 +24,7 @@ from sagas.ledger._views import (
     HoldStatus,
     HoldView,
     PostingView,
+    StatusChangeView,
 )
 
 __all__ = [
@@ -43,6 +44,7 @@ __all__ = [
     "PostingView",
     "RowSigner",
     "SignatureProblem",
+    "StatusChangeView",
     "clearing_account_id",
     "content_hash",
     "entry_hash",

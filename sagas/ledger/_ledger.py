@@ -55,6 +55,7 @@ from sagas.ledger._views import (
     ChainHead,
     EntryView,
     HoldView,
+    StatusChangeView,
     entry_view,
     hold_view,
 )
@@ -180,6 +181,10 @@ class Ledger:
     def close_account(self, account_id: str) -> AccountView:
         """Close the account; refused while its balance or held amount is not zero."""
         return self._run(lambda s: _lifecycle.set_status(s, account_id, AccountStatus.CLOSED))
+
+    def status_changes(self) -> list[StatusChangeView]:
+        """Every account status change the ledger recorded, by account and version."""
+        return self._run(_status.status_changes)
 
     def place_hold(
         self, key: str, account_id: str, amount: Money, *, saga_id: str, payee: str | None = None

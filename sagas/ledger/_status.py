@@ -18,7 +18,7 @@ from sagas.foundations import canonical_json, not_before, sha256_hex
 from sagas.ledger._clock import transaction_now
 from sagas.ledger._models import Account, AccountStatusChange
 from sagas.ledger._signing import SignatureProblem, signer_of
-from sagas.ledger._views import AccountStatus
+from sagas.ledger._views import AccountStatus, StatusChangeView
 
 MIGRATED = "migrated"
 """The key_id of the change revision 0011 recorded for a status set before it (unsigned)."""
@@ -48,6 +48,23 @@ def change_status(session: Session, row: Account, status: AccountStatus) -> None
     row.status, row.status_version = status, change.version
     row.updated_at = not_before(now, row.updated_at)
     session.flush()
+
+
+def status_changes(session: Session) -> list[StatusChangeView]:
+    """Every recorded status change, by account and version."""
+    query = select(AccountStatusChange).order_by(
+        AccountStatusChange.account_id, AccountStatusChange.version
+    )
+    return [
+        StatusChangeView(
+            account_id=change.account_id,
+            version=change.version,
+            status=AccountStatus(change.status),
+            changed_at=change.changed_at,
+            migrated=change.key_id == MIGRATED and change.signature is None,
+        )
+        for change in session.scalars(query)
+    ]
 
 
 def status_findings(session: Session, problem: SignatureProblem) -> Iterator[str]:

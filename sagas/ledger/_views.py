@@ -46,6 +46,20 @@ class AccountView:
     """balance - held + overdraft: what a new hold or debit may take."""
     is_system: bool
     created_at: datetime
+    status_version: int = 0
+    """How many status changes the account has had: the version of its latest."""
+
+
+@dataclass(frozen=True, slots=True)
+class StatusChangeView:
+    """One recorded change of an account's status (its `version`-th)."""
+
+    account_id: str
+    version: int
+    status: AccountStatus
+    changed_at: datetime
+    migrated: bool
+    """Recorded by revision 0011 for a status set before it: no operator action to tie it to."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +129,7 @@ def account_view(row: Account, derived_balance: int | None = None) -> AccountVie
         available=money(balance - row.held + row.overdraft),
         is_system=row.is_system,
         created_at=row.created_at,
+        status_version=row.status_version,
     )
 
 

@@ -15,6 +15,8 @@
 - `resolve_by_two(saga, note)`: a resolution proposed by one operator, approved by another;
 - `fund_by_two(temporal, task_queue, account, amount)`: money brought into an account the
   audited way, proposed by one operator and approved by another;
+- `freeze_by_operator(temporal, task_queue, account)`: an account frozen the audited way, by
+  a verified operator's action;
 - `assert_eventually(check)`.
 
 docs/adding-a-saga.md shows them at work.
@@ -42,7 +44,7 @@ from sagas.testing._ledger_checks import (
 )
 from sagas.testing._matrix import Decision, Expected, Fault, MatrixCase
 from sagas.testing._matrix_run import CaseRun, ClearableFaults, run_case
-from sagas.testing._operators import fund_by_two, resolve_by_two
+from sagas.testing._operators import freeze_by_operator, fund_by_two, resolve_by_two
 from sagas.testing._postgres_cluster import (
     PostgresCluster,
     PostgresNotFoundError,
@@ -83,6 +85,7 @@ __all__ = [
     "dev_identity",
     "dev_server_environment",
     "directory_audit_store",
+    "freeze_by_operator",
     "fund_by_two",
     "hold_findings",
     "key_findings",

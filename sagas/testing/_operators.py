@@ -8,7 +8,7 @@ from dataclasses import replace
 from temporalio.client import Client
 
 from sagas.client import OperatorActions, SagaHandle
-from sagas.engine import FundingView, SagaStatus
+from sagas.engine import AuditKind, FundingView, SagaStatus
 from sagas.foundations import Money
 from sagas.testing._identity import kit_operator
 
@@ -42,3 +42,13 @@ async def fund_by_two(
     )
     approver = OperatorActions(temporal, task_queue, kit_operator(checker))
     return await approver.approve_funding(proposed, "checked by the testing kit")
+
+
+async def freeze_by_operator(
+    temporal: Client, task_queue: str, account_id: str, *, operator: str = MAKER
+) -> None:
+    """Freeze the account as operations do: an operator action on a worker of `task_queue`
+    that trusts the kit's identity provider, so that its audit record witnesses the change
+    (`fundsaga ledger verify` finds a status set straight in the ledger)."""
+    actions = OperatorActions(temporal, task_queue, kit_operator(operator))
+    await actions.set_account_status(AuditKind.ACCOUNT_FROZEN, account_id, "frozen by the kit")

@@ -1,6 +1,8 @@
 """Verification for auditors: the audit trail and the ledger against their anchors and
 Temporal, and the compensation audit that proves each undone saga from the ledger."""
 
+from sagas.verify._account_witness import AccountChanges, account_witness_findings
+from sagas.verify._action_histories import ActionHistories, read_action_histories
 from sagas.verify._audit_keys import anchor_head, open_audit, verifier_keys, writer_keys
 from sagas.verify._audit_verify import TrailVerdict, verify_trail
 from sagas.verify._compensation_audit import AUDITED, CompensationAudit, run_compensation_audit
@@ -33,6 +35,8 @@ __all__ = [
     "EVIDENCE_FORMAT",
     "LEDGER_VERIFIED_HEAD",
     "NOT_RECONCILED",
+    "AccountChanges",
+    "ActionHistories",
     "CompensationAudit",
     "EntryEvidence",
     "EvidencePack",
@@ -47,6 +51,7 @@ __all__ = [
     "TemporalRun",
     "TemporalWitness",
     "TrailVerdict",
+    "account_witness_findings",
     "anchor_head",
     "audit_saga",
     "awaiting_witness",
@@ -54,6 +59,7 @@ __all__ = [
     "check_report",
     "entry_witness_findings",
     "open_audit",
+    "read_action_histories",
     "read_ledger_witness",
     "receipt_payloads",
     "run_compensation_audit",

@@ -1,7 +1,8 @@
 """The witness of an entry outside any saga: money created in the ledger needs a funding that
 one verified operator proposed and another approved, as the signed audit trail records them
 (workflows/operator_actions.py writes both records, each naming the operator's verified
-identity). An opening balance or adjustment posted straight to the ledger has none."""
+identity), both for the same account and amount, and not recorded as expired unapproved. An
+opening balance or adjustment posted straight to the ledger has none."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ from sagas.ledger import EntryView
 
 PROPOSALS = (AuditKind.FUNDING_PROPOSED, AuditKind.BREAK_RESOLUTION_PROPOSED)
 APPROVALS = (AuditKind.FUNDING_APPROVED, AuditKind.BREAK_RESOLVED)
+EXPIRIES = (AuditKind.FUNDING_EXPIRED, AuditKind.BREAK_RESOLUTION_EXPIRED)
+WHAT_IS_FUNDED = ("account_id", "amount", "currency")
 """A break's resolution posts its adjustment under the funding id it is proposed and approved
 as (`resolution_id`), so the same two records witness it."""
 
@@ -29,17 +32,21 @@ class AuditedFundings:
 
     proposed: Mapping[str, AuditRecord]
     approved: Mapping[str, AuditRecord]
+    expired: Mapping[str, AuditRecord]
 
     @classmethod
     def of(cls, records: Iterable[AuditRecord]) -> AuditedFundings:
         proposed: dict[str, AuditRecord] = {}
         approved: dict[str, AuditRecord] = {}
+        expired: dict[str, AuditRecord] = {}
         for record in records:
             if record.kind in PROPOSALS:
                 proposed.setdefault(record.saga_id, record)
             elif record.kind in APPROVALS:
                 approved.setdefault(record.saga_id, record)
-        return cls(proposed, approved)
+            elif record.kind in EXPIRIES:
+                expired.setdefault(record.saga_id, record)
+        return cls(proposed, approved, expired)
 
     def problem(self, entry: EntryView) -> str | None:
         """Why no audited funding witnesses `entry` (an entry with no saga); None if one does."""
@@ -59,7 +66,35 @@ class AuditedFundings:
                     f"record {record.sequence} of {funding} is sealed: set FUNDSAGA_PAYLOAD_KEYS "
                     "to check who approved what"
                 )
-        return _disagreement(entry, approved) or _same_principal(approved, proposed)
+        return (
+            _disagreement(entry, approved)
+            or _same_principal(approved, proposed)
+            or _other_proposal(approved, proposed)
+            or self._expired(approved)
+        )
+
+    def _expired(self, approved: AuditRecord) -> str | None:
+        expired = self.expired.get(approved.saga_id)
+        if expired is None:
+            return None
+        return (
+            f"record {expired.sequence} says {approved.saga_id} expired unapproved, yet record "
+            f"{approved.sequence} approves it"
+        )
+
+
+def _other_proposal(approved: AuditRecord, proposed: AuditRecord | None) -> str | None:
+    """Why the approval is not of what was proposed; None when both name the same funding."""
+    if proposed is None:
+        return None
+    funded = [approved.payload.get(field) for field in WHAT_IS_FUNDED]
+    asked = [proposed.payload.get(field) for field in WHAT_IS_FUNDED]
+    if funded == asked:
+        return None
+    return (
+        f"record {approved.sequence} approves {' '.join(map(str, funded[1:]))} into {funded[0]}, "
+        f"but record {proposed.sequence} proposed {' '.join(map(str, asked[1:]))} into {asked[0]}"
+    )
 
 
 def _disagreement(entry: EntryView, approved: AuditRecord) -> str | None:

@@ -8,8 +8,10 @@ from pathlib import Path
 
 from sagas.audit import AnchorStore, Keyring
 from sagas.ledger import JOURNAL_CHAIN, ChainHead, Ledger
+from sagas.verify._account_witness import AccountChanges, account_witness_findings
+from sagas.verify._action_histories import ActionHistories
 from sagas.verify._entry_witness import awaiting_witness, entry_witness_findings
-from sagas.verify._ledger_memory import remember_head, rollback_findings
+from sagas.verify._ledger_memory import remember_head, remembered_head, rollback_findings
 from sagas.verify._ledger_witness import LedgerWitness
 from sagas.verify._statement_witness import statement_witness_findings
 
@@ -26,10 +28,19 @@ class LedgerVerdict:
     """Entries not judged yet: their saga has a step under way that may still report them."""
     unsealed: int = 0
     """Entries written since the sealer last ran: checked, but not in the chain yet."""
+    remembered: bool = False
+    """Whether this verifier's memory held a head it accepted before this run."""
 
     @property
     def ok(self) -> bool:
         return not self.findings
+
+    @property
+    def vouched(self) -> bool:
+        """Whether something the journal's owner cannot rewrite vouched for its length: Temporal's
+        histories, an anchor, or a head this verifier accepted before. Without any, a journal
+        cut short looks intact."""
+        return self.temporal_compared or self.anchored_at is not None or self.remembered
 
     @property
     def entries(self) -> int:
@@ -44,6 +55,8 @@ def verify_ledger(
     *,
     witness: LedgerWitness | None = None,
     memory: Path | None = None,
+    account_changes: AccountChanges | None = None,
+    action_histories: ActionHistories | None = None,
 ) -> LedgerVerdict:
     """Every check, the journal chain's first: the first finding names the first bad entry.
 
@@ -52,25 +65,33 @@ def verify_ledger(
     trail's anchor store, prove the chain itself, so that a journal rewritten and re-hashed
     from some entry on, or cut short, no longer matches what was anchored. With `memory`, the
     newest head this verifier accepted must still be there (and is remembered once the chain
-    verifies); with `witness`, every entry must have one and every entry a witness saw must be
-    in the journal as it was written.
+    verifies and something vouched for its length: `LedgerVerdict.vouched`); with `witness`,
+    every entry must have one and every entry a witness saw must be in the journal as it was
+    written, and every account status change and overdraft limit (`account_changes`, read
+    before Temporal; default: read now) its verified operator action, as far as the histories
+    of those actions show it (`action_histories`; not compared when None).
     """
     verdict = LedgerVerdict(ledger.chain_head(), findings=ledger.check_invariants())
     verdict.unsealed = ledger.unsealed_entries()
+    verdict.temporal_compared = witness is not None
     verdict.findings += ledger.signature_findings(keyring.problem)
     verdict.findings += _anchor_findings(ledger, anchors, verdict)
     if memory is not None:
+        verdict.remembered = remembered_head(memory) is not None
         verdict.findings += rollback_findings(ledger, verdict.head, memory)
-        if verdict.ok:
+        if verdict.ok and verdict.vouched:
             remember_head(memory, verdict.head)
     if witness is not None:
-        verdict.temporal_compared = True
         verdict.findings += entry_witness_findings(
             witness.entries, witness.temporal, witness.records, journal=ledger.entries()
         )
         verdict.findings += statement_witness_findings(ledger, witness)
         awaiting = awaiting_witness(witness.entries, witness.temporal, witness.records)
         verdict.awaiting_witness = len(awaiting)
+        changes = AccountChanges.read(ledger) if account_changes is None else account_changes
+        verdict.findings += account_witness_findings(
+            changes, witness.records, witness.temporal, action_histories
+        )
     return verdict
 
 

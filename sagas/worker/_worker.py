@@ -203,7 +203,13 @@ def _for_converter(runner: WorkflowRunner, client: Client) -> WorkflowRunner:
 def _account_activities(ledger: Ledger) -> list[Callable[..., Any]]:
     accounts = AccountActivities(ledger)
     reconcile = ReconcileActivities(ledger)
-    return [accounts.set_status, accounts.fund, reconcile.adjustment_bound, reconcile.resolve_break]
+    return [
+        accounts.set_status,
+        accounts.open_with_limit,
+        accounts.fund,
+        reconcile.adjustment_bound,
+        reconcile.resolve_break,
+    ]
 
 
 def activity_slots_for(ledger: Ledger) -> int:

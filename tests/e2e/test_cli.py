@@ -127,12 +127,13 @@ async def test_accounts_round_trip_as_json_with_decimal_strings(
     assert shown["available"] == "1.734"
     assert await fundsaga("accounts", "freeze", "dave", "--note", "fraud check") == 0
     assert await fundsaga("accounts", "close", "dave") == 2
-    frozen = audit_store.records(saga_id="dave")
-    assert [r.kind for r in frozen] == ["account_frozen"]
-    identity = frozen[0].payload["identity"]
+    limited, frozen = audit_store.records(saga_id="dave")
+    assert (limited.kind, frozen.kind) == ("account_limit_set", "account_frozen")
+    assert (limited.payload["operator"], limited.payload["overdraft"]) == ("ana", "0.500")
+    identity = frozen.payload["identity"]
     assert isinstance(identity, dict)
     assert identity["subject"] == "bo"
-    assert frozen[0].payload["note"] == "fraud check"
+    assert frozen.payload["note"] == "fraud check"
     funding = [r.kind for r in audit_store.records(saga_id=proposed["funding_id"])]
     assert funding == ["funding_proposed", "funding_approved"]
 

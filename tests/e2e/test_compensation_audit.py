@@ -18,6 +18,7 @@ from sagas.audit import GENESIS_HASH, AuditRecord, AuditStore, open_audit_store
 from sagas.audit._record import seal
 from sagas.client import FundsagaClient
 from sagas.ledger import Ledger
+from sagas.testing import dev_identity, freeze_by_operator
 from sagas.verify import _temporal_histories as temporal_histories
 from sagas.verify import audit_saga
 from sagas.worker import build_worker
@@ -33,10 +34,18 @@ FAST = {"transfer": "FastTransferWorkflow"}
 async def run_transfers(
     env: WorkflowEnvironment, queue: str, ledger: Ledger, store: AuditStore, faults: str
 ) -> list[str]:
-    """One completed, one compensated after a business error, one after exhausted retries."""
+    """One completed, one compensated after a business error (carol is frozen by an operator
+    first), one after exhausted retries."""
     async with build_worker(
-        env.client, queue, ledger, store, parse_faults(faults), workflows=[FastTransferWorkflow]
+        env.client,
+        queue,
+        ledger,
+        store,
+        parse_faults(faults),
+        workflows=[FastTransferWorkflow],
+        operators=dev_identity().check(),
     ):
+        await freeze_by_operator(env.client, queue, "carol")
         # No ledger: the transfer to frozen carol is refused by its step, not before its start.
         client = FundsagaClient(env.client, queue, workflow_types=FAST)
         keys = []
@@ -68,7 +77,6 @@ async def audited_run(
 ) -> tuple[list[str], AuditStore]:
     funded = funded_by_two
     funded.open_account("erin", "EUR")
-    funded.freeze("carol")
     store = open_audit_store(f"dir:{tmp_path / 'audit'}", TEST_KEYS)
     sagas = await run_transfers(dev_env, cli_task_queue, funded, store, "settle=transient@erin")
     return sagas, store

@@ -28,7 +28,7 @@ from sagas.client import FundsagaClient
 from sagas.engine import AuditKind, receipt_of
 from sagas.foundations import make_engine
 from sagas.ledger import EntryKind, Ledger
-from sagas.testing import dev_identity, fund_by_two, new_task_queue
+from sagas.testing import dev_identity, freeze_by_operator, fund_by_two, new_task_queue
 from sagas.verify import (
     LEDGER_VERIFIED_HEAD,
     entry_witness_findings,
@@ -96,12 +96,12 @@ async def run(
     steps, one compensated (its payee is frozen), a fee and a sweep."""
     for account in ("alice", "bob", "carol", "dora", "treasury"):
         ledger.open_account(account, "EUR")
-    ledger.freeze("dora")
     store = open_audit_store(f"dir:{tmp_path / 'audit'}", TEST_KEYS)
     operators = dev_identity().check()
     async with build_worker(dev_env.client, cli_task_queue, ledger, store, operators=operators):
         for account, amount in (("alice", "1000.00"), ("bob", "50.00")):
             await fund_by_two(dev_env.client, cli_task_queue, account, eur(amount))
+        await freeze_by_operator(dev_env.client, cli_task_queue, "dora")
         # No ledger: the transfer to frozen dora is refused by its step, not before its start.
         client = FundsagaClient(dev_env.client, cli_task_queue)
         done = Run(dev_env, cli_task_queue, client, ledger, store, {})

@@ -28,7 +28,7 @@ from sagas.client import FundsagaClient, saga_id
 from sagas.codec import PayloadKeys, converter_for
 from sagas.foundations import upgrade_database
 from sagas.ledger import Ledger
-from sagas.testing import dev_identity, fund_by_two
+from sagas.testing import dev_identity, freeze_by_operator, fund_by_two
 from sagas.worker import build_worker
 from tests.e2e._fast import FastTransferWorkflow
 from tests.fixtures_audit import TEST_KEYS, TEST_SIGNER
@@ -66,13 +66,13 @@ class SealedRun(Deployment):
 
 
 def deployment(home: Path, address: str) -> Deployment:
-    """Accounts alice, bob, carol (frozen) and erin, empty; the test suite's signing key."""
+    """Accounts alice, bob, carol and erin, empty (carol is to be frozen by an operator); the
+    test suite's signing key."""
     url = f"sqlite:///{home / 'fundsaga.db'}"
     upgrade_database(url)
     ledger = Ledger.from_url(url, signer=TEST_SIGNER)
     for account_id in ("alice", "bob", "carol", "erin"):
         ledger.open_account(account_id, "EUR")
-    ledger.freeze("carol")
     TEST_SIGNER.write(home / "audit-signing.key")
     queue = new_task_queue()
     env = {
@@ -132,6 +132,7 @@ async def evidence_run(
     ledger, store, queue, other = base.ledger, base.store, base.task_queue, new_task_queue()
     async with build_worker(temporal, queue, ledger, store, operators=dev_identity().check()):
         await fund_by_two(temporal, queue, "alice", parse_money("1000.00", "EUR"))
+        await freeze_by_operator(temporal, queue, "carol")
     faults = parse_faults("settle=transient@erin")
     fast = [FastTransferWorkflow]
     async with build_worker(temporal, queue, ledger, store, faults, workflows=fast):
@@ -170,6 +171,7 @@ async def sealed_run(
     ledger, store, queue = base.ledger, base.store, base.task_queue
     async with build_worker(sealing, queue, ledger, store, operators=dev_identity().check()):
         await fund_by_two(sealing, queue, "alice", parse_money("100.00", "EUR"))
+        await freeze_by_operator(sealing, queue, "carol")
         client = FundsagaClient(sealing, queue)  # no ledger: carol's step refuses, not the client
         sealed = await closed(client, request("carol", "3.00"), SagaStatus.COMPENSATED)
     run = SealedRun(**vars(base), sealed=sealed)

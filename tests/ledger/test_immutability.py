@@ -39,6 +39,7 @@ PUBLIC_METHODS = {
     "seal",
     "settle",
     "signature_findings",
+    "status_changes",
     "begin_step",
     "begin_step_in_effect",
     "claim_of",
