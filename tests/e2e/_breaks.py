@@ -41,7 +41,11 @@ def open_break(ledger: Ledger, amount: str) -> BreakView:
         lines=(line,),
     )
     imported = Reconciliation(ledger, ()).import_statement(
-        statement, reference.encode(), name=f"{reference}.xml", imported_by="test"
+        statement,
+        reference.encode(),
+        name=f"{reference}.xml",
+        imported_by="test",
+        action_id=f"statement-action-import-{reference}",
     )
     (opened,) = imported.run.opened
     return opened
