@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import typer
 
-from sagas.audit import AuditStore
+from sagas.audit import AnchoredAuditStore
 from sagas.cli._errors import FAILURE
 from sagas.cli._invocation import Invocation
 from sagas.cli._output import Output, OutputFormat, Shown, emit
@@ -52,7 +52,7 @@ def ledger_verdict(invocation: Invocation) -> LedgerVerdict:
 
 
 async def ledger_witness_or_none(
-    invocation: Invocation, store: AuditStore, ledger: Ledger
+    invocation: Invocation, store: AnchoredAuditStore, ledger: Ledger
 ) -> LedgerWitness | None:
     """The journal, Temporal's ledger receipts and the verified audit records; None when
     Temporal does not answer."""
@@ -62,7 +62,9 @@ async def ledger_witness_or_none(
         return None
     settings = invocation.settings
     keys = PayloadKeys.parse(settings.payload_keys.get_secret_value())
-    return await read_ledger_witness(temporal, settings.task_queue, store, ledger, keys)
+    return await read_ledger_witness(
+        temporal, settings.task_queue, store, ledger, keys, anchors=store.anchors
+    )
 
 
 def _shown(verdict: LedgerVerdict, address: str) -> Shown:

@@ -1,6 +1,7 @@
 """Verification for auditors: the audit trail and the ledger against their anchors and
 Temporal, and the compensation audit that proves each undone saga from the ledger."""
 
+from sagas.verify._anchored_reach import AnchoredReach, anchored_reach
 from sagas.verify._audit_keys import anchor_head, open_audit, verifier_keys, writer_keys
 from sagas.verify._audit_verify import TrailVerdict, verify_trail
 from sagas.verify._compensation_audit import AUDITED, CompensationAudit, run_compensation_audit
@@ -33,6 +34,7 @@ __all__ = [
     "EVIDENCE_FORMAT",
     "LEDGER_VERIFIED_HEAD",
     "NOT_RECONCILED",
+    "AnchoredReach",
     "CompensationAudit",
     "EntryEvidence",
     "EvidencePack",
@@ -48,6 +50,7 @@ __all__ = [
     "TemporalWitness",
     "TrailVerdict",
     "anchor_head",
+    "anchored_reach",
     "audit_saga",
     "awaiting_witness",
     "build_evidence_pack",

@@ -65,9 +65,15 @@ def verify_ledger(
     if witness is not None:
         verdict.temporal_compared = True
         verdict.findings += entry_witness_findings(
-            witness.entries, witness.temporal, witness.records, journal=ledger.entries()
+            witness.entries,
+            witness.temporal,
+            witness.records,
+            journal=ledger.entries(),
+            reach=witness.reach,
         )
-        awaiting = awaiting_witness(witness.entries, witness.temporal, witness.records)
+        awaiting = awaiting_witness(
+            witness.entries, witness.temporal, witness.records, reach=witness.reach
+        )
         verdict.awaiting_witness = len(awaiting)
     return verdict
 
