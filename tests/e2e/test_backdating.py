@@ -157,6 +157,8 @@ async def test_money_minted_by_backdating_is_found_by_ledger_verify(
     keys = mint_backdated(deployment, "5000.00")
 
     code, report = await ledger_verify(capsys)
+    audit_code = await fundsaga("audit", "compensations", "--output", "json")
+    audit = json.loads(capsys.readouterr().out)
 
     stamps = [entry.created_at for entry in deployment.ledger.entries(saga_id=GHOST)]
     if deployment.url.startswith("sqlite"):
@@ -167,6 +169,12 @@ async def test_money_minted_by_backdating_is_found_by_ledger_verify(
     assert code == 1
     assert [finding.split("taken before ")[0] for finding in report["findings"]] == [
         young_entry(key).split("taken before ")[0] for key in keys
+    ]
+    assert audit_code == 1
+    assert [f"ledger: {young_entry(key)}".split("taken before ")[0] for key in keys] == [
+        finding.split("taken before ")[0]
+        for finding in audit["findings"]
+        if finding.startswith("ledger: ")
     ]
 
 
