@@ -162,8 +162,8 @@ class _Witnesses:
             return None
         return (
             f"Temporal does not know {saga} (it never ran on this task queue, or its history "
-            f"is past retention) and no signed audit record an anchor taken before the "
-            f"retention ended covers names it (a saga that completes writes one only with "
+            f"is past retention) and no signed audit record covered by an anchor taken before "
+            f"the retention ended names it (a saga that completes writes one only with "
             f"{COMPLETED_SETTING}=true)"
         )
 
@@ -180,8 +180,8 @@ class _Witnesses:
             if anchored is None:
                 return None
             return (
-                f"Temporal does not know {funding}, and among the records an anchor taken "
-                f"before the retention ended covers: {anchored}"
+                f"Temporal does not know {funding}, and among the records covered by an anchor "
+                f"taken before the retention ended: {anchored}"
             )
         if (funding, entry.idempotency_key) not in self.receipted:
             return f"the history of {funding} names no such entry: not posted by that funding"

@@ -273,7 +273,7 @@ def test_funding_records_not_anchored_before_the_retention_ended_witness_no_forg
 
     assert found == (
         "entry 'funding:f1' has no witness: Temporal does not know funding-f1, and among the "
-        "records an anchor taken before the retention ended covers: no signed audit record "
+        "records covered by an anchor taken before the retention ended: no signed audit record "
         "says a verified operator approved funding-f1"
     )
 
