@@ -54,6 +54,17 @@ class AnchorStore:
         """Every anchor of `chain`, in the order they were written."""
         return [_checkpoint(r) for r in self._chain.records(saga_id=chain) if r.kind == ANCHOR_KIND]
 
+    def verified_checkpoints(self, chain: str = ANCHORED_CHAIN) -> list[Checkpoint]:
+        """The anchors of `chain` written before the first record the store's verification
+        rejects: signed, chained, and each taken no earlier than the anchor before it, so that
+        no anchor can be slipped in with a time before one already there."""
+        first_bad = self._chain.verify().first_bad_sequence
+        return [
+            _checkpoint(record)
+            for record in self._chain.records(saga_id=chain)
+            if record.kind == ANCHOR_KIND and (first_bad is None or record.sequence < first_bad)
+        ]
+
     def latest(self, chain: str = ANCHORED_CHAIN) -> Checkpoint | None:
         """The anchor that names the highest sequence number of `chain`."""
         return max(self.checkpoints(chain), key=lambda a: a.sequence, default=None)

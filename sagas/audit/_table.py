@@ -47,7 +47,9 @@ class TableAuditStore:
 
     Rows that cannot be read are left out of find() and records(); verify() names them.
     Records are stamped with the database's time, read under the chain's lock (on SQLite, which
-    has no server, `clock`: the host's).
+    has no server, `clock`: the host's); a trigger refuses a record whose time is not the
+    database's (on SQLite, further than a minute from the host's clock), so an anchor store in
+    a table has its server's times too.
     """
 
     def __init__(

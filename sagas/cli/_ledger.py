@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from sagas.audit import AuditStore
+from sagas.audit import AnchoredAuditStore
 from sagas.cli._errors import FAILURE
 from sagas.cli._invocation import Invocation
 from sagas.cli._output import Output, OutputFormat, Shown, emit
@@ -86,7 +86,7 @@ def ledger_verdict(invocation: Invocation) -> LedgerVerdict:
 
 
 async def _witnesses(
-    invocation: Invocation, store: AuditStore, ledger: Ledger
+    invocation: Invocation, store: AnchoredAuditStore, ledger: Ledger
 ) -> tuple[LedgerWitness | None, ActionHistories | None]:
     """The ledger's witness and the histories of the account actions its records name; None
     for both when Temporal does not answer."""
@@ -112,7 +112,7 @@ def unvouched_problem(verdict: LedgerVerdict, settings: Settings) -> str | None:
 
 
 async def ledger_witness_or_none(
-    invocation: Invocation, store: AuditStore, ledger: Ledger
+    invocation: Invocation, store: AnchoredAuditStore, ledger: Ledger
 ) -> LedgerWitness | None:
     """The journal, Temporal's ledger receipts and the verified audit records; None when
     Temporal does not answer."""
@@ -122,7 +122,9 @@ async def ledger_witness_or_none(
         return None
     settings = invocation.settings
     keys = PayloadKeys.parse(settings.payload_keys.get_secret_value())
-    return await read_ledger_witness(temporal, settings.task_queue, store, ledger, keys)
+    return await read_ledger_witness(
+        temporal, settings.task_queue, store, ledger, keys, anchors=store.anchors
+    )
 
 
 def _shown(verdict: LedgerVerdict, address: str, offline_accepted: bool) -> Shown:

@@ -1,5 +1,10 @@
 """The ledger's time: the database's clock, read once per transaction (one time for every row
-it stamps); a journal entry reads it again under the head lock (see _chain.entry_time)."""
+it stamps); a journal entry's is never before its customer accounts' latest movement.
+
+The database holds writers to it: a trigger refuses an entry, hold or claim whose time is not
+the database's (revision 2026_11_28_0013), since the writer's hash and signature cover that
+time and the database cannot stamp its own in its place. No verdict rests on it: what Temporal
+may have forgotten is decided by the journal's anchors (sagas.verify's AnchoredReach)."""
 
 from __future__ import annotations
 

@@ -3,6 +3,7 @@ Temporal, and the compensation audit that proves each undone saga from the ledge
 
 from sagas.verify._account_witness import AccountChanges, account_witness_findings
 from sagas.verify._action_histories import ActionHistories, read_action_histories
+from sagas.verify._anchored_reach import AnchoredReach, anchored_reach
 from sagas.verify._audit_keys import anchor_head, open_audit, verifier_keys, writer_keys
 from sagas.verify._audit_verify import TrailVerdict, verify_trail
 from sagas.verify._compensation_audit import AUDITED, CompensationAudit, run_compensation_audit
@@ -37,6 +38,7 @@ __all__ = [
     "NOT_RECONCILED",
     "AccountChanges",
     "ActionHistories",
+    "AnchoredReach",
     "CompensationAudit",
     "EntryEvidence",
     "EvidencePack",
@@ -53,6 +55,7 @@ __all__ = [
     "TrailVerdict",
     "account_witness_findings",
     "anchor_head",
+    "anchored_reach",
     "audit_saga",
     "awaiting_witness",
     "build_evidence_pack",

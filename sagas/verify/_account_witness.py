@@ -26,6 +26,7 @@ from sagas.codec import SEALED_FIELD
 from sagas.engine import AuditKind, VerifiedOperator
 from sagas.ledger import AccountStatus, AccountView, Ledger, StatusChangeView
 from sagas.verify._action_histories import ACCOUNT_KINDS, ActionHistories
+from sagas.verify._anchored_reach import NOTHING_ANCHORED, AnchoredReach
 from sagas.verify._temporal_histories import TemporalWitness
 
 STATUS_KINDS = {
@@ -56,12 +57,13 @@ def account_witness_findings(
     records: Iterable[AuditRecord],
     temporal: TemporalWitness,
     histories: ActionHistories | None = None,
+    reach: AnchoredReach = NOTHING_ANCHORED,
 ) -> list[str]:
     """Each status change, then each limit, that no verified operator action witnesses;
     `records` are the audit trail's verified records, `histories` what the histories of the
     actions they name show the worker did (not compared when None). An account with an
     operator action under way is not judged yet: its record follows the change."""
-    actions = _AccountActions.of(records, histories or ActionHistories())
+    actions = _AccountActions.of(records, histories or ActionHistories(), reach)
     findings: list[str] = []
     for change in changes.statuses:
         if change.migrated:  # set before revision 0011 recorded changes: nothing to tie it to
@@ -98,10 +100,13 @@ class _AccountActions:
     sealed: dict[str, AuditRecord]
     """An account's first account action record whose payload this verifier cannot open."""
     histories: ActionHistories
+    reach: AnchoredReach
 
     @classmethod
-    def of(cls, records: Iterable[AuditRecord], histories: ActionHistories) -> _AccountActions:
-        actions = cls({}, {}, {}, histories)
+    def of(
+        cls, records: Iterable[AuditRecord], histories: ActionHistories, reach: AnchoredReach
+    ) -> _AccountActions:
+        actions = cls({}, {}, {}, histories, reach)
         for record in records:
             if record.kind in ACCOUNT_KINDS:
                 actions._add(record)
@@ -135,7 +140,7 @@ class _AccountActions:
         return self._action_problem(record, temporal)
 
     def _action_problem(self, record: AuditRecord, temporal: TemporalWitness) -> str | None:
-        return action_problem(record, temporal) or self.histories.problem(record)
+        return action_problem(record, temporal, self.reach) or self.histories.problem(record)
 
     def _missing(self, account_id: str, kind: AuditKind, temporal: TemporalWitness) -> str | None:
         if awaiting_operator(account_id, temporal):
@@ -152,8 +157,12 @@ class _AccountActions:
         )
 
 
-def action_problem(record: AuditRecord, temporal: TemporalWitness) -> str | None:
-    """Why the record is no verified operator's action Temporal ran; None when it is one."""
+def action_problem(
+    record: AuditRecord, temporal: TemporalWitness, reach: AnchoredReach = NOTHING_ANCHORED
+) -> str | None:
+    """Why the record is no verified operator's action Temporal ran; None when it is one. A
+    record Temporal cannot vouch for counts only when an audit anchor taken before the
+    namespace's retention ended covers it (`reach`), never by the time it states."""
     try:
         VerifiedOperator.model_validate(record.payload.get("identity"))
     except ValidationError:
@@ -161,10 +170,10 @@ def action_problem(record: AuditRecord, temporal: TemporalWitness) -> str | None
     action = record.dedupe_key
     if not action_on(action, record.saga_id):
         return f"record {record.sequence} names {action}, no operator action on the account"
-    if not temporal.knows(action) and temporal.must_know(record.recorded_at):
+    if not temporal.knows(action) and not reach.witnesses_past_retention(record):
         return (
             f"Temporal does not know {action}, the operator action record {record.sequence} "
-            f"names, yet the record is younger than the namespace's retention "
-            f"({temporal.retention}): a record written without the action"
+            f"names, and {reach.describe()} (the namespace's retention is "
+            f"{temporal.retention}): a record written without the action"
         )
     return None

@@ -7,14 +7,18 @@
   by the receipted reversal that undid it; a void marker (a compensation that came first,
   no postings) by its saga alone, since the compensation returns no entry to receipt. While
   the saga has a step under way, an entry no receipt names yet is not judged.
-- A saga Temporal does not know: past the namespace's retention (the entry is older than it),
-  a signed audit record naming the saga. Records name sagas, not entries; a saga that
-  completes writes one only with FUNDSAGA_AUDIT_COMPLETED=true, so past retention a completed
-  saga's entries are witnessed only in a deployment that records completions. An entry younger
-  than the retention has a history Temporal must still hold: none is a finding, whatever the
-  audit trail says (a worker host holds the key that signs records too).
+- A saga Temporal does not know: past the namespace's retention, a signed audit record naming
+  the saga. Past retention means that a journal anchor taken before the retention ended covers
+  the entry's sealed place, and only records an audit-chain anchor taken before then covers
+  count (`AnchoredReach`): never the entry's own time, which its writer stamps and signs.
+  Records name sagas, not entries; a saga that completes writes one only with
+  FUNDSAGA_AUDIT_COMPLETED=true, so past retention a completed saga's entries are witnessed
+  only in a deployment that records completions. Any other entry (unsealed, or not anchored
+  that early) is young: Temporal must still hold its saga's history, and none is a finding,
+  whatever the audit trail says (a worker host holds the key that signs records too).
 - An entry of no saga: an audited funding by two verified operators (`AuditedFundings`), and
-  its funding's receipt while Temporal holds that history (it must, for a young entry).
+  its funding's receipt while Temporal holds that history (it must, for a young entry); past
+  retention, records anchored before it ended.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from dataclasses import dataclass
 from sagas.audit import AuditRecord
 from sagas.engine import funding_of_entry
 from sagas.ledger import EntryKind, EntryView
+from sagas.verify._anchored_reach import NOTHING_ANCHORED, AnchoredReach
 from sagas.verify._funding_witness import AuditedFundings
 from sagas.verify._temporal_histories import SeenEntry, TemporalWitness
 
@@ -37,14 +42,17 @@ def entry_witness_findings(
     records: Iterable[AuditRecord],
     *,
     journal: Sequence[EntryView] | None = None,
+    reach: AnchoredReach = NOTHING_ANCHORED,
 ) -> list[str]:
     """First what Temporal saw that the journal lost, then each entry without a witness, in
     journal order. `entries` is the journal as read before Temporal, `journal` as read after
-    (default: `entries`); `records` are the audit trail's verified records. An entry of a saga
-    with a step under way is not judged (`awaiting_witness`)."""
+    (default: `entries`); `records` are the audit trail's verified records; `reach` says which
+    entries and records anchors put before the retention's end (by default none: every saga
+    must be in Temporal). An entry of a saga with a step under way is not judged
+    (`awaiting_witness`)."""
     now = entries if journal is None else journal
     findings = list(temporal.problems) + _lost(now, temporal.seen)
-    witnesses = _Witnesses.of(entries, temporal, records)
+    witnesses = _Witnesses.of(entries, temporal, records, reach)
     for entry in entries:
         problem = witnesses.problem(entry)
         if problem is not None:
@@ -53,10 +61,14 @@ def entry_witness_findings(
 
 
 def awaiting_witness(
-    entries: Sequence[EntryView], temporal: TemporalWitness, records: Iterable[AuditRecord]
+    entries: Sequence[EntryView],
+    temporal: TemporalWitness,
+    records: Iterable[AuditRecord],
+    *,
+    reach: AnchoredReach = NOTHING_ANCHORED,
 ) -> list[EntryView]:
     """Entries not judged: no receipt names them yet, and their saga has a step under way."""
-    witnesses = _Witnesses.of(entries, temporal, records)
+    witnesses = _Witnesses.of(entries, temporal, records, reach)
     return [entry for entry in entries if witnesses.awaiting(entry)]
 
 
@@ -89,11 +101,19 @@ class _Witnesses:
     undone: frozenset[int]
     """Entry ids reversed by an entry of the same saga that its history receipted."""
     audited_sagas: frozenset[str]
+    """Sagas a record anchored before the retention ended names."""
     fundings: AuditedFundings
+    anchored_fundings: AuditedFundings
+    """The funding records anchored before the retention ended: a forgotten funding's witness."""
+    reach: AnchoredReach
 
     @classmethod
     def of(
-        cls, entries: Sequence[EntryView], temporal: TemporalWitness, records: Iterable[AuditRecord]
+        cls,
+        entries: Sequence[EntryView],
+        temporal: TemporalWitness,
+        records: Iterable[AuditRecord],
+        reach: AnchoredReach,
     ) -> _Witnesses:
         records = list(records)
         receipted = frozenset((s.history_of, s.receipt.key) for s in temporal.seen)
@@ -106,8 +126,16 @@ class _Witnesses:
             and (entry.saga_id, entry.idempotency_key) in receipted
             and saga_of.get(entry.reverses_entry_id) == entry.saga_id
         )
-        audited = frozenset(record.saga_id for record in records)
-        return cls(temporal, receipted, undone, audited, AuditedFundings.of(records))
+        anchored = [record for record in records if reach.witnesses_past_retention(record)]
+        return cls(
+            temporal,
+            receipted,
+            undone,
+            frozenset(record.saga_id for record in anchored),
+            AuditedFundings.of(records),
+            AuditedFundings.of(anchored),
+            reach,
+        )
 
     def awaiting(self, entry: EntryView) -> bool:
         """Whether the entry lacks a witness while its saga or funding has a step under way."""
@@ -128,14 +156,15 @@ class _Witnesses:
             return f"the history of {saga} names no such entry in any step's receipt"
         if not key.startswith(f"{saga}:"):
             return f"Temporal does not know {saga}, and the key is none of its steps'"
-        if self.temporal.must_know(entry.created_at):
+        if not self.reach.may_be_forgotten(entry):
             return self._unknown_yet_young(saga)
         if saga in self.audited_sagas:
             return None
         return (
             f"Temporal does not know {saga} (it never ran on this task queue, or its history "
-            f"is past retention) and no signed audit record names it (a saga that completes "
-            f"writes one only with {COMPLETED_SETTING}=true)"
+            f"is past retention) and no signed audit record covered by an anchor taken before "
+            f"the retention ended names it (a saga that completes writes one only with "
+            f"{COMPLETED_SETTING}=true)"
         )
 
     def _funding_problem(self, entry: EntryView) -> str | None:
@@ -145,17 +174,24 @@ class _Witnesses:
         funding = funding_of_entry(entry.idempotency_key)
         assert funding is not None  # a witnessed funding has a funding key
         if not self.temporal.knows(funding):
-            young = self.temporal.must_know(entry.created_at)
-            return self._unknown_yet_young(funding) if young else None
+            if not self.reach.may_be_forgotten(entry):
+                return self._unknown_yet_young(funding)
+            anchored = self.anchored_fundings.problem(entry)
+            if anchored is None:
+                return None
+            return (
+                f"Temporal does not know {funding}, and among the records covered by an anchor "
+                f"taken before the retention ended: {anchored}"
+            )
         if (funding, entry.idempotency_key) not in self.receipted:
             return f"the history of {funding} names no such entry: not posted by that funding"
         return None
 
     def _unknown_yet_young(self, workflow: str) -> str:
         return (
-            f"Temporal does not know {workflow}, yet the entry is younger than the namespace's "
-            f"retention ({self.temporal.retention}): its history must be there (it never ran, "
-            "or it was deleted)"
+            f"Temporal does not know {workflow}, yet the entry is not past the namespace's "
+            f"retention ({self.temporal.retention}): unsealed, or {self.reach.describe()}; "
+            "its history must be there (it never ran, or it was deleted)"
         )
 
 

@@ -83,14 +83,20 @@ def verify_ledger(
             remember_head(memory, verdict.head)
     if witness is not None:
         verdict.findings += entry_witness_findings(
-            witness.entries, witness.temporal, witness.records, journal=ledger.entries()
+            witness.entries,
+            witness.temporal,
+            witness.records,
+            journal=ledger.entries(),
+            reach=witness.reach,
+        )
+        awaiting = awaiting_witness(
+            witness.entries, witness.temporal, witness.records, reach=witness.reach
         )
         verdict.findings += statement_witness_findings(ledger, witness)
-        awaiting = awaiting_witness(witness.entries, witness.temporal, witness.records)
         verdict.awaiting_witness = len(awaiting)
         changes = AccountChanges.read(ledger) if account_changes is None else account_changes
         verdict.findings += account_witness_findings(
-            changes, witness.records, witness.temporal, action_histories
+            changes, witness.records, witness.temporal, action_histories, witness.reach
         )
     return verdict
 

@@ -63,6 +63,7 @@ class TemporalWitness:
     retention: timedelta | None = None
     """The namespace's retention of closed histories; None when the server did not say."""
     read_at: datetime | None = None
+    """When this reading began, by the verifier's own clock."""
     in_flight: frozenset[str] = field(default_factory=frozenset)
     """Sagas (and fundings) still running an activity or a workflow task: an entry one of
     them wrote may not have reached its history yet."""
@@ -71,12 +72,14 @@ class TemporalWitness:
         """Whether Temporal still holds a history of it (its own, or its recovery's)."""
         return saga_or_funding in self._histories
 
-    def must_know(self, written_at: datetime) -> bool:
-        """Whether a workflow that wrote an entry at `written_at` must still have its history:
-        it closed after that, and Temporal keeps a closed history for the retention."""
+    @property
+    def retention_ended(self) -> datetime | None:
+        """When the retention ended, as of this reading: a workflow that closed before then
+        may be gone. None when the server did not say how long it keeps histories (then no
+        history may be gone: every saga must be there)."""
         if self.retention is None or self.read_at is None:
-            return False
-        return written_at > self.read_at - self.retention
+            return None
+        return self.read_at - self.retention
 
     @cached_property
     def _histories(self) -> frozenset[str]:

@@ -49,9 +49,18 @@ def _postgres_extras(connection: Connection) -> dict[str, object]:
 
 
 def upgraded_schema(dialect: str) -> dict[str, object]:
+    server_time = "audit_record_server_time"  # revision 2026_11_28_0013: the database's time
     if dialect == "sqlite":
-        return {"table": True, "triggers": {"audit_record_no_update", "audit_record_no_delete"}}
-    return {"table": True, "triggers": {"audit_record_refuse_change"}, "role": 1, "function": 1}
+        return {
+            "table": True,
+            "triggers": {"audit_record_no_update", "audit_record_no_delete", server_time},
+        }
+    return {
+        "table": True,
+        "triggers": {"audit_record_refuse_change", server_time},
+        "role": 1,
+        "function": 1,
+    }
 
 
 def test_the_audit_migration_downgrades_and_upgrades(

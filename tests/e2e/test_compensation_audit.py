@@ -265,9 +265,11 @@ async def test_a_saga_whose_history_temporal_deleted_is_proven_from_record_and_l
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """As Temporal deletes a history once the namespace's retention has passed: the saga's
-    entries are then older than the retention, which the witness is told is over."""
+    entries and records are then covered by anchors taken before the retention ended (the
+    witness is told it is over, so the anchors taken now are before its end)."""
     monkeypatch.setattr(temporal_histories, "namespace_retention", retention_passed)
     (_, business, _), _ = audited_run
+    assert await fundsaga("audit", "anchor") == 0
     deleted = await temporal("workflow", "delete", "--yes", "--workflow-id", business)
     assert deleted.returncode == 0, deleted.stderr
     await until_deleted(temporal, business)

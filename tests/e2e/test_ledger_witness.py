@@ -199,7 +199,7 @@ async def test_the_mint_attack_is_a_finding(
     ]
     assert report["findings"][1].startswith(
         f"entry '{ghost}:credit:action' has no witness: Temporal does not know {ghost}, yet the "
-        "entry is younger than the namespace's retention"
+        "entry is not past the namespace's retention"
     )
     assert len(report["findings"]) == 2
     assert audit_code == 1
@@ -213,7 +213,8 @@ async def test_the_mint_attack_with_forged_audit_records_is_a_finding_too(
 ) -> None:
     """The same host also appends signed records (it is the audit store's writer, with the
     key): a funding proposed and approved by two made-up operators, a saga ended COMPENSATED.
-    Entries this young have histories Temporal must still hold."""
+    No anchor taken before the retention ended covers these entries: Temporal must still hold
+    their histories."""
     mallory = Ledger.from_url(database_url, signer=TEST_SIGNER)
     mallory.open_account("mallory", "EUR")
     mallory.fund("funding:mint", "mallory", eur("10000.00"))

@@ -1,6 +1,7 @@
 """Two workers whose clocks are an hour apart write to one ledger: entries, holds and accounts
 are stamped by the database's clock (PostgreSQL), and the journal's times never go backwards
-(on SQLite too, whose clock is the writing host's)."""
+(on SQLite too, whose clock is the writing host's: there the workers are 20 s apart, since
+SQLite refuses a time more than a minute from its host's clock)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from tests.fixtures_audit import TEST_SIGNER
 from tests.ledger._money import eur
 
 HOUR = timedelta(hours=1)
+SQLITE_SKEW = timedelta(seconds=20)
+"""Within the minute SQLite's trigger allows either way of its host's clock."""
 
 
 def skewed(by: timedelta) -> HostClock:
@@ -25,9 +28,11 @@ def skewed(by: timedelta) -> HostClock:
 
 @contextmanager
 def workers_on(url: str) -> Iterator[tuple[Ledger, Ledger]]:
-    """The database at `url` as seen by a worker an hour ahead and one an hour behind."""
-    ahead = Ledger.from_url(url, signer=TEST_SIGNER, clock=skewed(HOUR))
-    behind = Ledger.from_url(url, signer=TEST_SIGNER, clock=skewed(-HOUR))
+    """The database at `url` as seen by a worker ahead and one behind: an hour each on
+    PostgreSQL, whose server stamps, 20 s on SQLite."""
+    skew = SQLITE_SKEW if url.startswith("sqlite") else HOUR
+    ahead = Ledger.from_url(url, signer=TEST_SIGNER, clock=skewed(skew))
+    behind = Ledger.from_url(url, signer=TEST_SIGNER, clock=skewed(-skew))
     try:
         yield ahead, behind
     finally:

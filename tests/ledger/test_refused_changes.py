@@ -72,9 +72,15 @@ REFUSED = [
     ),
     pytest.param(
         "INSERT INTO journal_entry (idempotency_key, kind, created_at, sequence, prev_hash,"
-        " entry_hash) VALUES ('late', 'funding', '2026-01-01 00:00:00', 99, 'x', 'y')",
+        " entry_hash) VALUES ('late', 'funding', CURRENT_TIMESTAMP, 99, 'x', 'y')",
         "written unsealed",
         id="entry-claiming-a-place",
+    ),
+    pytest.param(
+        "INSERT INTO journal_entry (idempotency_key, kind, created_at, entry_hash)"
+        " VALUES ('late', 'funding', '2026-01-01 00:00:00', 'y')",
+        "must be the database's time",
+        id="entry-stamped-by-its-writer",
     ),
     pytest.param(
         "INSERT INTO journal_seal (sequence, entry_id, prev_hash, chain_hash)"

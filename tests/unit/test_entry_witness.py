@@ -1,5 +1,6 @@
 """Each journal entry against its witness, rule by rule, on made-up journals and histories:
-what Temporal saw written, what the audit trail records, and how old the entry is."""
+what Temporal saw written, what the audit trail records, and whether anchors taken before the
+retention ended put the entry (and the records) past it; never the entry's own time."""
 
 from __future__ import annotations
 
@@ -15,13 +16,23 @@ from sagas.codec import PayloadKeys, RecordSealer
 from sagas.engine import EntryReceipt
 from sagas.foundations import Money
 from sagas.ledger import EntryKind, EntryView, PostingView
-from sagas.verify import SeenEntry, TemporalWitness, awaiting_witness, entry_witness_findings
+from sagas.verify import (
+    AnchoredReach,
+    SeenEntry,
+    TemporalWitness,
+    awaiting_witness,
+    entry_witness_findings,
+)
 from sagas.verify._ledger_witness import opened_records
 
 NOW = datetime(2026, 11, 26, 12, 0, tzinfo=UTC)
 RETENTION = timedelta(days=30)
 YOUNG, OLD = NOW - timedelta(hours=1), NOW - timedelta(days=31)
 SAGA = "transfer-k1"
+NOT_PAST = AnchoredReach()
+"""No anchor was taken before the retention ended: every saga must be in Temporal."""
+PAST = AnchoredReach(journal=10, audit=10, before=NOW - RETENTION)
+"""Anchors taken before the retention ended cover the first ten entries and records."""
 
 
 def entry(
@@ -108,9 +119,12 @@ def funding(at: datetime = OLD) -> EntryView:
 
 
 def problems(
-    entries: Sequence[EntryView], witness: TemporalWitness, records: Sequence[AuditRecord] = ()
+    entries: Sequence[EntryView],
+    witness: TemporalWitness,
+    records: Sequence[AuditRecord] = (),
+    reach: AnchoredReach = NOT_PAST,
 ) -> list[str]:
-    return entry_witness_findings(entries, witness, records)
+    return entry_witness_findings(entries, witness, records, reach=reach)
 
 
 def test_an_entry_a_step_of_its_saga_receipted_is_witnessed() -> None:
@@ -186,20 +200,27 @@ def test_what_temporal_saw_written_and_the_ledger_lost_or_changed_is_a_finding()
 
 
 @pytest.mark.parametrize(
-    ("at", "records", "finding"),
+    ("reach", "records", "finding"),
     [
-        (YOUNG, ["terminal"], "Temporal does not know transfer-ghost, yet the entry is younger"),
-        (OLD, [], "Temporal does not know transfer-ghost (it never ran on this task queue"),
-        (OLD, ["terminal"], None),
+        (NOT_PAST, ["terminal"], "Temporal does not know transfer-ghost, yet the entry is not"),
+        (PAST, [], "Temporal does not know transfer-ghost (it never ran on this task queue"),
+        (
+            replace(PAST, audit=0),
+            ["terminal"],
+            "Temporal does not know transfer-ghost (it never ran on this task queue",
+        ),
+        (PAST, ["terminal"], None),
     ],
 )
-def test_an_entry_of_a_saga_temporal_does_not_know_needs_its_age_and_a_record(
-    at: datetime, records: list[str], finding: str | None
+def test_an_entry_of_a_saga_temporal_does_not_know_needs_an_early_anchor_and_a_record(
+    reach: AnchoredReach, records: list[str], finding: str | None
 ) -> None:
-    ghost = entry(1, "transfer-ghost:credit:action", "transfer-ghost", at=at)
+    """Past retention only when a journal anchor taken before it ended covers the entry, and
+    then only a record an audit anchor taken before then covers witnesses the saga."""
+    ghost = entry(1, "transfer-ghost:credit:action", "transfer-ghost", at=OLD)
     trail = [record(1, kind, "transfer-ghost", {}) for kind in records]
 
-    found = problems([ghost], temporal([SAGA]), trail)
+    found = problems([ghost], temporal([SAGA]), trail, reach)
 
     if finding is None:
         assert found == []
@@ -208,10 +229,32 @@ def test_an_entry_of_a_saga_temporal_does_not_know_needs_its_age_and_a_record(
         assert only.startswith(f"entry '{ghost.idempotency_key}' has no witness: {finding}")
 
 
+@pytest.mark.parametrize("sealed_at", [11, None])
+def test_an_entry_stamped_long_ago_but_not_anchored_before_the_retention_ended_is_young(
+    sealed_at: int | None,
+) -> None:
+    """The backdating attack: a worker's key signs an entry stamped 31 days back and a record
+    naming an invented saga; sealed after the early anchors (or not at all), it is young."""
+    backdated = replace(
+        entry(11, "transfer-ghost:credit:action", "transfer-ghost", at=OLD), sequence=sealed_at
+    )
+
+    (found,) = problems(
+        [backdated], temporal([SAGA]), [record(1, "terminal", "transfer-ghost", {})], PAST
+    )
+
+    assert found == (
+        "entry 'transfer-ghost:credit:action' has no witness: Temporal does not know "
+        f"transfer-ghost, yet the entry is not past the namespace's retention ({RETENTION}): "
+        "unsealed, or no anchor taken before 2026-10-27 12:00:00Z covers it; its history must "
+        "be there (it never ran, or it was deleted)"
+    )
+
+
 def test_an_entry_whose_key_is_not_its_saga_s_is_a_finding_past_retention_too() -> None:
     stray = entry(1, "elsewhere:credit:action", "transfer-ghost", at=OLD)
 
-    found = problems([stray], temporal([]), [record(1, "terminal", "transfer-ghost", {})])
+    found = problems([stray], temporal([]), [record(1, "terminal", "transfer-ghost", {})], PAST)
 
     assert found == [
         "entry 'elsewhere:credit:action' has no witness: Temporal does not know "
@@ -220,7 +263,19 @@ def test_an_entry_whose_key_is_not_its_saga_s_is_a_finding_past_retention_too() 
 
 
 def test_money_created_by_two_verified_operators_is_witnessed_past_retention() -> None:
-    assert problems([funding()], temporal([]), funding_records()) == []
+    assert problems([funding()], temporal([]), funding_records(), PAST) == []
+
+
+def test_funding_records_not_anchored_before_the_retention_ended_witness_no_forgotten_funding() -> (
+    None
+):
+    (found,) = problems([funding()], temporal([]), funding_records(), replace(PAST, audit=1))
+
+    assert found == (
+        "entry 'funding:f1' has no witness: Temporal does not know funding-f1, and among the "
+        "records covered by an anchor taken before the retention ended: no signed audit record "
+        "says a verified operator approved funding-f1"
+    )
 
 
 @pytest.mark.parametrize(
@@ -241,7 +296,7 @@ def test_money_created_by_two_verified_operators_is_witnessed_past_retention() -
 def test_money_created_without_two_verified_operators_is_a_finding(
     records: list[AuditRecord], finding: str
 ) -> None:
-    (found,) = problems([funding()], temporal([]), records)
+    (found,) = problems([funding()], temporal([]), records, PAST)
 
     assert found.startswith(f"entry 'funding:f1' has no witness: {finding}")
 
@@ -250,7 +305,7 @@ def test_an_opening_balance_posted_straight_to_the_ledger_is_a_finding() -> None
     legs = (("@funding:EUR", -500), ("bob", 500))
     opening = entry(1, "open:bob", None, kind=EntryKind.FUNDING, postings=legs)
 
-    (found,) = problems([opening], temporal([]), funding_records())
+    (found,) = problems([opening], temporal([]), funding_records(), PAST)
 
     assert found == (
         "entry 'open:bob' has no witness: a funding entry of no saga and no funding: money "
@@ -268,8 +323,9 @@ def test_a_young_funding_needs_its_history_and_its_receipt() -> None:
     )
 
     assert [f.split(": ", 1)[1] for f in unknown + unreceipted] == [
-        f"Temporal does not know funding-f1, yet the entry is younger than the namespace's "
-        f"retention ({RETENTION}): its history must be there (it never ran, or it was deleted)",
+        f"Temporal does not know funding-f1, yet the entry is not past the namespace's "
+        f"retention ({RETENTION}): unsealed, or the namespace's retention is unknown; its "
+        "history must be there (it never ran, or it was deleted)",
         "the history of funding-f1 names no such entry: not posted by that funding",
     ]
     assert receipted == []
@@ -283,8 +339,8 @@ def test_funding_records_the_deployment_sealed_are_read_with_its_payload_keys() 
     seal = RecordSealer(keys).seal
     sealed = [r.model_copy(update={"payload": seal(dict(r.payload))}) for r in funding_records()]
 
-    assert problems([funding()], temporal([]), sealed) == [
+    assert problems([funding()], temporal([]), sealed, PAST) == [
         "entry 'funding:f1' has no witness: record 2 of funding-f1 is sealed: set "
         "FUNDSAGA_PAYLOAD_KEYS to check who approved what"
     ]
-    assert problems([funding()], temporal([]), opened_records(sealed, keys)) == []
+    assert problems([funding()], temporal([]), opened_records(sealed, keys), PAST) == []

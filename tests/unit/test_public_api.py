@@ -284,6 +284,8 @@ PUBLIC = {
         "temporal_witness",
         "verified_records",
         "TrailVerdict",
+        "AnchoredReach",
+        "anchored_reach",
         "anchor_head",
         "audit_saga",
         "open_audit",

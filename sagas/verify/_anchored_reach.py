@@ -1,0 +1,81 @@
+"""How far back Temporal may have forgotten: the anchors taken before its retention ended.
+
+Temporal drops a closed history once the namespace's retention has passed since it closed.
+Whether that can have happened to an entry's saga is never judged by a time the entry's
+writer wrote (a worker's key signs whatever time it stamps): an entry may be past retention
+only when a journal anchor taken before `read_at - retention` already names its sealed place
+or a later one, and an audit record witnesses a forgotten saga only when an audit-chain anchor
+taken before then names it or a later record. An anchor's time is the anchor store's (a
+table's database server stamps it; see docs/audit.md for a directory), and only anchors before
+the first record the store's verification rejects count, so no anchor is taken before one
+already there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime
+
+from sagas.audit import AnchorStore, AuditRecord, Checkpoint
+from sagas.ledger import JOURNAL_CHAIN, EntryView
+
+HashAt = Callable[[int], str | None]
+"""The stored hash at a sequence number of a chain (None when there is none)."""
+
+
+@dataclass(frozen=True)
+class AnchoredReach:
+    """The highest sealed journal entry and audit record that anchors taken before `before`
+    name: what existed before the namespace's retention ended. Nothing when no anchor was
+    taken that early, or the retention is unknown."""
+
+    journal: int = 0
+    audit: int = 0
+    before: datetime | None = None
+    """The moment the retention ended (Temporal's read time less the retention)."""
+
+    def may_be_forgotten(self, entry: EntryView) -> bool:
+        """Whether Temporal may have dropped the history of the saga that wrote `entry`: it
+        was sealed, and anchored, before the retention ended. Unsealed or unanchored entries
+        are young: Temporal must still hold their saga."""
+        return entry.sequence is not None and entry.sequence <= self.journal
+
+    def witnesses_past_retention(self, record: AuditRecord) -> bool:
+        """Whether `record` was anchored before the retention ended."""
+        return record.sequence <= self.audit
+
+    def describe(self) -> str:
+        if self.before is None:
+            return "the namespace's retention is unknown"
+        return f"no anchor taken before {self.before:%Y-%m-%d %H:%M:%S}Z covers it"
+
+
+NOTHING_ANCHORED = AnchoredReach()
+
+
+def anchored_reach(
+    anchors: AnchorStore,
+    before: datetime | None,
+    *,
+    journal_hash_at: HashAt,
+    records: Iterable[AuditRecord],
+) -> AnchoredReach:
+    """The reach of the anchors in `anchors` taken before `before`, each anchor counted only
+    while it names the hash the journal (`journal_hash_at`) or the verified audit `records`
+    hold at its sequence."""
+    if before is None:
+        return NOTHING_ANCHORED
+    audit_hashes = {record.sequence: record.hash for record in records}
+    return AnchoredReach(
+        journal=_reach(anchors.verified_checkpoints(JOURNAL_CHAIN), before, journal_hash_at),
+        audit=_reach(anchors.verified_checkpoints(), before, audit_hashes.get),
+        before=before,
+    )
+
+
+def _reach(checkpoints: Iterable[Checkpoint], before: datetime, hash_at: HashAt) -> int:
+    early = sorted(
+        (c for c in checkpoints if c.taken_at <= before), key=lambda c: c.sequence, reverse=True
+    )
+    return next((c.sequence for c in early if hash_at(c.sequence) == c.hash), 0)
