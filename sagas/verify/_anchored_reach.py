@@ -46,9 +46,11 @@ class AnchoredReach:
         return record.sequence <= self.audit
 
     def describe(self) -> str:
+        """Why an entry this reach does not cover is young (the same words on every run, so
+        that two verifiers' findings compare)."""
         if self.before is None:
             return "the namespace's retention is unknown"
-        return f"no anchor taken before {self.before:%Y-%m-%d %H:%M:%S}Z covers it"
+        return "no journal anchor taken before the retention ended covers it"
 
 
 NOTHING_ANCHORED = AnchoredReach()

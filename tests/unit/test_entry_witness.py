@@ -246,8 +246,8 @@ def test_an_entry_stamped_long_ago_but_not_anchored_before_the_retention_ended_i
     assert found == (
         "entry 'transfer-ghost:credit:action' has no witness: Temporal does not know "
         f"transfer-ghost, yet the entry is not past the namespace's retention ({RETENTION}): "
-        "unsealed, or no anchor taken before 2026-10-27 12:00:00Z covers it; its history must "
-        "be there (it never ran, or it was deleted)"
+        "unsealed, or no journal anchor taken before the retention ended covers it; its "
+        "history must be there (it never ran, or it was deleted)"
     )
 
 
