@@ -34,6 +34,13 @@ class AnchoredReach:
     audit: int = 0
     before: datetime | None = None
     """The moment the retention ended (Temporal's read time less the retention)."""
+    journal_margin: int = 0
+    """The sequence the first journal anchor taken after `before` names (0 when none): an
+    entry past `journal` and up to it was sealed before that anchor, maybe before the
+    retention ended, maybe after. Its saga may be gone or may be young; it is not judged
+    until a later run finds that anchor before the retention's end."""
+    audit_margin: int = 0
+    """The same for the audit chain."""
 
     def may_be_forgotten(self, entry: EntryView) -> bool:
         """Whether Temporal may have dropped the history of the saga that wrote `entry`: it
@@ -44,6 +51,15 @@ class AnchoredReach:
     def witnesses_past_retention(self, record: AuditRecord) -> bool:
         """Whether `record` was anchored before the retention ended."""
         return record.sequence <= self.audit
+
+    def in_the_margin(self, entry: EntryView) -> bool:
+        """Whether `entry` was sealed between the last journal anchor before the retention
+        ended and the first after it: when, no time the writer wrote can say."""
+        return entry.sequence is not None and self.journal < entry.sequence <= self.journal_margin
+
+    def record_in_the_margin(self, record: AuditRecord) -> bool:
+        """The same for an audit record, between the audit chain's anchors."""
+        return self.audit < record.sequence <= self.audit_margin
 
     def describe(self) -> str:
         """Why an entry this reach does not cover is young (the same words on every run, so
@@ -69,10 +85,14 @@ def anchored_reach(
     if before is None:
         return NOTHING_ANCHORED
     audit_hashes = {record.sequence: record.hash for record in records}
+    journal = list(anchors.verified_checkpoints(JOURNAL_CHAIN))
+    audit = list(anchors.verified_checkpoints())
     return AnchoredReach(
-        journal=_reach(anchors.verified_checkpoints(JOURNAL_CHAIN), before, journal_hash_at),
-        audit=_reach(anchors.verified_checkpoints(), before, audit_hashes.get),
+        journal=_reach(journal, before, journal_hash_at),
+        audit=_reach(audit, before, audit_hashes.get),
         before=before,
+        journal_margin=_margin(journal, before, journal_hash_at),
+        audit_margin=_margin(audit, before, audit_hashes.get),
     )
 
 
@@ -81,3 +101,10 @@ def _reach(checkpoints: Iterable[Checkpoint], before: datetime, hash_at: HashAt)
         (c for c in checkpoints if c.taken_at <= before), key=lambda c: c.sequence, reverse=True
     )
     return next((c.sequence for c in early if hash_at(c.sequence) == c.hash), 0)
+
+
+def _margin(checkpoints: Iterable[Checkpoint], before: datetime, hash_at: HashAt) -> int:
+    """The sequence the first matching anchor taken after `before` names; 0 when none was (a
+    deployment that anchored nothing for a whole retention gets no margin: fail closed)."""
+    late = [c for c in checkpoints if c.taken_at > before and hash_at(c.sequence) == c.hash]
+    return min((c.sequence for c in late), default=0)

@@ -106,6 +106,9 @@ class _Witnesses:
     anchored_fundings: AuditedFundings
     """The funding records anchored before the retention ended: a forgotten funding's witness."""
     reach: AnchoredReach
+    in_the_margin: frozenset[str]
+    """Sagas and fundings a record between the audit anchors either side of the retention's
+    end names: whether it counts is judged on a later run."""
 
     @classmethod
     def of(
@@ -135,12 +138,23 @@ class _Witnesses:
             AuditedFundings.of(records),
             AuditedFundings.of(anchored),
             reach,
+            frozenset(record.saga_id for record in records if reach.record_in_the_margin(record)),
         )
 
     def awaiting(self, entry: EntryView) -> bool:
-        """Whether the entry lacks a witness while its saga or funding has a step under way."""
+        """Whether the entry lacks a witness while its saga or funding has a step under way,
+        or while the anchors either side of the retention's end cannot tell whether its
+        history may be gone (`AnchoredReach.journal_margin`)."""
         history = entry.saga_id or funding_of_entry(entry.idempotency_key)
-        return history in self.temporal.in_flight and self._problem(entry) is not None
+        if history is None or self._problem(entry) is None:
+            return False
+        if history in self.temporal.in_flight:
+            return True
+        if self.temporal.knows(history):
+            return False
+        return self.reach.in_the_margin(entry) or (
+            self.reach.may_be_forgotten(entry) and history in self.in_the_margin
+        )
 
     def problem(self, entry: EntryView) -> str | None:
         """Why nothing witnesses the entry; None when something does, or it is awaited."""

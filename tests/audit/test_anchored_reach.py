@@ -45,6 +45,19 @@ def test_only_anchors_taken_before_the_retention_ended_reach(tmp_path: Path) -> 
     assert reach(anchors).journal == 3
 
 
+def test_the_first_anchor_after_the_retention_ended_bounds_the_margin(tmp_path: Path) -> None:
+    """Entries 4 to 7 were sealed before an anchor taken after the retention ended: maybe
+    before its end, maybe after; no anchor after it, no margin."""
+    journal_also = JOURNAL | {9: "d" * 64}
+    anchors = anchors_at(tmp_path, (3 * DAY, 3), (timedelta(hours=2), 7))
+    later = open_audit_store(f"dir:{tmp_path}", TEST_KEYS, clock=aged(timedelta(hours=1)))
+    AnchorStore(later).anchor_chain(JOURNAL_CHAIN, 9, journal_also[9])
+    anchors = AnchorStore(open_audit_store(f"dir:{tmp_path}", TEST_KEYS))
+
+    assert reach(anchors, journal_also).journal_margin == 7
+    assert reach(anchors_at(tmp_path / "early", (3 * DAY, 3))).journal_margin == 0
+
+
 def test_an_anchor_that_no_longer_matches_its_chain_does_not_reach(tmp_path: Path) -> None:
     anchors = anchors_at(tmp_path, (3 * DAY, 3), (2 * DAY, 7))
 

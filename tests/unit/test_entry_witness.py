@@ -251,6 +251,47 @@ def test_an_entry_stamped_long_ago_but_not_anchored_before_the_retention_ended_i
     )
 
 
+MARGIN = replace(PAST, journal_margin=20, audit_margin=20)
+"""The first anchors taken after the retention ended name entry and record 20."""
+
+
+@pytest.mark.parametrize(
+    ("sealed_at", "record_at", "judged"),
+    [
+        (15, 1, False),  # sealed between the anchors either side of the retention's end
+        (5, 15, False),  # past retention, its record between the audit anchors
+        (21, 1, True),  # sealed after the first anchor past the retention's end: young
+        (5, 21, True),  # its record written after that anchor: no witness
+    ],
+)
+def test_an_entry_between_the_anchors_either_side_of_the_retention_s_end_is_not_judged_yet(
+    sealed_at: int, record_at: int, judged: bool
+) -> None:
+    """Temporal may have dropped a saga that closed just before the retention ended, while the
+    anchor covering its entries was taken just after: no time the writer wrote can tell, so
+    such an entry waits for a later run (counted, never accepted); beyond that anchor it is
+    judged young, as an entry written now by a worker's key is."""
+    ghost = replace(
+        entry(sealed_at, "transfer-gone:credit:action", "transfer-gone", at=OLD),
+        sequence=sealed_at,
+    )
+    trail = [record(record_at, "terminal", "transfer-gone", {})]
+    witness = temporal([SAGA])
+
+    found = problems([ghost], witness, trail, MARGIN)
+    waiting = awaiting_witness([ghost], witness, trail, reach=MARGIN)
+
+    assert (found != [], waiting == []) == (judged, judged)
+
+
+def test_without_an_anchor_after_the_retention_s_end_nothing_is_in_the_margin() -> None:
+    """A deployment that anchored nothing for a whole retention: fail closed."""
+    ghost = entry(15, "transfer-gone:credit:action", "transfer-gone", at=OLD)
+
+    assert problems([ghost], temporal([SAGA]), [], PAST) != []
+    assert awaiting_witness([ghost], temporal([SAGA]), [], reach=PAST) == []
+
+
 def test_an_entry_whose_key_is_not_its_saga_s_is_a_finding_past_retention_too() -> None:
     stray = entry(1, "elsewhere:credit:action", "transfer-ghost", at=OLD)
 
