@@ -8,6 +8,8 @@ whoever owns the ledger's database. Receipts are public: no payload key is neede
 
 from __future__ import annotations
 
+import warnings
+
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
@@ -71,6 +73,17 @@ class TemporalWitness:
     def knows(self, saga_or_funding: str) -> bool:
         """Whether Temporal still holds a history of it (its own, or its recovery's)."""
         return saga_or_funding in self._histories
+
+    def must_know(self, written_at: datetime) -> bool:
+        """Deprecated: judges by a time the writer chose; use `retention_ended` with anchors
+        (`AnchoredReach`). Goes in the next minor release."""
+        warnings.warn(
+            "TemporalWitness.must_know judges by a writer's time; use AnchoredReach",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        ended = self.retention_ended
+        return ended is None or written_at > ended
 
     @property
     def retention_ended(self) -> datetime | None:
