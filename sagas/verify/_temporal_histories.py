@@ -9,7 +9,6 @@ whoever owns the ledger's database. Receipts are public: no payload key is neede
 from __future__ import annotations
 
 import warnings
-
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
