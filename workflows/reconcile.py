@@ -16,10 +16,12 @@ with workflow.unsafe.imports_passed_through():
         BreakResolutionCall,
         BreakResolutionRequest,
         FundingStatus,
+        OperatorAct,
         OperatorRole,
         ResolutionApproval,
         ResolutionView,
         VerifiedOperator,
+        resolution_proposal,
     )
     from sagas.ledger import funding_account_id
     from workflows.operator_actions import (
@@ -29,6 +31,7 @@ with workflow.unsafe.imports_passed_through():
         approve_proposal,
         record_by,
         until,
+        validate_approval,
     )
 
 
@@ -47,7 +50,7 @@ class BreakResolutionWorkflow(VerifiedFirst):
             adjustment=request.adjustment,
             status=FundingStatus.AWAITING_APPROVAL,
         )
-        maker = await self._verify(request.proof, OperatorRole.OPERATOR)
+        maker = await self._verify(request.proof, OperatorRole.OPERATOR, OperatorAct.PROPOSE)
         if maker is None:
             view.status = FundingStatus.REFUSED
             return view
@@ -87,9 +90,16 @@ class BreakResolutionWorkflow(VerifiedFirst):
         """Approve, as an operator with the approver role other than the proposer; returns the
         view once the break is resolved."""
         view = self._view
-        await approve_proposal(view, approval.proof, "resolution")
+        await approve_proposal(view, approval.proof, self._proposal(), self._spent, "resolution")
         assert view is not None
         return view
+
+    @approve.validator
+    def _validate_approve(self, approval: ResolutionApproval) -> None:
+        validate_approval(self._view, approval.proof, self._proposal(), self._spent, "resolution")
+
+    def _proposal(self) -> str:
+        return resolution_proposal(self._view) if self._view is not None else ""
 
     def _facts(self) -> dict[str, JsonValue]:
         """What the records say: the break, the note and the adjustment as the funding

@@ -298,7 +298,7 @@ def dev_operator_check(settings: Settings) -> OperatorTokenCheck:
         f"operators sign in to the development identity provider at {provider.directory}: "
         "FUNDSAGA_OPERATOR names who acts"
     )
-    return provider.check()
+    return provider.check(timedelta(seconds=settings.operator_token_max_lifetime))
 
 
 def print_metrics_address(settings: Settings) -> None:

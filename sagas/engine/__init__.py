@@ -95,7 +95,15 @@ from sagas.engine._operator_actions import (
     funding_id,
     funding_of_entry,
 )
+from sagas.engine._operator_binding import (
+    AUTHORIZATION_DETAILS_CLAIM,
+    OPERATOR_ACTION_DETAIL,
+    OperatorAct,
+    OperatorBinding,
+    proposal_digest,
+)
 from sagas.engine._operator_identity import (
+    DEFAULT_MAX_TOKEN_LIFETIME,
     DEFAULT_ROLES_CLAIM,
     OPERATOR_IDENTITY_ACTIVITY,
     OperatorRole,
@@ -105,6 +113,11 @@ from sagas.engine._operator_identity import (
     operator_refused,
     verified_operator,
     verify_on_worker,
+)
+from sagas.engine._operator_proofs import (
+    token_digest,
+    trust_operators,
+    validated_operator,
 )
 from sagas.engine._outcome import (
     CompensationOutcome,
@@ -121,6 +134,7 @@ from sagas.engine._outcome import (
     StepFailure,
     completed_or_raise,
 )
+from sagas.engine._proposal_digests import funding_proposal, resolution_proposal
 from sagas.engine._rail import RailEffect, action_key_of, end_to_end_id
 from sagas.engine._recovery import (
     APPROVE_RECOVERY_UPDATE,
@@ -224,10 +238,12 @@ __all__ = [
     "AUDIT_COMPLETED_MEMO",
     "AUDIT_RETRY",
     "AUDIT_TIMEOUT",
+    "AUTHORIZATION_DETAILS_CLAIM",
     "BREAK_RESOLUTION_WORKFLOW",
     "DEFAULT_DEADLINE",
     "DEFAULT_INFRASTRUCTURE_WAIT",
     "DEFAULT_INSTANT",
+    "DEFAULT_MAX_TOKEN_LIFETIME",
     "DEFAULT_ROLES_CLAIM",
     "EVENT_SIGNAL",
     "FAULTS_ENV_VAR",
@@ -243,6 +259,7 @@ __all__ = [
     "MAX_WAIT",
     "METRICS_HISTOGRAM_BUCKETS",
     "OPEN_SAGA_STATUSES",
+    "OPERATOR_ACTION_DETAIL",
     "OPERATOR_ACTION_WORKFLOW",
     "OPERATOR_IDENTITY_ACTIVITY",
     "OPERATOR_VERIFIED_UPDATE",
@@ -305,8 +322,10 @@ __all__ = [
     "KilledSaga",
     "LedgerReceipts",
     "NextRetry",
+    "OperatorAct",
     "OperatorAction",
     "OperatorActionRequest",
+    "OperatorBinding",
     "OperatorDecision",
     "OperatorRole",
     "OperatorTokenCheck",
@@ -370,6 +389,7 @@ __all__ = [
     "funding_entry_key",
     "funding_id",
     "funding_of_entry",
+    "funding_proposal",
     "infrastructure_waits",
     "item_counts",
     "jitter_seed",
@@ -386,12 +406,14 @@ __all__ = [
     "parse_duration",
     "parse_faults",
     "plain_text_refused",
+    "proposal_digest",
     "public_receipt",
     "read_retry_specs",
     "receipt_of",
     "recovery_id",
     "register_recoverable",
     "resolution_id",
+    "resolution_proposal",
     "retry_delay",
     "retry_plan",
     "retry_spec",
@@ -401,7 +423,10 @@ __all__ = [
     "spec_advice",
     "step_guard",
     "to_application_error",
+    "token_digest",
     "total_backoff",
+    "trust_operators",
+    "validated_operator",
     "verified_operator",
     "verify_on_worker",
     "view_from",
