@@ -167,9 +167,12 @@ class DevOperator:
     name: str
     provider: DevIdentityProvider
     roles: tuple[OperatorRole, ...] = ALL_ROLES
+    issued_at: datetime | None = None
+    """When its tokens are issued: None is now; a time-skipping test server's time when its
+    workflows, which judge expiry by their own clock, run ahead of this host's."""
 
     def token(self, binding: OperatorBinding) -> str:
-        return self.provider.mint(self.name, self.roles, binding)
+        return self.provider.mint(self.name, self.roles, binding, issued_at=self.issued_at)
 
 
 def required_operator(operator: OperatorCredential | None) -> OperatorCredential:

@@ -244,6 +244,8 @@ PUBLIC = {
         "port_is_free",
         "run_collector",
         "serve_codec",
+        "DEV_CODEC_TOKEN_FILE",
+        "new_dev_codec_token",
         "serve_webhooks",
         "start_dev_server",
         "temporal_cli_path",
