@@ -19,7 +19,7 @@ from temporalio.client import (
 from temporalio.exceptions import ApplicationError, FailureError
 from temporalio.service import RPCError, RPCStatusCode
 
-from sagas.client._operator_credentials import OperatorCredential, required_operator
+from sagas.client._operator_credentials import OperatorCredential, bound_token
 from sagas.engine import (
     ACTION_ABANDONED_SIGNAL,
     ACTION_TAKEN_SIGNAL,
@@ -70,7 +70,7 @@ class OperatorActions:
     def _proof(self, workflow_id: str, act: str, proposal: str = "") -> str:
         """A token for `act` on the workflow `workflow_id` (and, approving, `proposal`)."""
         binding = OperatorBinding(workflow_id=workflow_id, action=act, proposal=proposal)
-        return required_operator(self.operator).token(binding)
+        return bound_token(self.operator, binding)
 
     async def set_account_status(
         self, kind: AuditKind, account_id: str, note: str = ""

@@ -185,6 +185,19 @@ def required_operator(operator: OperatorCredential | None) -> OperatorCredential
     return operator
 
 
+def bound_token(operator: OperatorCredential | None, binding: OperatorBinding) -> str:
+    """`operator`'s token for the one action `binding` names; OperatorRefusedError saying which
+    authorization detail to request when there is no operator."""
+    if operator is None:
+        detail = json.dumps([binding.authorization_detail()])
+        raise OperatorRefusedError(
+            "no operator identity: set FUNDSAGA_OPERATOR_TOKEN to an access token from your "
+            f"identity provider with {AUTHORIZATION_DETAILS_CLAIM}={detail} (or, on "
+            "`fundsaga dev`, FUNDSAGA_OPERATOR to your name)"
+        )
+    return operator.token(binding)
+
+
 def configured_operator(settings: Settings) -> OperatorCredential | None:
     """FUNDSAGA_OPERATOR_TOKEN; else, where `fundsaga dev` made a development identity
     provider, FUNDSAGA_OPERATOR (or the OS user) signed in to it; else None."""

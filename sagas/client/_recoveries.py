@@ -23,7 +23,11 @@ from temporalio.common import (
 from temporalio.exceptions import ApplicationError, WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
-from sagas.client._operator_credentials import OperatorCredential, required_operator
+from sagas.client._operator_credentials import (
+    OperatorCredential,
+    bound_token,
+    required_operator,
+)
 from sagas.engine import (
     APPROVE_RECOVERY_UPDATE,
     KILLED_EXECUTION_STATUSES,
@@ -294,7 +298,7 @@ class SagaRecoveries:
     def _proof(self, saga_id: str, act: OperatorAct, proposal: str = "") -> str:
         """A token for `act` on the saga's recovery (approving: of `proposal`)."""
         binding = OperatorBinding(workflow_id=recovery_id(saga_id), action=act, proposal=proposal)
-        return required_operator(self.operator).token(binding)
+        return bound_token(self.operator, binding)
 
     async def _decide(
         self, update: str, saga_id: str, decision: RecoveryDecision, result: type

@@ -22,7 +22,11 @@ from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError, RPCStatusCode
 
 from sagas.client._launch import shown_status
-from sagas.client._operator_credentials import OperatorCredential, required_operator
+from sagas.client._operator_credentials import (
+    OperatorCredential,
+    bound_token,
+    required_operator,
+)
 from sagas.engine import (
     APPROVE_UPDATE,
     EVENT_SIGNAL,
@@ -234,29 +238,37 @@ class SagaHandle:
 
     def _signed(self, action: OperatorAction, act: OperatorAct, workflow_id: str) -> OperatorAction:
         """`action` with a token bound to `act` on the workflow `workflow_id`."""
-        credential = self._credential()
         proposal = (action.proposal_id or "") if act is OperatorAct.APPROVE else ""
         binding = OperatorBinding(workflow_id=workflow_id, action=act, proposal=proposal)
-        return action.model_copy(
-            update={"operator": credential.name, "proof": credential.token(binding)}
-        )
+        proof = bound_token(self.operator, binding)
+        return action.model_copy(update={"operator": self._credential().name, "proof": proof})
 
     async def _operator_update(
         self, update: str, act: OperatorAct, action: OperatorAction, result: type
     ) -> Any:
         """The update on the saga, or, once it was killed, on its recovery (which parks as the
-        saga would); each with a token bound to it."""
-        self._credential()
+        saga would); each with a token bound to it. A token the operator got for the recovery
+        goes to the recovery at once."""
+        recovery = recovery_id(self.saga_id)
         try:
-            signed = self._signed(action, act, self.workflow.id)
+            signed = self._signed(action, act, self.saga_id)
+        except OperatorRefusedError as unbound:
+            try:
+                signed = self._signed(action, act, recovery)
+            except OperatorRefusedError:
+                raise unbound from None
+            return await self._update_recovery(update, signed, result)
+        try:
             return await _update(self.workflow, update, signed, result)
         except RPCError as err:
             if err.status is not RPCStatusCode.NOT_FOUND:
                 raise
+        return await self._update_recovery(update, self._signed(action, act, recovery), result)
+
+    async def _update_recovery(self, update: str, action: OperatorAction, result: type) -> Any:
         recovery = self.temporal.get_workflow_handle(recovery_id(self.saga_id))
         try:
-            signed = self._signed(action, act, recovery.id)
-            return await _update(recovery, update, signed, result)
+            return await _update(recovery, update, action, result)
         except RPCError as err:
             if err.status is RPCStatusCode.NOT_FOUND:
                 raise NotParkedError(f"saga {self.saga_id} is closed or unknown") from err

@@ -98,8 +98,11 @@ def test_on_a_dev_stack_without_a_configured_operator_the_os_user_signs_in(
 async def test_without_a_token_or_a_dev_identity_an_operator_action_is_refused() -> None:
     saga = configured_client().saga("transfer", "k")
 
-    with pytest.raises(OperatorRefusedError, match="FUNDSAGA_OPERATOR_TOKEN"):
+    with pytest.raises(OperatorRefusedError, match="FUNDSAGA_OPERATOR_TOKEN") as refused:
         await saga.retry("fixed")
+
+    requested = json.loads(str(refused.value).split("authorization_details=")[1].split(" (or")[0])
+    assert requested == [RETRY_K.authorization_detail()]
 
 
 def test_the_dev_signing_key_is_readable_by_its_owner_only(tmp_path: Path) -> None:
