@@ -15,6 +15,7 @@ from typing import Any
 import jwt
 import pytest
 import sqlalchemy
+from temporalio.api.enums.v1 import EventType
 from temporalio.client import WorkflowHandle, WorkflowHistory, WorkflowUpdateFailedError
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import WorkflowEnvironment
@@ -23,6 +24,7 @@ from sagas import SagaStatus
 from sagas.audit import AuditStore
 from sagas.client import DevIdentityProvider, SagaHandle
 from sagas.engine import (
+    APPROVE_FUNDING_UPDATE,
     APPROVE_UPDATE,
     OPERATOR_ACTION_WORKFLOW,
     OPERATOR_VERIFIED_UPDATE,
@@ -30,15 +32,17 @@ from sagas.engine import (
     RETRY_UPDATE,
     AccountStatusCall,
     AuditKind,
+    FundingApproval,
     OperatorAct,
     OperatorAction,
     OperatorActionRequest,
     OperatorBinding,
     OperatorRole,
+    funding_proposal,
 )
 from sagas.ledger import Ledger
-from sagas.testing import dev_identity, kit_operator, kit_token
-from tests.e2e.conftest import TemporalCli
+from sagas.testing import assert_eventually, dev_identity, kit_operator, kit_token
+from tests.e2e.conftest import TemporalCli, eur
 from tests.e2e.test_operator import PARKING_FAULTS, fast_client, park_one, worker
 
 
@@ -444,3 +448,59 @@ async def test_a_spent_token_is_refused_on_a_new_run_of_its_own_workflow(
     assert result == {}
     assert [r.kind for r in audit_store.records(saga_id="alice")] == records_before
     assert funded.account("alice").status.value == "active"
+
+
+async def test_a_funding_approval_is_checked_before_it_touches_the_funding_s_history(
+    dev_env: WorkflowEnvironment,
+    cli_task_queue: str,
+    funded: Ledger,
+    audit_store: AuditStore,
+) -> None:
+    """Money is created only by an approver whose token is bound to this very proposal: the
+    proposer's token copied from the history, a token for another proposal, the proposer's own
+    approval and a token-less one are refused with no event, then another operator funds."""
+    before_balance = funded.account("alice").balance
+    async with worker(dev_env, cli_task_queue, funded, audit_store, ""):
+        ana = fast_client(dev_env, cli_task_queue, funded, "ana").operator_actions()
+        funding = await ana.propose_funding("alice", eur("5000.00"), "opening")
+        handle = dev_env.client.get_workflow_handle(funding)
+        copied = proof_at_start(await handle.fetch_history())["proof"]
+        digest = funding_proposal(await ana.funding(funding))
+        approve = OperatorBinding(workflow_id=funding, action=OperatorAct.APPROVE, proposal=digest)
+        events_before = await assert_eventually(lambda: awaiting_approval(handle, audit_store))
+        attempts = {
+            "copied-proposal-token": copied,
+            "no-token": "",
+            "another-proposal": kit_token("bob", approve.model_copy(update={"proposal": "0" * 64})),
+            "unbound": dev_identity().mint("bob"),
+            "proposer-approves": kit_token("ana", approve),
+        }
+        refusals = {
+            name: await refusal(handle, APPROVE_FUNDING_UPDATE, FundingApproval(proof=proof))
+            for name, proof in attempts.items()
+        }
+        events_after = len((await handle.fetch_history()).events)
+        balance_while_refused = funded.account("alice").balance
+        approved = (
+            await fast_client(dev_env, cli_task_queue, funded, "bob")
+            .operator_actions()
+            .approve_funding(funding, "checked")
+        )
+
+    assert events_after == events_before, refusals
+    assert balance_while_refused == before_balance
+    assert refusals["copied-proposal-token"].endswith("it was already used for an action")
+    assert "needs a proof of identity" in refusals["no-token"]
+    assert "of proposal 0000" in refusals["another-proposal"]
+    assert "bound to exactly one action" in refusals["unbound"]
+    assert refusals["proposer-approves"].startswith("SameOperatorError: ana proposed")
+    assert approved.status.value == "FUNDED"
+    assert funded.account("alice").balance == before_balance + eur("5000.00")
+
+
+async def awaiting_approval(handle: WorkflowHandle[Any, Any], store: AuditStore) -> int:
+    """The funding's event count once it recorded its proposal and sits waiting for approval."""
+    assert [r.kind for r in store.records(saga_id=handle.id)] == ["funding_proposed"]
+    events = (await handle.fetch_history()).events
+    assert events[-1].event_type == EventType.EVENT_TYPE_TIMER_STARTED  # the wait for approval
+    return len(events)
