@@ -7,16 +7,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from temporalio import activity
-from temporalio.exceptions import ApplicationError
 
 from sagas.engine import (
     OPERATOR_IDENTITY_ACTIVITY,
     OperatorTokenCheck,
     ProofCheck,
     VerifiedOperator,
+    refused_on_worker,
     verify_on_worker,
 )
-from sagas.foundations import OperatorRefusedError
 from sagas.ledger import TokenSpend
 
 SpendToken = Callable[[TokenSpend], TokenSpend | None]
@@ -46,10 +45,9 @@ class OperatorIdentityActivity:
         )
         earlier = self.spend(spend)
         if earlier is not None:
-            raise ApplicationError(
+            raise refused_on_worker(
+                request.role,
                 f"access token refused: it was already used ({earlier.action} on "
                 f"{earlier.workflow_id}); a token is good for one action",
-                type=OperatorRefusedError.__name__,
-                non_retryable=True,
             )
         return operator

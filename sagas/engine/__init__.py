@@ -111,6 +111,7 @@ from sagas.engine._operator_identity import (
     ProofCheck,
     VerifiedOperator,
     operator_refused,
+    refused_on_worker,
     verified_operator,
     verify_on_worker,
 )
@@ -411,6 +412,7 @@ __all__ = [
     "read_retry_specs",
     "receipt_of",
     "recovery_id",
+    "refused_on_worker",
     "register_recoverable",
     "resolution_id",
     "resolution_proposal",

@@ -157,22 +157,23 @@ def verify_on_worker(check: OperatorTokenCheck | None, request: ProofCheck) -> V
     """The identity activity's body: an ApplicationError the saga reads as a refusal, or a
     retryable one while the identity provider's keys are unreachable."""
     if check is None:
-        operator_action_refused(request.role.value)
-        raise ApplicationError(
+        raise refused_on_worker(
+            request.role,
             "this worker trusts no identity provider (FUNDSAGA_OPERATOR_JWKS): "
             "operator actions are refused",
-            type=OperatorRefusedError.__name__,
-            non_retryable=True,
         )
     try:
         return check.verify(request)
     except OperatorRefusedError as err:
-        operator_action_refused(request.role.value)
-        raise ApplicationError(
-            str(err), type=OperatorRefusedError.__name__, non_retryable=True
-        ) from err
+        raise refused_on_worker(request.role, str(err)) from err
     except JwksUnavailableError as err:
         raise ApplicationError(str(err), type=JwksUnavailableError.__name__) from err
+
+
+def refused_on_worker(role: OperatorRole, message: str) -> ApplicationError:
+    """The identity activity's refusal, counted: the saga reads it as OperatorRefusedError."""
+    operator_action_refused(role.value)
+    return ApplicationError(message, type=OperatorRefusedError.__name__, non_retryable=True)
 
 
 def operator_refused(

@@ -385,6 +385,7 @@ PUBLIC = {
         "ProofCheck",
         "VerifiedOperator",
         "verify_on_worker",
+        "refused_on_worker",
         "AUTHORIZATION_DETAILS_CLAIM",
         "OPERATOR_ACTION_DETAIL",
         "OperatorAct",
