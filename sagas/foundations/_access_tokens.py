@@ -79,7 +79,8 @@ class HeldJwks:
         self.source = source
         self._keys: dict[str | None, Any] = {}
         self._lock = threading.Lock()
-        self._last_refresh = 0.0
+        self._last_refresh = -REFRESH_SPACING_SECONDS
+        """When a token last asked for a refresh (monotonic): the first miss refreshes at once."""
         self._refresher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="jwks-refresh")
         try:
             self.refresh()
@@ -88,7 +89,6 @@ class HeldJwks:
 
     def refresh(self) -> None:
         """Read the keys again from the source (I/O); JwksUnavailableError if it cannot."""
-        self._last_refresh = time.monotonic()
         try:
             document = json.loads(self._read())
             keys = jwt.PyJWKSet.from_dict(document).keys

@@ -21,6 +21,7 @@ from sagas.engine import (
     VerifiedOperator,
 )
 from sagas.foundations import OperatorRefusedError
+from sagas.testing import assert_eventually
 
 APPROVE_P1 = OperatorBinding(workflow_id="transfer-K1", action=OperatorAct.APPROVE, proposal="p1")
 
@@ -231,3 +232,23 @@ def test_a_key_the_worker_does_not_hold_is_refused_without_reading_the_jwks_then
     assert verify(check, bound(provider, "ana"), OperatorRole.APPROVER).name == "ana"
     with pytest.raises(OperatorRefusedError, match="no signing key"):
         verify(check, bound(forger, "ana"), OperatorRole.APPROVER)
+
+
+async def test_a_rotated_key_is_read_in_the_background_then_accepted(
+    provider: DevIdentityProvider, tmp_path: Path
+) -> None:
+    check = provider.check()
+    rotated = DevIdentityProvider(tmp_path / "rotated")  # the provider's next signing key
+    provider.jwks_path.write_text(rotated.jwks_path.read_text())
+    token = bound(rotated, "ana")
+
+    with pytest.raises(OperatorRefusedError, match="read again in the background"):
+        verify(check, token, OperatorRole.APPROVER)
+
+    def once_read() -> VerifiedOperator:
+        try:
+            return verify(check, token, OperatorRole.APPROVER)
+        except OperatorRefusedError as refused:
+            raise AssertionError(str(refused)) from refused
+
+    assert (await assert_eventually(once_read)).name == "ana"
