@@ -12,9 +12,14 @@ from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
 from activities.retry_specs import RetrySpecsActivity
-from sagas.engine import RetrySpecsSource, read_retry_specs
+from sagas.engine import RetrySpecsSource, read_retry_specs, trust_operators
 from sagas.registry import workflow_type_name
-from sagas.testing import dev_server_environment, new_task_queue, time_skipping_environment
+from sagas.testing import (
+    dev_identity,
+    dev_server_environment,
+    new_task_queue,
+    time_skipping_environment,
+)
 
 __all__ = ["new_task_queue", "worker_for", "workflow_name"]
 
@@ -45,7 +50,9 @@ def worker_for(
 ) -> Worker:
     """A worker of `workflows` and `activities` as `build_worker` makes one: with the file
     `retry_specs` its sagas ask the retry-specs activity first; without one (the default) they
-    run with their code's specs, recorded as a patch marker."""
+    run with their code's specs, recorded as a patch marker. Its updates' validators trust the
+    kit's identity provider."""
+    trust_operators(task_queue, dev_identity().check())
     return Worker(
         env.client,
         task_queue=task_queue,

@@ -37,10 +37,15 @@ with workflow.unsafe.imports_passed_through():
         FundingRequest,
         FundingStatus,
         FundingView,
+        OperatorAct,
         OperatorActionRequest,
+        OperatorBinding,
         OperatorRole,
         VerifiedOperator,
+        funding_proposal,
         operator_refused,
+        token_digest,
+        validated_operator,
         verified_operator,
         write_audit_record,
     )
@@ -55,21 +60,26 @@ LEDGER_RETRY = RetryPolicy(maximum_interval=timedelta(minutes=1))
 
 class VerifiedFirst:
     """The proof of the operator who starts the workflow is checked before anything else; the
-    caller learns the outcome through the `operator_verified` update."""
+    caller learns the outcome through the `operator_verified` update. The token must be bound
+    to this workflow and `act` (the identity activity checks it and spends its `jti`); approvals
+    that arrive later as updates are checked in their validator (`validate_approval`)."""
 
     def __init__(self) -> None:
         self._identity: VerifiedOperator | None = None
         self._refusal: str | None = None
         self._told = False
+        self._spent: set[str] = set()
 
     async def _verify(
-        self, proof: str, role: OperatorRole, refusal: str | None = None
+        self, proof: str, role: OperatorRole, act: str, refusal: str | None = None
     ) -> VerifiedOperator | None:
-        """The verified operator; None, once the caller heard why, when the request is refused
-        (`refusal`) or the proof is."""
+        """The verified operator, whose token is bound to `act` on this workflow; None, once
+        the caller heard why, when the request is refused (`refusal`) or the proof is."""
         if refusal is None:
+            binding = OperatorBinding(workflow_id=workflow.info().workflow_id, action=act)
+            self._spent.add(token_digest(proof))
             try:
-                self._identity = await verified_operator(proof, role)
+                self._identity = await verified_operator(proof, role, binding)
             except ApplicationError as err:  # the refusal, for the caller's update
                 refusal = err.message
         if refusal is not None:
@@ -101,7 +111,9 @@ class OperatorActionWorkflow(VerifiedFirst):
 
     @workflow.run
     async def run(self, request: OperatorActionRequest) -> dict[str, JsonValue]:
-        identity = await self._verify(request.proof, OperatorRole.OPERATOR, request.refusal())
+        identity = await self._verify(
+            request.proof, OperatorRole.OPERATOR, request.kind.value, request.refusal()
+        )
         if identity is None:
             return {}
         if request.account_status is not None:
@@ -166,7 +178,7 @@ class FundingWorkflow(VerifiedFirst):
             currency=request.currency,
             status=FundingStatus.AWAITING_APPROVAL,
         )
-        maker = await self._verify(request.proof, OperatorRole.OPERATOR)
+        maker = await self._verify(request.proof, OperatorRole.OPERATOR, OperatorAct.PROPOSE)
         if maker is None:
             view.status = FundingStatus.REFUSED
             return view
@@ -204,9 +216,16 @@ class FundingWorkflow(VerifiedFirst):
         """Approve the proposal, as an operator with the approver role other than its maker;
         returns the view once the entry is posted."""
         view = self._view
-        await approve_proposal(view, approval.proof, "funding")
+        await approve_proposal(view, approval.proof, self._proposal(), self._spent, "funding")
         assert view is not None
         return view
+
+    @approve.validator
+    def _validate_approve(self, approval: FundingApproval) -> None:
+        validate_approval(self._view, approval.proof, self._proposal(), self._spent, "funding")
+
+    def _proposal(self) -> str:
+        return funding_proposal(self._view) if self._view is not None else ""
 
     async def _record(
         self, kind: AuditKind, facts: dict[str, JsonValue], by: VerifiedOperator | None
@@ -224,15 +243,48 @@ class Proposal(Protocol):
     approved_by: VerifiedOperator | None
 
 
+def validate_approval(
+    proposal: Proposal | None,
+    proof: str,
+    digest: str,
+    spent: set[str],
+    what: str,
+    also_distinct_from: Sequence[VerifiedOperator] = (),
+) -> VerifiedOperator:
+    """In an approval's validator: the approver `proof` proves, its token bound to approving
+    the proposal with this `digest`; refused (leaving no event) while the proposal is not
+    awaiting approval, or when the approver is its proposer or one of `also_distinct_from`."""
+    checker = validated_operator(proof, OperatorRole.APPROVER, _approval(digest), spent)
+    _check_approver(proposal, checker, what, also_distinct_from)
+    return checker
+
+
 async def approve_proposal(
     proposal: Proposal | None,
     proof: str,
+    digest: str,
+    spent: set[str],
     what: str,
     also_distinct_from: Sequence[VerifiedOperator] = (),
 ) -> None:
-    """Take the operator `proof` verifies, with the approver role and neither the proposer nor
-    any of `also_distinct_from`, as the proposal's approver; return once it is carried out."""
-    checker = await verified_operator(proof, OperatorRole.APPROVER)
+    """Take the operator `proof` verifies (the validator checked it; the identity activity
+    spends it), with the approver role and neither the proposer nor any of
+    `also_distinct_from`, as the approver of the proposal with this `digest`; return once the
+    proposal is carried out."""
+    spent.add(token_digest(proof))
+    checker = await verified_operator(proof, OperatorRole.APPROVER, _approval(digest))
+    _check_approver(proposal, checker, what, also_distinct_from)
+    assert proposal is not None  # _check_approver refuses a missing proposal
+    proposal.approved_by = checker
+    await workflow.wait_condition(lambda: proposal.status is not FundingStatus.AWAITING_APPROVAL)
+
+
+def _check_approver(
+    proposal: Proposal | None,
+    checker: VerifiedOperator,
+    what: str,
+    also_distinct_from: Sequence[VerifiedOperator],
+) -> None:
     awaiting = proposal is not None and proposal.status is FundingStatus.AWAITING_APPROVAL
     if proposal is None or not awaiting or proposal.proposed_by is None or proposal.approved_by:
         raise operator_refused(f"the {what} is not awaiting approval")
@@ -245,8 +297,12 @@ async def approve_proposal(
             f"{checker.name} approved this {what}'s excess: another operator approves",
             "SameOperatorError",
         )
-    proposal.approved_by = checker
-    await workflow.wait_condition(lambda: proposal.status is not FundingStatus.AWAITING_APPROVAL)
+
+
+def _approval(digest: str) -> OperatorBinding:
+    return OperatorBinding(
+        workflow_id=workflow.info().workflow_id, action=OperatorAct.APPROVE, proposal=digest
+    )
 
 
 async def record_by(

@@ -22,11 +22,16 @@ with workflow.unsafe.imports_passed_through():
         BreakResolutionCall,
         BreakResolutionRequest,
         FundingStatus,
+        OperatorAct,
+        OperatorBinding,
         OperatorRole,
         ResolutionApproval,
         ResolutionView,
         VerifiedOperator,
         operator_refused,
+        resolution_proposal,
+        token_digest,
+        validated_operator,
         verified_operator,
     )
     from sagas.foundations import InvalidRequestError, SameOperatorError
@@ -38,6 +43,7 @@ with workflow.unsafe.imports_passed_through():
         approve_proposal,
         record_by,
         until,
+        validate_approval,
     )
 
 
@@ -59,7 +65,9 @@ class BreakResolutionWorkflow(VerifiedFirst):
             status=FundingStatus.AWAITING_APPROVAL,
         )
         bound, refusal = await self._bound(request)
-        maker = await self._verify(request.proof, OperatorRole.OPERATOR, refusal)
+        maker = await self._verify(
+            request.proof, OperatorRole.OPERATOR, OperatorAct.PROPOSE, refusal
+        )
         if maker is None or bound is None:
             view.status = FundingStatus.REFUSED
             return view
@@ -112,16 +120,62 @@ class BreakResolutionWorkflow(VerifiedFirst):
                 f"{view.break_id}`)",
                 InvalidRequestError.__name__,
             )
-        excess = [view.excess_approved_by] if view and view.excess_approved_by else []
-        await approve_proposal(view, approval.proof, "resolution", also_distinct_from=excess)
+        await approve_proposal(
+            view, approval.proof, self._proposal(), self._spent, "resolution", self._excess()
+        )
         assert view is not None
         return view
+
+    @approve.validator
+    def _validate_approve(self, approval: ResolutionApproval) -> None:
+        self._refuse_unapproved_excess()
+        validate_approval(
+            self._view, approval.proof, self._proposal(), self._spent, "resolution", self._excess()
+        )
+
+    def _refuse_unapproved_excess(self) -> None:
+        view = self._view
+        if view is not None and view.exceeds_difference and view.excess_approved_by is None:
+            raise operator_refused(
+                f"adjustment: {_adjustment_text(view)} is beyond the break's difference "
+                f"({view.break_difference or 'none in one currency'}): an operator with the "
+                f"treasury role approves the excess first (`fundsaga reconcile approve-excess "
+                f"{view.break_id}`)",
+                InvalidRequestError.__name__,
+            )
+
+    def _excess(self) -> list[VerifiedOperator]:
+        view = self._view
+        return [view.excess_approved_by] if view and view.excess_approved_by else []
+
+    def _proposal(self) -> str:
+        return resolution_proposal(self._view) if self._view is not None else ""
 
     @workflow.update(name=APPROVE_EXCESS_UPDATE)
     async def approve_excess(self, approval: ResolutionApproval) -> ResolutionView:
         """Approve an adjustment beyond the break's difference, as an operator with the treasury
         role other than the proposer; the resolution still needs its approver's approval."""
-        treasurer = await verified_operator(approval.proof, OperatorRole.TREASURY)
+        self._spent.add(token_digest(approval.proof))
+        treasurer = await verified_operator(
+            approval.proof, OperatorRole.TREASURY, self._excess_binding()
+        )
+        self._check_treasurer(treasurer)
+        view = self._view
+        assert view is not None  # _check_treasurer refuses without a proposal
+        self._excess_taken = True
+        # Recorded before the approver may act on it: the records keep the order of the acts.
+        await self._record(AuditKind.BREAK_EXCESS_APPROVED, self._facts(), treasurer)
+        view.excess_approved_by = treasurer
+        return view
+
+    @approve_excess.validator
+    def _validate_approve_excess(self, approval: ResolutionApproval) -> None:
+        treasurer = validated_operator(
+            approval.proof, OperatorRole.TREASURY, self._excess_binding(), self._spent
+        )
+        self._check_treasurer(treasurer)
+
+    def _check_treasurer(self, treasurer: VerifiedOperator) -> None:
         view = self._view
         if view is None or view.proposed_by is None or not view.exceeds_difference:
             raise operator_refused("no adjustment beyond its break's difference awaits approval")
@@ -132,11 +186,13 @@ class BreakResolutionWorkflow(VerifiedFirst):
                 f"{treasurer.name} proposed this resolution: another operator approves the excess",
                 SameOperatorError.__name__,
             )
-        self._excess_taken = True
-        # Recorded before the approver may act on it: the records keep the order of the acts.
-        await self._record(AuditKind.BREAK_EXCESS_APPROVED, self._facts(), treasurer)
-        view.excess_approved_by = treasurer
-        return view
+
+    def _excess_binding(self) -> OperatorBinding:
+        return OperatorBinding(
+            workflow_id=workflow.info().workflow_id,
+            action=OperatorAct.APPROVE_EXCESS,
+            proposal=self._proposal(),
+        )
 
     async def _bound(
         self, request: BreakResolutionRequest

@@ -42,7 +42,9 @@ _SUBJECTS = {
 class StatementActionWorkflow(VerifiedFirst):
     @workflow.run
     async def run(self, request: StatementActionRequest) -> StatementOutcome:
-        operator = await self._verify(request.proof, OperatorRole.OPERATOR, request.refusal())
+        operator = await self._verify(
+            request.proof, OperatorRole.OPERATOR, request.act.audit_kind.value, request.refusal()
+        )
         if operator is None:
             return StatementOutcome(refused_type="OperatorRefusedError", refused=self._refusal)
         action_id = workflow.info().workflow_id

@@ -7,7 +7,7 @@ straight into the database (with no action, or an action whose record counts few
 finding.
 
 Revision ID: 2026_11_28_0015
-Revises: 2026_11_28_0013
+Revises: 2026_11_28_0014
 Create Date: 2026-11-28 16:00:00
 """
 
@@ -21,7 +21,7 @@ from alembic import op
 from sagas.foundations import DATABASE_WORKER_ROLE as WORKER
 
 revision: str = "2026_11_28_0015"
-down_revision: str | Sequence[str] | None = "2026_11_28_0013"
+down_revision: str | Sequence[str] | None = "2026_11_28_0014"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

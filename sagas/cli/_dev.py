@@ -44,7 +44,12 @@ from sagas.foundations import (
 )
 from sagas.reconcile import StatementRules
 from sagas.registry import SagaRegistry, load_registry
-from sagas.servers import serve_codec, start_dev_server
+from sagas.servers import (
+    DEV_CODEC_TOKEN_FILE,
+    new_dev_codec_token,
+    serve_codec,
+    start_dev_server,
+)
 from sagas.telemetry import configured_tracer_provider, metrics_runtime, tracing_interceptors
 from sagas.verify import anchor_head, writer_keys
 from sagas.worker import RunningActivities, announce_encryption, build_worker
@@ -142,21 +147,22 @@ async def serve_dev(
         runtime=None if no_worker else metrics_runtime(settings),
         interceptors=tracing_interceptors(configured_tracer_provider(settings)),
         data_converter=converter_for(payload_keys),
-        ui_codec_endpoint=codec_url,
+        ui_codec_endpoint=None,  # the UI's settings would show its token to any local user
         log_level=DEV_SERVER_LOG_LEVEL,
         own_group=True,
     )
     audit = invocation.audit(keys)
     async with env, AsyncExitStack() as stack:
         if payload_keys is not None:
-            token = settings.codec_server_token.get_secret_value()
+            token = dev_codec_token(settings)
             origins = [*settings.codec_server_origin_list, ui_url]
             stack.enter_context(
                 serve_codec(payload_keys, token, origins, "127.0.0.1", ports.codec_port)
             )
             print(
-                f"payloads encrypted under key {payload_keys.active_id!r}; the Web UI decodes "
-                f"them through the codec server at {codec_url}"
+                f"payloads encrypted under key {payload_keys.active_id!r}; the codec server at "
+                f"{codec_url} decodes them for the holder of its token: "
+                f"{codec_token_use(settings, codec_url)}"
             )
         if no_worker:
             print(f"no worker started; start one on task queue {settings.task_queue!r}")
@@ -280,6 +286,26 @@ def registry_and_faults(
     return registry, parse_faults(spec)
 
 
+def dev_codec_token(settings: Settings) -> str:
+    """FUNDSAGA_CODEC_SERVER_TOKEN; else a new one for this run, written 0600 under the dev home
+    (no token would let any local user decode the histories, operator tokens and all)."""
+    configured = settings.codec_server_token.get_secret_value()
+    if configured:
+        return configured
+    return new_dev_codec_token(DEFAULT_HOME).read_text()
+
+
+def codec_token_use(settings: Settings, codec_url: str | None) -> str:
+    """How the developer sends the dev codec server its token."""
+    if settings.codec_server_token.get_secret_value():
+        return "FUNDSAGA_CODEC_SERVER_TOKEN"
+    token_file = DEFAULT_HOME / DEV_CODEC_TOKEN_FILE
+    return (
+        f"`Authorization: Bearer $(cat {token_file})` (temporal --codec-auth), or in the Web "
+        f"UI's codec settings the endpoint {codec_url}/$(cat {token_file})"
+    )
+
+
 def worker_operator_check(settings: Settings) -> OperatorTokenCheck | None:
     """The identity provider a worker trusts for operator actions (FUNDSAGA_OPERATOR_JWKS)."""
     check = configured_operator_check(settings)
@@ -303,7 +329,7 @@ def dev_operator_check(settings: Settings) -> OperatorTokenCheck:
         f"operators sign in to the development identity provider at {provider.directory}: "
         "FUNDSAGA_OPERATOR names who acts"
     )
-    return provider.check()
+    return provider.check(timedelta(seconds=settings.operator_token_max_lifetime))
 
 
 def print_metrics_address(settings: Settings) -> None:

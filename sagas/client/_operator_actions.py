@@ -19,7 +19,7 @@ from temporalio.client import (
 from temporalio.exceptions import ApplicationError, FailureError
 from temporalio.service import RPCError, RPCStatusCode
 
-from sagas.client._operator_credentials import OperatorCredential, required_operator
+from sagas.client._operator_credentials import OperatorCredential, bound_token
 from sagas.engine import (
     ACTION_ABANDONED_SIGNAL,
     ACTION_TAKEN_SIGNAL,
@@ -39,12 +39,16 @@ from sagas.engine import (
     FundingApproval,
     FundingRequest,
     FundingView,
+    OperatorAct,
     OperatorActionRequest,
+    OperatorBinding,
     ResolutionApproval,
     ResolutionView,
     account_status_call,
     funding_id,
+    funding_proposal,
     resolution_id,
+    resolution_proposal,
 )
 from sagas.foundations import (
     FundsagaError,
@@ -65,23 +69,26 @@ class OperatorActions:
         self.task_queue = task_queue
         self.operator = operator
 
-    def _proof(self) -> str:
-        return required_operator(self.operator).token()
+    def _proof(self, workflow_id: str, act: str, proposal: str = "") -> str:
+        """A token for `act` on the workflow `workflow_id` (and, approving, `proposal`)."""
+        binding = OperatorBinding(workflow_id=workflow_id, action=act, proposal=proposal)
+        return bound_token(self.operator, binding)
 
     async def set_account_status(
         self, kind: AuditKind, account_id: str, note: str = ""
     ) -> dict[str, JsonValue]:
         """Freeze (ACCOUNT_FROZEN), unfreeze or close the account once the operator is
         verified; returns the account's facts as recorded."""
+        action_id = _action_id("account", account_id)
         request = OperatorActionRequest(
             kind=kind,
             subject_type="account",
             subject_id=account_id,
             note=note,
-            proof=self._proof(),
+            proof=self._proof(action_id, kind.value),
             account_status=account_status_call(kind, account_id),
         )
-        handle = await self._start_action(request)
+        handle = await self._start_action(action_id, request)
         result: dict[str, JsonValue] = await _result(handle)
         return result
 
@@ -95,15 +102,16 @@ class OperatorActions:
             currency=overdraft.currency.code,
             overdraft=overdraft.amount_text(),
         )
+        action_id = _action_id("account", account_id)
         request = OperatorActionRequest(
             kind=AuditKind.ACCOUNT_LIMIT_SET,
             subject_type="account",
             subject_id=account_id,
             note=note,
-            proof=self._proof(),
+            proof=self._proof(action_id, AuditKind.ACCOUNT_LIMIT_SET.value),
             account_limit=limit,
         )
-        handle = await self._start_action(request)
+        handle = await self._start_action(action_id, request)
         result: dict[str, JsonValue] = await _result(handle)
         return result
 
@@ -113,14 +121,15 @@ class OperatorActions:
     ) -> AsyncIterator[dict[str, JsonValue]]:
         """Verify the operator, let the caller act, then record the action with the details
         the caller put in the yielded dict. Nothing is recorded if the caller's action fails."""
+        action_id = _action_id(subject_type, subject_id)
         request = OperatorActionRequest(
             kind=kind,
             subject_type=subject_type,
             subject_id=subject_id,
             note=note,
-            proof=self._proof(),
+            proof=self._proof(action_id, kind.value),
         )
-        handle = await self._start_action(request)
+        handle = await self._start_action(action_id, request)
         details: dict[str, JsonValue] = {}
         try:
             yield details
@@ -142,7 +151,7 @@ class OperatorActions:
             amount=amount.amount_text(),
             currency=amount.currency.code,
             note=note,
-            proof=self._proof(),
+            proof=self._proof(funding_id(key), OperatorAct.PROPOSE),
         )
         handle = await self.temporal.start_workflow(
             FUNDING_WORKFLOW,
@@ -156,7 +165,9 @@ class OperatorActions:
 
     async def approve_funding(self, funding: str, note: str = "") -> FundingView:
         """Approve another operator's funding proposal; returns it once the entry is posted."""
-        approval = FundingApproval(note=note, proof=self._proof())
+        proposal = funding_proposal(await self.funding(funding))
+        proof = self._proof(funding, OperatorAct.APPROVE, proposal)
+        approval = FundingApproval(note=note, proof=proof)
         handle = self.temporal.get_workflow_handle(funding)
         missing = f"no funding {funding!r} awaiting approval"
         view: FundingView = await _approved(handle, APPROVE_FUNDING_UPDATE, approval, missing)
@@ -173,8 +184,9 @@ class OperatorActions:
     ) -> ResolutionView:
         """Propose to resolve a reconciliation break, with an adjusting entry if the ledger must
         change; another operator's `approve_resolution` applies it."""
+        proof = self._proof(resolution_id(break_id), OperatorAct.PROPOSE)
         request = BreakResolutionRequest(
-            break_id=break_id, note=note, adjustment=adjustment, proof=self._proof()
+            break_id=break_id, note=note, adjustment=adjustment, proof=proof
         )
         handle = await self.temporal.start_workflow(
             BREAK_RESOLUTION_WORKFLOW,
@@ -188,7 +200,9 @@ class OperatorActions:
 
     async def approve_resolution(self, break_id: int, note: str = "") -> ResolutionView:
         """Approve another operator's proposal; returns it once the break is resolved."""
-        approval = ResolutionApproval(note=note, proof=self._proof())
+        proposal = resolution_proposal(await self.resolution(break_id))
+        proof = self._proof(resolution_id(break_id), OperatorAct.APPROVE, proposal)
+        approval = ResolutionApproval(note=note, proof=proof)
         handle = self.temporal.get_workflow_handle(resolution_id(break_id))
         missing = f"no resolution of break {break_id} proposed"
         view: ResolutionView = await _approved(handle, APPROVE_RESOLUTION_UPDATE, approval, missing)
@@ -197,7 +211,9 @@ class OperatorActions:
     async def approve_excess(self, break_id: int, note: str = "") -> ResolutionView:
         """Approve, as an operator with the treasury role, a proposed adjustment beyond its
         break's difference; the resolution still waits for its approver."""
-        approval = ResolutionApproval(note=note, proof=self._proof())
+        proposal = resolution_proposal(await self.resolution(break_id))
+        proof = self._proof(resolution_id(break_id), OperatorAct.APPROVE_EXCESS, proposal)
+        approval = ResolutionApproval(note=note, proof=proof)
         handle = self.temporal.get_workflow_handle(resolution_id(break_id))
         missing = f"no resolution of break {break_id} proposed"
         view: ResolutionView = await _approved(handle, APPROVE_EXCESS_UPDATE, approval, missing)
@@ -209,16 +225,23 @@ class OperatorActions:
         view: ResolutionView = await _queried(handle, RESOLUTION_VIEW_QUERY, missing)
         return view
 
-    async def _start_action(self, request: OperatorActionRequest) -> WorkflowHandle[Any, Any]:
+    async def _start_action(
+        self, action_id: str, request: OperatorActionRequest
+    ) -> WorkflowHandle[Any, Any]:
         handle = await self.temporal.start_workflow(
             OPERATOR_ACTION_WORKFLOW,
             request,
-            id=f"{request.subject_type}-action-{request.subject_id}-{uuid.uuid4().hex[:12]}",
+            id=action_id,
             task_queue=self.task_queue,
             static_summary=f"{request.kind} {request.subject_id}",
         )
         await _verified(handle)
         return handle
+
+
+def _action_id(subject_type: str, subject_id: str) -> str:
+    """The workflow id of a fresh action on the subject: its token is bound to it."""
+    return f"{subject_type}-action-{subject_id}-{uuid.uuid4().hex[:12]}"
 
 
 async def _approved(

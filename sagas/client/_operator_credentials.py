@@ -1,8 +1,12 @@
-"""What an operator action carries as proof of who sends it: an access token.
+"""What an operator action carries as proof of who sends it: an access token bound to the
+action (an RFC 9396 authorization detail naming the workflow, the act and, for an approval,
+the proposal), used once.
 
-In production the token comes from the organisation's identity provider (FUNDSAGA_OPERATOR_TOKEN).
-`fundsaga dev`, the demo and the tests use a development identity provider instead: a signing
-key made at set-up, whose JWKS the development worker trusts and nothing else does.
+In production the token comes from the organisation's identity provider (FUNDSAGA_OPERATOR_TOKEN),
+requested with the authorization detail `OperatorBinding.authorization_detail()` gives (the
+refusal of a token bound to something else prints it). `fundsaga dev`, the demo and the tests
+use a development identity provider instead: a signing key made at set-up, whose JWKS the
+development worker trusts and nothing else does; it mints a bound token for every action.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import time
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Protocol
 
@@ -19,7 +24,14 @@ import jwt
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from sagas.engine import DEFAULT_ROLES_CLAIM, OperatorRole, OperatorTokenCheck
+from sagas.engine import (
+    AUTHORIZATION_DETAILS_CLAIM,
+    DEFAULT_MAX_TOKEN_LIFETIME,
+    DEFAULT_ROLES_CLAIM,
+    OperatorBinding,
+    OperatorRole,
+    OperatorTokenCheck,
+)
 from sagas.foundations import (
     AccessTokenCheck,
     InvalidRequestError,
@@ -44,8 +56,8 @@ class OperatorCredential(Protocol):
         """The operator's name as the caller sees it (the worker records the verified one)."""
         ...
 
-    def token(self) -> str:
-        """An access token to send with the next action."""
+    def token(self, binding: OperatorBinding) -> str:
+        """An access token for the one action `binding` names."""
         ...
 
 
@@ -63,7 +75,20 @@ class AccessToken:
             return "(unreadable token)"
         return str(claims.get("preferred_username") or claims.get("sub") or "(no subject)")
 
-    def token(self) -> str:
+    def token(self, binding: OperatorBinding) -> str:
+        """The token, if it is bound to `binding`; else OperatorRefusedError saying which
+        authorization detail to request from the identity provider (nothing is sent)."""
+        try:
+            claims = jwt.decode(self.value, options={"verify_signature": False})
+        except jwt.PyJWTError as err:
+            raise OperatorRefusedError(f"FUNDSAGA_OPERATOR_TOKEN is no JWT: {err}") from err
+        unbound = binding.refusal(claims)
+        if unbound is not None:
+            detail = json.dumps([binding.authorization_detail()])
+            raise OperatorRefusedError(
+                f"FUNDSAGA_OPERATOR_TOKEN is not for this action ({unbound}): request a token "
+                f"from your identity provider with {AUTHORIZATION_DETAILS_CLAIM}={detail}"
+            )
         return self.value
 
 
@@ -96,19 +121,30 @@ class DevIdentityProvider:
         public |= {"kid": uuid.uuid4().hex[:16], "use": "sig", "alg": "ES256"}
         self.jwks_path.write_text(json.dumps({"keys": [public]}, indent=2))
 
-    def mint(self, name: str, roles: Iterable[OperatorRole] = ALL_ROLES) -> str:
-        """A token naming `name` (as `sub` and `preferred_username`) with `roles`."""
-        now = int(time.time())
-        claims = {
+    def mint(
+        self,
+        name: str,
+        roles: Iterable[OperatorRole] = ALL_ROLES,
+        binding: OperatorBinding | None = None,
+        lifetime: timedelta = timedelta(seconds=DEV_TOKEN_SECONDS),
+        issued_at: datetime | None = None,
+    ) -> str:
+        """A token naming `name` (as `sub` and `preferred_username`) with `roles`, bound to
+        `binding` (unbound, it authorises no action: tests forge with it), issued at
+        `issued_at` (a time-skipping test server's time) or now."""
+        now = int(issued_at.timestamp() if issued_at is not None else time.time())
+        claims: dict[str, object] = {
             "iss": DEV_ISSUER,
             "aud": DEV_AUDIENCE,
             "sub": name,
             "preferred_username": name,
             DEFAULT_ROLES_CLAIM: [role.value for role in roles],
             "iat": now,
-            "exp": now + DEV_TOKEN_SECONDS,
+            "exp": now + int(lifetime.total_seconds()),
             "jti": uuid.uuid4().hex,
         }
+        if binding is not None:
+            claims[AUTHORIZATION_DETAILS_CLAIM] = [binding.authorization_detail()]
         return self.sign(claims)
 
     def sign(self, claims: dict[str, object]) -> str:
@@ -118,9 +154,10 @@ class DevIdentityProvider:
     def operator(self, name: str, roles: Iterable[OperatorRole] = ALL_ROLES) -> DevOperator:
         return DevOperator(name, self, tuple(roles))
 
-    def check(self) -> OperatorTokenCheck:
-        """What a worker that trusts this provider checks tokens with."""
-        return OperatorTokenCheck(AccessTokenCheck(str(self.jwks_path), DEV_AUDIENCE, DEV_ISSUER))
+    def check(self, max_lifetime: timedelta = DEFAULT_MAX_TOKEN_LIFETIME) -> OperatorTokenCheck:
+        """What a worker that trusts this provider checks tokens with (its keys held)."""
+        tokens = AccessTokenCheck(str(self.jwks_path), DEV_AUDIENCE, DEV_ISSUER, held=True)
+        return OperatorTokenCheck(tokens, max_lifetime=max_lifetime)
 
 
 @dataclass(frozen=True)
@@ -130,9 +167,12 @@ class DevOperator:
     name: str
     provider: DevIdentityProvider
     roles: tuple[OperatorRole, ...] = ALL_ROLES
+    issued_at: datetime | None = None
+    """When its tokens are issued: None is now; a time-skipping test server's time when its
+    workflows, which judge expiry by their own clock, run ahead of this host's."""
 
-    def token(self) -> str:
-        return self.provider.mint(self.name, self.roles)
+    def token(self, binding: OperatorBinding) -> str:
+        return self.provider.mint(self.name, self.roles, binding, issued_at=self.issued_at)
 
 
 def required_operator(operator: OperatorCredential | None) -> OperatorCredential:
@@ -143,6 +183,19 @@ def required_operator(operator: OperatorCredential | None) -> OperatorCredential
             "(or, on `fundsaga dev`, FUNDSAGA_OPERATOR to your name)"
         )
     return operator
+
+
+def bound_token(operator: OperatorCredential | None, binding: OperatorBinding) -> str:
+    """`operator`'s token for the one action `binding` names; OperatorRefusedError saying which
+    authorization detail to request when there is no operator."""
+    if operator is None:
+        detail = json.dumps([binding.authorization_detail()])
+        raise OperatorRefusedError(
+            "no operator identity: set FUNDSAGA_OPERATOR_TOKEN to an access token from your "
+            f"identity provider with {AUTHORIZATION_DETAILS_CLAIM}={detail} (or, on "
+            "`fundsaga dev`, FUNDSAGA_OPERATOR to your name)"
+        )
+    return operator.token(binding)
 
 
 def configured_operator(settings: Settings) -> OperatorCredential | None:
@@ -166,5 +219,9 @@ def configured_operator_check(settings: Settings) -> OperatorTokenCheck | None:
         ("FUNDSAGA_OPERATOR_JWKS", settings.operator_jwks),
         ("FUNDSAGA_OPERATOR_AUDIENCE", settings.operator_audience),
         ("FUNDSAGA_OPERATOR_ISSUER", settings.operator_issuer),
+        held=True,
     )
-    return None if tokens is None else OperatorTokenCheck(tokens, settings.operator_roles_claim)
+    if tokens is None:
+        return None
+    lifetime = timedelta(seconds=settings.operator_token_max_lifetime)
+    return OperatorTokenCheck(tokens, settings.operator_roles_claim, lifetime)

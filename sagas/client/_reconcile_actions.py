@@ -12,7 +12,8 @@ from temporalio.common import WorkflowIDReusePolicy
 from temporalio.exceptions import ApplicationError
 
 from sagas.client._operator_actions import OperatorActions, _refusal, _result, _verified
-from sagas.client._operator_credentials import required_operator
+from sagas.client._operator_credentials import bound_token, required_operator
+from sagas.engine import OperatorBinding
 from sagas.reconcile import (
     DEFAULT_MAX_BYTES,
     STATEMENT_ACTION_PREFIX,
@@ -72,10 +73,12 @@ class ReconcileActions:
         break_id: int | None = None,
         evidence: str = "",
     ) -> dict[str, JsonValue]:
+        workflow_id = f"{STATEMENT_ACTION_PREFIX}{act}-{uuid.uuid4().hex}"
+        binding = OperatorBinding(workflow_id=workflow_id, action=act.audit_kind.value)
         request = StatementActionRequest(
             act=act,
             note=note,
-            proof=required_operator(self.actions.operator).token(),
+            proof=bound_token(required_operator(self.actions.operator), binding),
             upload=upload,
             break_id=break_id,
             evidence=evidence,
@@ -85,7 +88,7 @@ class ReconcileActions:
         ] = await self.actions.temporal.start_workflow(
             STATEMENT_ACTION_WORKFLOW,
             request,
-            id=f"{STATEMENT_ACTION_PREFIX}{act}-{uuid.uuid4().hex}",
+            id=workflow_id,
             task_queue=self.actions.task_queue,
             id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
             result_type=StatementOutcome,

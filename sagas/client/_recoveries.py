@@ -23,7 +23,11 @@ from temporalio.common import (
 from temporalio.exceptions import ApplicationError, WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
-from sagas.client._operator_credentials import OperatorCredential, required_operator
+from sagas.client._operator_credentials import (
+    OperatorCredential,
+    bound_token,
+    required_operator,
+)
 from sagas.engine import (
     APPROVE_RECOVERY_UPDATE,
     KILLED_EXECUTION_STATUSES,
@@ -35,6 +39,8 @@ from sagas.engine import (
     SAGA_TYPE,
     VIEW_QUERY,
     KilledSaga,
+    OperatorAct,
+    OperatorBinding,
     RecoveryDecision,
     RecoveryView,
     RunClaim,
@@ -253,15 +259,17 @@ class SagaRecoveries:
         """Propose the recovery of the killed saga (found now if the collector has not yet);
         returns the proposal id that another operator's `approve` names."""
         await self._ensure_open(saga_id)
+        proof = self._proof(saga_id, OperatorAct.PROPOSE_RECOVERY)
         proposal_id: str = await self._decide(
-            PROPOSE_RECOVERY_UPDATE, saga_id, RecoveryDecision(note=note, proof=self._proof()), str
+            PROPOSE_RECOVERY_UPDATE, saga_id, RecoveryDecision(note=note, proof=proof), str
         )
         return proposal_id
 
     async def approve(self, saga_id: str, proposal_id: str, note: str = "") -> SagaStatus:
         """Approve another operator's proposal: the recovery runs; returns the saga's status
         once it closed it (or parked on a compensation or step that needs an operator)."""
-        decision = RecoveryDecision(note=note, proposal_id=proposal_id, proof=self._proof())
+        proof = self._proof(saga_id, OperatorAct.APPROVE_RECOVERY, proposal_id)
+        decision = RecoveryDecision(note=note, proposal_id=proposal_id, proof=proof)
         status: SagaStatus = await self._decide(
             APPROVE_RECOVERY_UPDATE, saga_id, decision, SagaStatus
         )
@@ -287,8 +295,10 @@ class SagaRecoveries:
         """Who this client's recovery decisions are by, as its credential names them."""
         return required_operator(self.operator).name
 
-    def _proof(self) -> str:
-        return required_operator(self.operator).token()
+    def _proof(self, saga_id: str, act: OperatorAct, proposal: str = "") -> str:
+        """A token for `act` on the saga's recovery (approving: of `proposal`)."""
+        binding = OperatorBinding(workflow_id=recovery_id(saga_id), action=act, proposal=proposal)
+        return bound_token(self.operator, binding)
 
     async def _decide(
         self, update: str, saga_id: str, decision: RecoveryDecision, result: type

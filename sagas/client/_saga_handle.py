@@ -22,14 +22,20 @@ from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError, RPCStatusCode
 
 from sagas.client._launch import shown_status
-from sagas.client._operator_credentials import OperatorCredential, required_operator
+from sagas.client._operator_credentials import (
+    OperatorCredential,
+    bound_token,
+    required_operator,
+)
 from sagas.engine import (
     APPROVE_UPDATE,
     EVENT_SIGNAL,
     PROPOSE_UPDATE,
     RETRY_UPDATE,
     VIEW_QUERY,
+    OperatorAct,
     OperatorAction,
+    OperatorBinding,
     SagaEvent,
     SagaOutcome,
     SagaStatus,
@@ -195,15 +201,19 @@ class SagaHandle:
 
     async def retry(self, note: str = "") -> SagaStatus:
         """Run the parked compensation (or step) again; one operator is enough."""
+        action = OperatorAction(note=note)
         status: SagaStatus = await self._operator_update(
-            RETRY_UPDATE, self._action(note), SagaStatus
+            RETRY_UPDATE, OperatorAct.RETRY, action, SagaStatus
         )
         return status
 
     async def propose(self, note: str) -> str:
         """Propose that what the saga is parked on was done by hand; returns the proposal id
         another operator's `approve` names."""
-        proposal_id: str = await self._operator_update(PROPOSE_UPDATE, self._action(note), str)
+        action = OperatorAction(note=note)
+        proposal_id: str = await self._operator_update(
+            PROPOSE_UPDATE, OperatorAct.PROPOSE, action, str
+        )
         return proposal_id
 
     async def approve(self, proposal_id: str, note: str = "") -> SagaStatus:
@@ -212,8 +222,10 @@ class SagaHandle:
         Raises SameOperatorError for the proposer's own approval, ProposalStaleError when the
         proposal is not the saga's open one or the saga changed since it was made.
         """
-        action = self._action(note).model_copy(update={"proposal_id": proposal_id})
-        status: SagaStatus = await self._operator_update(APPROVE_UPDATE, action, SagaStatus)
+        action = OperatorAction(note=note, proposal_id=proposal_id)
+        status: SagaStatus = await self._operator_update(
+            APPROVE_UPDATE, OperatorAct.APPROVE, action, SagaStatus
+        )
         return status
 
     @property
@@ -224,18 +236,36 @@ class SagaHandle:
     def _credential(self) -> OperatorCredential:
         return required_operator(self.operator)
 
-    def _action(self, note: str) -> OperatorAction:
-        credential = self._credential()
-        return OperatorAction(operator=credential.name, note=note, proof=credential.token())
+    def _signed(self, action: OperatorAction, act: OperatorAct, workflow_id: str) -> OperatorAction:
+        """`action` with a token bound to `act` on the workflow `workflow_id`."""
+        proposal = (action.proposal_id or "") if act is OperatorAct.APPROVE else ""
+        binding = OperatorBinding(workflow_id=workflow_id, action=act, proposal=proposal)
+        proof = bound_token(self.operator, binding)
+        return action.model_copy(update={"operator": self._credential().name, "proof": proof})
 
-    async def _operator_update(self, update: str, action: OperatorAction, result: type) -> Any:
+    async def _operator_update(
+        self, update: str, act: OperatorAct, action: OperatorAction, result: type
+    ) -> Any:
         """The update on the saga, or, once it was killed, on its recovery (which parks as the
-        saga would)."""
+        saga would); each with a token bound to it. A token the operator got for the recovery
+        goes to the recovery at once."""
+        recovery = recovery_id(self.saga_id)
         try:
-            return await _update(self.workflow, update, action, result)
+            signed = self._signed(action, act, self.saga_id)
+        except OperatorRefusedError as unbound:
+            try:
+                signed = self._signed(action, act, recovery)
+            except OperatorRefusedError:
+                raise unbound from None
+            return await self._update_recovery(update, signed, result)
+        try:
+            return await _update(self.workflow, update, signed, result)
         except RPCError as err:
             if err.status is not RPCStatusCode.NOT_FOUND:
                 raise
+        return await self._update_recovery(update, self._signed(action, act, recovery), result)
+
+    async def _update_recovery(self, update: str, action: OperatorAction, result: type) -> Any:
         recovery = self.temporal.get_workflow_handle(recovery_id(self.saga_id))
         try:
             return await _update(recovery, update, action, result)

@@ -100,7 +100,15 @@ from sagas.engine._operator_actions import (
     funding_id,
     funding_of_entry,
 )
+from sagas.engine._operator_binding import (
+    AUTHORIZATION_DETAILS_CLAIM,
+    OPERATOR_ACTION_DETAIL,
+    OperatorAct,
+    OperatorBinding,
+    proposal_digest,
+)
 from sagas.engine._operator_identity import (
+    DEFAULT_MAX_TOKEN_LIFETIME,
     DEFAULT_ROLES_CLAIM,
     MAX_PROOF_LENGTH,
     OPERATOR_IDENTITY_ACTIVITY,
@@ -109,8 +117,14 @@ from sagas.engine._operator_identity import (
     ProofCheck,
     VerifiedOperator,
     operator_refused,
+    refused_on_worker,
     verified_operator,
     verify_on_worker,
+)
+from sagas.engine._operator_proofs import (
+    token_digest,
+    trust_operators,
+    validated_operator,
 )
 from sagas.engine._outcome import (
     CompensationOutcome,
@@ -127,6 +141,7 @@ from sagas.engine._outcome import (
     StepFailure,
     completed_or_raise,
 )
+from sagas.engine._proposal_digests import funding_proposal, resolution_proposal
 from sagas.engine._rail import RailEffect, action_key_of, end_to_end_id
 from sagas.engine._recovery import (
     APPROVE_RECOVERY_UPDATE,
@@ -233,10 +248,12 @@ __all__ = [
     "AUDIT_COMPLETED_MEMO",
     "AUDIT_RETRY",
     "AUDIT_TIMEOUT",
+    "AUTHORIZATION_DETAILS_CLAIM",
     "BREAK_RESOLUTION_WORKFLOW",
     "DEFAULT_DEADLINE",
     "DEFAULT_INFRASTRUCTURE_WAIT",
     "DEFAULT_INSTANT",
+    "DEFAULT_MAX_TOKEN_LIFETIME",
     "DEFAULT_ROLES_CLAIM",
     "EVENT_SIGNAL",
     "FAULTS_ENV_VAR",
@@ -253,6 +270,7 @@ __all__ = [
     "MAX_WAIT",
     "METRICS_HISTOGRAM_BUCKETS",
     "OPEN_SAGA_STATUSES",
+    "OPERATOR_ACTION_DETAIL",
     "OPERATOR_ACTION_WORKFLOW",
     "OPERATOR_IDENTITY_ACTIVITY",
     "OPERATOR_VERIFIED_UPDATE",
@@ -317,8 +335,10 @@ __all__ = [
     "KilledSaga",
     "LedgerReceipts",
     "NextRetry",
+    "OperatorAct",
     "OperatorAction",
     "OperatorActionRequest",
+    "OperatorBinding",
     "OperatorDecision",
     "OperatorRole",
     "OperatorTokenCheck",
@@ -382,6 +402,7 @@ __all__ = [
     "funding_entry_key",
     "funding_id",
     "funding_of_entry",
+    "funding_proposal",
     "infrastructure_waits",
     "item_counts",
     "jitter_seed",
@@ -398,12 +419,15 @@ __all__ = [
     "parse_duration",
     "parse_faults",
     "plain_text_refused",
+    "proposal_digest",
     "public_receipt",
     "read_retry_specs",
     "receipt_of",
     "recovery_id",
+    "refused_on_worker",
     "register_recoverable",
     "resolution_id",
+    "resolution_proposal",
     "retry_delay",
     "retry_plan",
     "retry_spec",
@@ -413,7 +437,10 @@ __all__ = [
     "spec_advice",
     "step_guard",
     "to_application_error",
+    "token_digest",
     "total_backoff",
+    "trust_operators",
+    "validated_operator",
     "verified_operator",
     "verify_on_worker",
     "view_from",

@@ -196,14 +196,12 @@ def _timed_write(counter: str, histogram: str, what: str, **labels: str) -> Iter
         )
 
 
-def operator_action_refused(role: str) -> None:
-    """An operator action refused by the worker's identity check (no proof, a forged or expired
-    one, a missing role); counted in the identity activity."""
-    _count(
-        _activity_meter(),
-        OPERATOR_REFUSALS,
-        role=role,
-    )
+def operator_action_refused(role: str, *, in_validator: bool = False) -> None:
+    """An operator action refused by the worker's identity check (no proof, a forged, expired,
+    unbound or spent one, a missing role); counted in the identity activity or, with
+    `in_validator`, in an update's validator (which never runs on replay)."""
+    meter = workflow.metric_meter() if in_validator else _activity_meter()
+    _count(meter, OPERATOR_REFUSALS, role=role)
 
 
 def _attempt(labels: dict[str, str], outcome: AttemptOutcome) -> None:

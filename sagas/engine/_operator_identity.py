@@ -1,5 +1,10 @@
 """Who an operator action is by: an access token from the identity provider the worker trusts,
-checked by an activity on the worker before the saga acts, and recorded with the action.
+checked in the update's validator before the action reaches the history (`_operator_proofs`),
+then by the identity activity, which spends its `jti`, before the saga acts.
+
+A token is accepted only if it is signed by the provider, for the worker's audience, unexpired
+at the workflow's time, no longer-lived than the ceiling (FUNDSAGA_OPERATOR_TOKEN_MAX_LIFETIME),
+carries a `jti`, grants the role, and is bound to this very action (`OperatorBinding`).
 
 The saga never takes the name the caller typed: it records the verified principal, its roles
 and a digest of the token (never the token). Maker and checker must be distinct principals:
@@ -20,6 +25,7 @@ from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError
 
 from sagas.engine._metrics import operator_action_refused
+from sagas.engine._operator_binding import OperatorBinding
 from sagas.foundations import (
     AccessTokenCheck,
     AccessTokenRefusedError,
@@ -41,6 +47,9 @@ IDENTITY_RETRY = RetryPolicy(
 IDENTITY_TIMEOUT = timedelta(seconds=10)
 IDENTITY_DEADLINE = timedelta(minutes=1)
 """How long an action waits for an unreachable identity provider before it is refused."""
+DEFAULT_MAX_TOKEN_LIFETIME = timedelta(minutes=15)
+"""The longest-lived operator token accepted (FUNDSAGA_OPERATOR_TOKEN_MAX_LIFETIME)."""
+MAX_TOKEN_ID_LENGTH = 200
 
 
 class OperatorRole(StrEnum):
@@ -76,26 +85,44 @@ class VerifiedOperator(BaseModel):
 
 
 class ProofCheck(BaseModel):
-    """What the identity activity is asked: is `proof` a token of an operator with `role`?"""
+    """What the identity activity is asked: is `proof` a token of an operator with `role`,
+    bound to `binding`, valid at `checked_at` (the workflow's time)?"""
 
     proof: str = Field(max_length=MAX_PROOF_LENGTH)
     role: OperatorRole
+    binding: OperatorBinding
+    checked_at: datetime
 
 
 class OperatorTokenCheck:
     """The identity provider a worker trusts: its keys, audience, issuer and roles claim."""
 
-    def __init__(self, tokens: AccessTokenCheck, roles_claim: str = DEFAULT_ROLES_CLAIM) -> None:
+    def __init__(
+        self,
+        tokens: AccessTokenCheck,
+        roles_claim: str = DEFAULT_ROLES_CLAIM,
+        max_lifetime: timedelta = DEFAULT_MAX_TOKEN_LIFETIME,
+    ) -> None:
         self.tokens = tokens
         self.roles_claim = roles_claim
+        self.max_lifetime = max_lifetime
 
     def verify(self, check: ProofCheck) -> VerifiedOperator:
         """The verified operator; OperatorRefusedError says why not, JwksUnavailableError that
         the identity provider's keys could not be fetched (retried)."""
         try:
-            claims = self.tokens.claims(check.proof)
+            claims = self.tokens.claims(check.proof, check.checked_at)
         except AccessTokenRefusedError as err:
             raise OperatorRefusedError(str(err)) from err
+        self._refuse_long_lived(claims, check.checked_at)
+        token_id = claims.get("jti")
+        if not isinstance(token_id, str) or not 0 < len(token_id) <= MAX_TOKEN_ID_LENGTH:
+            raise OperatorRefusedError(
+                "access token refused: it has no token id (jti), so it could be used twice"
+            )
+        unbound = check.binding.refusal(claims)
+        if unbound is not None:
+            raise OperatorRefusedError(f"access token refused: {unbound}")
         operator = self._operator(claims, check.proof)
         if check.role not in operator.roles:
             raise OperatorRefusedError(
@@ -103,6 +130,16 @@ class OperatorTokenCheck:
                 f"(the token's {self.roles_claim!r} claim)"
             )
         return operator
+
+    def _refuse_long_lived(self, claims: dict[str, Any], now: datetime) -> None:
+        issued = claims.get("iat")
+        start = issued if isinstance(issued, int | float) else now.timestamp()
+        lifetime = timedelta(seconds=float(claims["exp"]) - float(start))
+        if lifetime > self.max_lifetime:
+            raise OperatorRefusedError(
+                f"access token refused: it is valid for {lifetime}, longer than the "
+                f"{self.max_lifetime} this worker accepts (FUNDSAGA_OPERATOR_TOKEN_MAX_LIFETIME)"
+            )
 
     def _operator(self, claims: dict[str, Any], token: str) -> VerifiedOperator:
         subject = claims.get("sub")
@@ -127,22 +164,23 @@ def verify_on_worker(check: OperatorTokenCheck | None, request: ProofCheck) -> V
     """The identity activity's body: an ApplicationError the saga reads as a refusal, or a
     retryable one while the identity provider's keys are unreachable."""
     if check is None:
-        operator_action_refused(request.role.value)
-        raise ApplicationError(
+        raise refused_on_worker(
+            request.role,
             "this worker trusts no identity provider (FUNDSAGA_OPERATOR_JWKS): "
             "operator actions are refused",
-            type=OperatorRefusedError.__name__,
-            non_retryable=True,
         )
     try:
         return check.verify(request)
     except OperatorRefusedError as err:
-        operator_action_refused(request.role.value)
-        raise ApplicationError(
-            str(err), type=OperatorRefusedError.__name__, non_retryable=True
-        ) from err
+        raise refused_on_worker(request.role, str(err)) from err
     except JwksUnavailableError as err:
         raise ApplicationError(str(err), type=JwksUnavailableError.__name__) from err
+
+
+def refused_on_worker(role: OperatorRole, message: str) -> ApplicationError:
+    """The identity activity's refusal, counted: the saga reads it as OperatorRefusedError."""
+    operator_action_refused(role.value)
+    return ApplicationError(message, type=OperatorRefusedError.__name__, non_retryable=True)
 
 
 def operator_refused(
@@ -152,8 +190,11 @@ def operator_refused(
     return ApplicationError(message, type=error_type, non_retryable=True)
 
 
-async def verified_operator(proof: str, role: OperatorRole) -> VerifiedOperator:
-    """Workflow side: ask the worker's identity activity; raises the refusal for the update."""
+async def verified_operator(
+    proof: str, role: OperatorRole, binding: OperatorBinding
+) -> VerifiedOperator:
+    """Workflow side: ask the worker's identity activity, which also spends the token's `jti`;
+    raises the refusal for the update."""
     if not proof:
         raise operator_refused(
             "an operator action needs a proof of identity: an access token from the identity "
@@ -162,7 +203,7 @@ async def verified_operator(proof: str, role: OperatorRole) -> VerifiedOperator:
     try:
         operator: VerifiedOperator = await workflow.execute_activity(
             OPERATOR_IDENTITY_ACTIVITY,
-            ProofCheck(proof=proof, role=role),
+            ProofCheck(proof=proof, role=role, binding=binding, checked_at=workflow.now()),
             result_type=VerifiedOperator,
             start_to_close_timeout=IDENTITY_TIMEOUT,
             schedule_to_close_timeout=IDENTITY_DEADLINE,

@@ -20,12 +20,9 @@ from sagas.engine._audit_call import AuditKind
 from sagas.engine._audit_trail import write_audit_record
 from sagas.engine._current_details import recovery_details
 from sagas.engine._definition import SagaDefinition, SagaRequest
-from sagas.engine._operator_identity import (
-    OperatorRole,
-    VerifiedOperator,
-    operator_refused,
-    verified_operator,
-)
+from sagas.engine._operator_binding import OperatorAct, OperatorBinding
+from sagas.engine._operator_identity import OperatorRole, VerifiedOperator, verified_operator
+from sagas.engine._operator_proofs import token_digest, validated_operator
 from sagas.engine._outcome import SagaOutcome
 from sagas.engine._recovery import (
     APPROVE_RECOVERY_UPDATE,
@@ -105,7 +102,10 @@ class SagaRecoveryBase(SagaWorkflow):
     async def propose_recovery(self, decision: RecoveryDecision) -> str:
         """Propose the recovery as a verified operator; returns the proposal's id, which
         another operator's approval names."""
-        maker = await verified_operator(decision.proof, OperatorRole.OPERATOR)
+        self._spent_tokens().add(token_digest(decision.proof))
+        maker = await verified_operator(
+            decision.proof, OperatorRole.OPERATOR, _binding(OperatorAct.PROPOSE_RECOVERY)
+        )
         view = await self._read()
         self._proposals += 1
         proposal = RecoveryProposal(proposal_id=f"r{self._proposals}", by=maker, note=decision.note)
@@ -122,15 +122,21 @@ class SagaRecoveryBase(SagaWorkflow):
 
     @propose_recovery.validator
     def _validate_recovery_proposal(self, decision: RecoveryDecision) -> None:
-        _require_proof(decision)
         if self._recovery is not None:
             self._awaiting(self._recovery)
+        binding = _binding(OperatorAct.PROPOSE_RECOVERY)
+        validated_operator(decision.proof, OperatorRole.OPERATOR, binding, self._spent_tokens())
 
     @workflow.update(name=APPROVE_RECOVERY_UPDATE)
     async def approve_recovery(self, decision: RecoveryDecision) -> SagaStatus:
         """Approve another operator's proposal; returns the saga's status once the recovery
         closed it, or parked."""
-        checker = await verified_operator(decision.proof, OperatorRole.APPROVER)
+        self._spent_tokens().add(token_digest(decision.proof))
+        checker = await verified_operator(
+            decision.proof,
+            OperatorRole.APPROVER,
+            _binding(OperatorAct.APPROVE_RECOVERY, decision.proposal_id),
+        )
         view = await self._read()
         proposal = view.proposal
         if proposal is None or decision.proposal_id != proposal.proposal_id:
@@ -160,9 +166,19 @@ class SagaRecoveryBase(SagaWorkflow):
 
     @approve_recovery.validator
     def _validate_recovery_approval(self, decision: RecoveryDecision) -> None:
-        _require_proof(decision)
-        if self._recovery is not None:
-            self._awaiting(self._recovery)
+        view = self._recovery
+        if view is not None:
+            self._awaiting(view)
+        binding = _binding(OperatorAct.APPROVE_RECOVERY, decision.proposal_id)
+        checker = validated_operator(
+            decision.proof, OperatorRole.APPROVER, binding, self._spent_tokens()
+        )
+        proposal = view.proposal if view is not None else None
+        if proposal is not None and proposal.by.same_principal(checker):
+            raise _refused(
+                SameOperatorError,
+                f"{checker.name} proposed {proposal.proposal_id}: another operator approves",
+            )
 
     async def _read(self) -> RecoveryView:
         """The recovery once it has read the saga's effects, still waiting for its operators."""
@@ -242,12 +258,10 @@ def _operator(by: VerifiedOperator, note: str) -> dict[str, JsonValue]:
     return {"operator": by.name, "identity": by.model_dump(mode="json"), "note": note}
 
 
-def _require_proof(decision: RecoveryDecision) -> None:
-    if not decision.proof:
-        raise operator_refused(
-            "an operator action needs a proof of identity: an access token from the identity "
-            "provider the worker trusts (FUNDSAGA_OPERATOR_TOKEN)"
-        )
+def _binding(act: OperatorAct, proposal_id: str | None = None) -> OperatorBinding:
+    return OperatorBinding(
+        workflow_id=workflow.info().workflow_id, action=act, proposal=proposal_id or ""
+    )
 
 
 def _refused(error: type[Exception], message: str) -> ApplicationError:

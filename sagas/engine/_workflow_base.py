@@ -12,7 +12,14 @@ from temporalio.exceptions import ApplicationError
 
 from sagas.engine._definition import SagaDefinition
 from sagas.engine._events import EVENT_SIGNAL, EventInbox, SagaEvent
-from sagas.engine._operator_identity import OperatorRole, operator_refused, verified_operator
+from sagas.engine._operator_binding import OperatorAct, OperatorBinding
+from sagas.engine._operator_identity import (
+    OperatorRole,
+    VerifiedOperator,
+    operator_refused,
+    verified_operator,
+)
+from sagas.engine._operator_proofs import NO_PROOF, token_digest, validated_operator
 from sagas.engine._outcome import (
     FailureReason,
     OperatorAction,
@@ -93,6 +100,7 @@ class SagaWorkflow:
     definition: ClassVar[SagaDefinition[Any, Any]]
     _runtime: SagaRuntime[Any, Any] | None = None
     _inbox: EventInbox | None = None
+    _spent: set[str] | None = None
 
     async def run_saga(self, *inputs: RawValue) -> SagaOutcome:
         """Decode the one input and run; a refused input ends the saga REJECTED at once."""
@@ -128,57 +136,74 @@ class SagaWorkflow:
     @workflow.update(name=RETRY_UPDATE)
     async def retry(self, action: OperatorAction) -> SagaStatus:
         """Retry the compensation the saga is parked on; returns the status after the attempt."""
-        verified = await self._verified(action, OperatorRole.OPERATOR)
+        verified = await self._verified(action, OperatorRole.OPERATOR, OperatorAct.RETRY)
         return await self._apply(OperatorDecision.RETRY, verified)
 
     @retry.validator
     def _validate_retry(self, action: OperatorAction) -> None:
-        self._validate_action(action)
+        self._validate_action(action, OperatorRole.OPERATOR, OperatorAct.RETRY)
 
     @workflow.update(name=PROPOSE_UPDATE)
     async def propose(self, action: OperatorAction) -> str:
         """Propose that the parked compensation (or step) was done by hand; returns the
         proposal's id, which another operator's approval names."""
-        verified = await self._verified(action, OperatorRole.OPERATOR)
+        verified = await self._verified(action, OperatorRole.OPERATOR, OperatorAct.PROPOSE)
         return await self._require_runtime().propose(verified)
 
     @propose.validator
     def _validate_propose(self, action: OperatorAction) -> None:
-        self._validate_action(action)
+        self._validate_action(action, OperatorRole.OPERATOR, OperatorAct.PROPOSE)
 
     @workflow.update(name=APPROVE_UPDATE)
     async def approve(self, action: OperatorAction) -> SagaStatus:
         """Approve the open proposal: the saga records the resolution and continues."""
-        verified = await self._verified(action, OperatorRole.APPROVER)
+        verified = await self._verified(action, OperatorRole.APPROVER, OperatorAct.APPROVE)
         self._refuse_approval(verified)
         return await self._apply(OperatorDecision.APPROVE, verified)
 
     @approve.validator
     def _validate_approve(self, action: OperatorAction) -> None:
-        self._validate_action(action)
-        self._refuse_approval(action, by_operator=False)
+        checker = self._validate_action(action, OperatorRole.APPROVER, OperatorAct.APPROVE)
+        self._refuse_approval(action.verified_as(checker))
 
-    def _validate_action(self, action: OperatorAction) -> None:
+    def _validate_action(
+        self, action: OperatorAction, role: OperatorRole, act: OperatorAct
+    ) -> VerifiedOperator:
         """Before the update is accepted: the saga waits for an operator, and the action
-        carries a proof to verify (the saga alone fills in who it is by)."""
+        carries a valid token bound to it, unspent (the saga alone fills in who it is by)."""
         self._require_parked()
         if not action.proof:
-            raise operator_refused(
-                "an operator action needs a proof of identity: an access token from the "
-                "identity provider the worker trusts (FUNDSAGA_OPERATOR_TOKEN)"
-            )
+            raise operator_refused(NO_PROOF)
         if action.identity is not None:
             raise operator_refused("identity: filled in by the saga once it verified the proof")
+        return validated_operator(
+            action.proof, role, self._binding(act, action), self._spent_tokens()
+        )
 
-    async def _verified(self, action: OperatorAction, role: OperatorRole) -> OperatorAction:
+    async def _verified(
+        self, action: OperatorAction, role: OperatorRole, act: OperatorAct
+    ) -> OperatorAction:
         """The action as the saga records it. Only a history from before operator proofs holds
         an accepted action without one (the validator refuses those now); it replays as it
         ran."""
         if not action.proof:
             return action
-        identity = await verified_operator(action.proof, role)
+        self._spent_tokens().add(token_digest(action.proof))
+        identity = await verified_operator(action.proof, role, self._binding(act, action))
         self._require_parked()  # another operator's decision may have landed meanwhile
         return action.verified_as(identity)
+
+    def _binding(self, act: OperatorAct, action: OperatorAction) -> OperatorBinding:
+        proposal = (action.proposal_id or "") if act is OperatorAct.APPROVE else ""
+        return OperatorBinding(
+            workflow_id=workflow.info().workflow_id, action=act, proposal=proposal
+        )
+
+    def _spent_tokens(self) -> set[str]:
+        """The tokens this workflow took an action with (their digests)."""
+        if self._spent is None:
+            self._spent = set()
+        return self._spent
 
     def _refuse_approval(self, action: OperatorAction, *, by_operator: bool = True) -> None:
         refusal = self._require_runtime().approval_refusal(action, by_operator=by_operator)

@@ -110,6 +110,11 @@ class Settings(BaseSettings):
     """The issuer (`iss`) operator access tokens must name."""
     operator_roles_claim: str = Field("fundsaga_roles", alias="FUNDSAGA_OPERATOR_ROLES_CLAIM")
     """The claim of an operator access token that lists its roles (operator, approver)."""
+    operator_token_max_lifetime: int = Field(
+        900, alias="FUNDSAGA_OPERATOR_TOKEN_MAX_LIFETIME", ge=1, le=86400
+    )
+    """Seconds: workers refuse an operator token valid for longer (exp - iat, or exp - now
+    without iat)."""
     dev_identity: str = Field(str(DEFAULT_HOME / "dev-identity"), alias="FUNDSAGA_DEV_IDENTITY")
     """The development identity provider's directory (`fundsaga dev` makes it): its signing
     key mints tokens for FUNDSAGA_OPERATOR when no FUNDSAGA_OPERATOR_TOKEN is set."""

@@ -15,6 +15,7 @@ from sagas.ledger._pending import pending_hold_key
 from sagas.ledger._posting import Leg
 from sagas.ledger._proofs import EntryProof, proof_hash
 from sagas.ledger._signing import RowSigner, SignatureProblem, entry_message
+from sagas.ledger._token_uses import TokenSpend, spend_operator_token
 from sagas.ledger._views import (
     AccountStatus,
     AccountView,
@@ -45,6 +46,7 @@ __all__ = [
     "RowSigner",
     "SignatureProblem",
     "StatusChangeView",
+    "TokenSpend",
     "clearing_account_id",
     "content_hash",
     "entry_hash",
@@ -54,5 +56,6 @@ __all__ = [
     "pending_hold_key",
     "proof_hash",
     "seal_hash",
+    "spend_operator_token",
     "system_account_id",
 ]

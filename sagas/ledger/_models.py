@@ -1,4 +1,5 @@
-"""The ledger's tables: account, journal_entry, posting, hold and saga_snapshot."""
+"""The ledger's tables: account, journal_entry, posting, hold, saga_snapshot and
+operator_token_use."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from sqlalchemy import (
     String,
     Text,
     false,
+    func,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -206,6 +208,22 @@ class SagaClaim(Base):
     run_chain: Mapped[str] = mapped_column(String(KEY_LENGTH))
     saga_type: Mapped[str] = mapped_column(String(KEY_LENGTH))
     claimed_at: Mapped[datetime]
+
+
+class OperatorTokenUse(Base):
+    """An operator token spent on an action: its (issuer, jti) is taken once, deployment-wide.
+    Append-only (triggers, and the worker role may only insert and read)."""
+
+    __tablename__ = "operator_token_use"
+
+    issuer: Mapped[str] = mapped_column(String(KEY_LENGTH), primary_key=True)
+    token_id: Mapped[str] = mapped_column(String(200), primary_key=True)
+    subject: Mapped[str] = mapped_column(String(KEY_LENGTH))
+    workflow_id: Mapped[str] = mapped_column(String(1000))
+    action: Mapped[str] = mapped_column(String(64))
+    used_by: Mapped[str] = mapped_column(String(1000))
+    """The workflow run and activity that spent it: a retry of that activity is the same use."""
+    used_at: Mapped[datetime] = mapped_column(server_default=func.current_timestamp())
 
 
 metadata = Base.metadata

@@ -13,6 +13,7 @@ from sagas.servers._collector import (
     VisibilityCollector,
 )
 from sagas.servers._collector_metrics import CollectorGauges, collect_and_publish, run_collector
+from sagas.servers._dev_codec_token import DEV_CODEC_TOKEN_FILE, new_dev_codec_token
 from sagas.servers._devserver import (
     DEV_SERVER_DYNAMIC_CONFIG,
     dev_server_args,
@@ -25,6 +26,7 @@ from sagas.servers._webhooks import WebhookServer, serve_webhooks
 
 __all__ = [
     "DELETED_GRACE",
+    "DEV_CODEC_TOKEN_FILE",
     "DEV_SERVER_DYNAMIC_CONFIG",
     "SIGNATURE_HEADER",
     "AccessTokenCheck",
@@ -42,6 +44,7 @@ __all__ = [
     "collect_and_publish",
     "dev_server_args",
     "free_port",
+    "new_dev_codec_token",
     "open_breaks",
     "port_is_free",
     "run_collector",

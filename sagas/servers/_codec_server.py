@@ -141,7 +141,7 @@ class _Handler(BaseHTTPRequestHandler):
         return True
 
     def _authorised(self) -> bool:
-        return self.server.auth.allows(self.headers.get("Authorization", ""))
+        return self.server.auth.allows(self.headers.get("Authorization", ""), self.path)
 
     def _payloads(self) -> Payloads | None:
         try:

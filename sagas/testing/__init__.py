@@ -34,7 +34,12 @@ from sagas.testing._environments import (
 from sagas.testing._eventually import assert_eventually
 from sagas.testing._fault_matrix import FaultMatrix
 from sagas.testing._histories import Outcome
-from sagas.testing._identity import dev_identity, kit_identity_environment, kit_operator
+from sagas.testing._identity import (
+    dev_identity,
+    kit_identity_environment,
+    kit_operator,
+    kit_token,
+)
 from sagas.testing._ledger_checks import (
     conservation_findings,
     customer_money,
@@ -91,6 +96,7 @@ __all__ = [
     "key_findings",
     "kit_identity_environment",
     "kit_operator",
+    "kit_token",
     "load_history",
     "money_on",
     "new_task_queue",

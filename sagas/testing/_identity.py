@@ -7,11 +7,13 @@ import atexit
 import shutil
 import tempfile
 from collections.abc import Iterable
+from dataclasses import replace
+from datetime import datetime
 from functools import cache
 from pathlib import Path
 
 from sagas.client import DEV_AUDIENCE, DEV_ISSUER, DevIdentityProvider, DevOperator
-from sagas.engine import OperatorRole
+from sagas.engine import OperatorBinding, OperatorRole
 
 BOTH_ROLES = (OperatorRole.OPERATOR, OperatorRole.APPROVER)
 
@@ -25,9 +27,25 @@ def dev_identity() -> DevIdentityProvider:
     return DevIdentityProvider(directory)
 
 
-def kit_operator(name: str, roles: Iterable[OperatorRole] = BOTH_ROLES) -> DevOperator:
-    """The operator `name`, signed in to the kit's identity provider with `roles`."""
-    return dev_identity().operator(name, roles)
+def kit_operator(
+    name: str, roles: Iterable[OperatorRole] = BOTH_ROLES, *, issued_at: datetime | None = None
+) -> DevOperator:
+    """The operator `name`, signed in to the kit's identity provider with `roles`; its tokens
+    are issued at `issued_at` (`await env.get_current_time()` on a time-skipping server, whose
+    workflows judge a token's expiry by their own clock), else now."""
+    return replace(dev_identity().operator(name, roles), issued_at=issued_at)
+
+
+def kit_token(
+    name: str,
+    binding: OperatorBinding,
+    roles: Iterable[OperatorRole] = BOTH_ROLES,
+    *,
+    issued_at: datetime | None = None,
+) -> str:
+    """A token of the kit's identity provider for `name`, bound to the one action `binding`
+    names; `issued_at` is a time-skipping server's time (its workflows' clock), else now."""
+    return dev_identity().mint(name, roles, binding, issued_at=issued_at)
 
 
 def kit_identity_environment() -> dict[str, str]:

@@ -4,6 +4,7 @@ brought into an account."""
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import datetime
 
 from temporalio.client import Client
 
@@ -16,12 +17,18 @@ MAKER, CHECKER = "maker", "checker"
 
 
 async def resolve_by_two(
-    saga: SagaHandle, note: str, *, maker: str = MAKER, checker: str = CHECKER
+    saga: SagaHandle,
+    note: str,
+    *,
+    maker: str = MAKER,
+    checker: str = CHECKER,
+    issued_at: datetime | None = None,
 ) -> SagaStatus:
     """Resolve the parked saga as operations do: `maker` proposes, `checker` approves, each
-    signed in to the kit's identity provider."""
-    proposal = await replace(saga, operator=kit_operator(maker)).propose(note)
-    return await replace(saga, operator=kit_operator(checker)).approve(proposal, note)
+    signed in to the kit's identity provider (tokens issued at `issued_at`: `kit_operator`)."""
+    proposal = await replace(saga, operator=kit_operator(maker, issued_at=issued_at)).propose(note)
+    checking = replace(saga, operator=kit_operator(checker, issued_at=issued_at))
+    return await checking.approve(proposal, note)
 
 
 async def fund_by_two(
@@ -32,15 +39,15 @@ async def fund_by_two(
     *,
     maker: str = MAKER,
     checker: str = CHECKER,
+    issued_at: datetime | None = None,
 ) -> FundingView:
     """Bring `amount` into the account as operations do: `maker` proposes, `checker` approves,
     on a worker of `task_queue` that trusts the kit's identity provider. The entry is then
     witnessed by the audit trail's funding records and the funding's history, which `fundsaga
     ledger verify` requires of every entry outside a saga (an opening balance is not)."""
-    proposed = await OperatorActions(temporal, task_queue, kit_operator(maker)).propose_funding(
-        account_id, amount, "funded by the testing kit"
-    )
-    approver = OperatorActions(temporal, task_queue, kit_operator(checker))
+    proposer = OperatorActions(temporal, task_queue, kit_operator(maker, issued_at=issued_at))
+    proposed = await proposer.propose_funding(account_id, amount, "funded by the testing kit")
+    approver = OperatorActions(temporal, task_queue, kit_operator(checker, issued_at=issued_at))
     return await approver.approve_funding(proposed, "checked by the testing kit")
 
 

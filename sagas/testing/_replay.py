@@ -8,7 +8,7 @@ import json
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -158,10 +158,11 @@ async def _record_one(
             if outcome in PARKING:
                 await _wait_parked(saga, handle)
                 faults.clear()
+            now = await env.get_current_time()  # the workflows' clock, once it skipped
             if outcome is Outcome.RESOLVED:
-                await resolve_by_two(saga, NOTE)
+                await resolve_by_two(saga, NOTE, issued_at=now)
             elif outcome in (Outcome.RETRIED, Outcome.FORWARD_RETRIED):
-                await saga.retry(NOTE)
+                await replace(saga, operator=kit_operator(MAKER, issued_at=now)).retry(NOTE)
             if outcome is not Outcome.NEEDS_ATTENTION:
                 await handle.result()
             history = await handle.fetch_history()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -34,8 +35,9 @@ from sagas.engine import (
     export_counters_at_zero,
     read_retry_specs,
     register_recoverable,
+    trust_operators,
 )
-from sagas.ledger import Ledger
+from sagas.ledger import Ledger, spend_operator_token
 from sagas.reconcile import StatementRules
 from sagas.registry import SagaRegistry, WorkerContext, built_in_registry
 from sagas.worker._running_activities import RunningActivities, steps_by_activity
@@ -67,13 +69,14 @@ def saga_workflow_runner(*workflow_modules: str) -> CompiledSandboxRunner:
     through.
 
     The workflow modules hold no state, so re-importing them for every saga run (the sandbox's
-    default) buys nothing and costs 1-5 ms of worker CPU per saga; the engine's own
-    modules are already passed through where the workflows import them. The sandbox's glue
+    default) buys nothing and costs 1-5 ms of worker CPU per saga. The engine is passed through
+    too: its update validators reach the identity provider's keys this worker holds in memory
+    (`trust_operators`), which a fresh copy inside the sandbox would not hold. The sandbox's glue
     code is compiled once per process (CompiledSandboxRunner), not once per call; build_worker
     makes it skip the sandbox for the contexts its client's data converter does not read.
     """
     restrictions = SandboxRestrictions.default.with_passthrough_modules(
-        "workflows", *workflow_modules
+        "workflows", "sagas.engine", *workflow_modules
     )
     return CompiledSandboxRunner(restrictions=restrictions)
 
@@ -111,7 +114,8 @@ def build_worker(
     `retry_specs` is the configuration file of retry specs (FUNDSAGA_RETRY_SPECS), checked now
     (InvalidRequestError naming the bad field) and read once: a changed file applies to the sagas
     of workers built after the change. `operators` is the identity provider whose access tokens
-    prove who an operator action is by; None refuses every operator action.
+    prove who an operator action is by (its keys held in memory, `held=True`, so the updates'
+    validators check tokens with no I/O); None refuses every operator action.
     `graceful_shutdown` is how long the worker's shutdown lets running activities finish before
     it cancels them; `running_activities`, when given, keeps the activities in hand, named by
     the step they run (what a stop that runs out of time logs as left). `statement_rules` are
@@ -140,6 +144,7 @@ def build_worker(
     modules = sorted({cls.__module__ for cls in chosen})
     context = WorkerContext(ledger=ledger, faults=faults)
     register_recoverable(task_queue, registry.definitions())
+    trust_operators(task_queue, operators)
     anchors = audit_store.anchors if isinstance(audit_store, AnchoredAuditStore) else None
     audit = AuditActivities(audit_store, anchors, ledger, _record_sealer(client))
     activities: list[Callable[..., Any]] = [
@@ -147,7 +152,9 @@ def build_worker(
         audit.record,
         audit.anchor,
         RetrySpecsActivity(configured).resolve,
-        OperatorIdentityActivity(operators).verify,
+        OperatorIdentityActivity(
+            operators, functools.partial(spend_operator_token, ledger.engine)
+        ).verify,
         RecoveryActivities(ledger).load,
         *_account_activities(ledger),
         *StatementActivities(

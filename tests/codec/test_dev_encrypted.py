@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 import uuid
 from collections.abc import Iterator
@@ -20,7 +22,7 @@ from temporalio.api.common.v1 import Payload, Payloads
 from temporalio.client import Client
 
 from sagas.codec import PayloadKeys
-from sagas.servers import free_port
+from sagas.servers import DEV_CODEC_TOKEN_FILE, free_port
 
 pytestmark = [pytest.mark.timeout(120), pytest.mark.long]
 CLI = [sys.executable, "-c", "from sagas.cli import main; main()"]
@@ -108,11 +110,20 @@ async def test_make_run_with_keys_encrypts_and_its_codec_server_decodes(dev: Dev
     assert [p.metadata["encoding"] for p in first_input.payloads] == [b"binary/encrypted"]
     assert account.encode() not in first_input.SerializeToString()
     body = json_format.MessageToJson(first_input).encode()
+    headers = {"Content-Type": "application/json", "Origin": dev.ui_origin}
+    decode = f"http://127.0.0.1:{dev.codec_port}/decode"
+    with pytest.raises(urllib.error.HTTPError) as refused:  # another local user, no token
+        urllib.request.urlopen(
+            urllib.request.Request(decode, data=body, headers=headers, method="POST"), timeout=10
+        )
+    refused.value.close()
+    token_file = dev.home / ".fundsaga" / DEV_CODEC_TOKEN_FILE
+    token = token_file.read_text()
     answer = urllib.request.urlopen(
         urllib.request.Request(
-            f"http://127.0.0.1:{dev.codec_port}/decode",
+            decode,
             data=body,
-            headers={"Content-Type": "application/json", "Origin": dev.ui_origin},
+            headers=headers | {"Authorization": f"Bearer {token}"},
             method="POST",
         ),
         timeout=10,
@@ -123,3 +134,5 @@ async def test_make_run_with_keys_encrypts_and_its_codec_server_decodes(dev: Dev
     (payload,) = decoded.payloads
     assert isinstance(payload, Payload)
     assert json.loads(payload.data)["source_account"] == account
+    assert refused.value.code == 401
+    assert stat.S_IMODE(token_file.stat().st_mode) == 0o600

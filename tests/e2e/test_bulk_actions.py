@@ -20,6 +20,7 @@ from temporalio.worker import Worker
 from sagas import SagaStatus, parse_faults
 from sagas.audit import AuditStore
 from sagas.client import ActionResult, DevIdentityProvider, FundsagaClient, ParkedFilter
+from sagas.engine import OperatorAct, OperatorBinding
 from sagas.ledger import Ledger
 from sagas.registry import load_registry
 from sagas.testing import assert_eventually, dev_identity, kit_operator
@@ -140,9 +141,10 @@ async def test_a_dry_run_lists_the_matches_and_a_bulk_retry_retries_exactly_thos
         since = await listed(capsys, "retry", "--parked-since", before.isoformat())
         trails = {saga_id: kinds(audit_store, saga_id) for saga_id in parked}
 
-        monkeypatch.setenv(
-            "FUNDSAGA_OPERATOR_TOKEN", DevIdentityProvider(tmp_path / "x").mint("ana")
-        )
+        first = sorted(parked)[0]
+        retry_first = OperatorBinding(workflow_id=first, action=OperatorAct.RETRY)
+        forged_token = DevIdentityProvider(tmp_path / "x").mint("ana", binding=retry_first)
+        monkeypatch.setenv("FUNDSAGA_OPERATOR_TOKEN", forged_token)
         forged = await fundsaga("attention", "bulk", "retry", "--all", "--output", "json")
         refused = json.loads(capsys.readouterr().out)
         monkeypatch.delenv("FUNDSAGA_OPERATOR_TOKEN")
@@ -169,8 +171,11 @@ async def test_a_dry_run_lists_the_matches_and_a_bulk_retry_retries_exactly_thos
 
     assert forged == 1
     assert sorted(r["saga_id"] for r in refused if r["result"] == "refused") == sorted(parked)
-    assert all(
-        r["detail"].startswith("OperatorRefusedError: access token refused") for r in refused
+    details = {r["saga_id"]: r["detail"] for r in refused}
+    assert details.pop(first).startswith("OperatorRefusedError: access token refused")
+    assert all(  # bound to the first saga: the client does not even send it to the others
+        d.startswith("OperatorRefusedError: FUNDSAGA_OPERATOR_TOKEN is not for this action")
+        for d in details.values()
     )
     assert after_forged == trails
 

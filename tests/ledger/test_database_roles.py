@@ -97,6 +97,7 @@ WORKER_PRIVILEGES = {
     "statement_file": READ_AND_APPEND,
     "statement_line": READ_AND_APPEND,
     "rail_match": READ_AND_APPEND,
+    "operator_token_use": READ_AND_APPEND,
     "reconciliation_break": READ_AND_APPEND,
     "reconciliation_break.status": UPDATE,
     "reconciliation_break.note": UPDATE,

@@ -30,6 +30,7 @@ LEDGER_TABLES = {
     "rail_match",
     "reconciliation_break",
     "saga_claim",
+    "operator_token_use",
     "audit_record",
 }
 REPO = Path(__file__).resolve().parents[2]

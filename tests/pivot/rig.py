@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
-from datetime import timedelta
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -45,12 +45,19 @@ class Rig:
         await self.client.start("test-payout", request | {"deadline_seconds": deadline_seconds})
         return self.client.saga("test-payout", key)
 
-    async def parked(self, saga: SagaHandle) -> None:
+    async def parked(self, saga: SagaHandle) -> SagaHandle:
+        """`saga` once parked, its operator's tokens issued at the server's (skipped) time."""
+
         async def is_parked() -> None:
             assert (await saga.view()).status is SagaStatus.NEEDS_ATTENTION
             await self.env.sleep(timedelta(seconds=30))
 
         await assert_eventually(is_parked, timeout=timedelta(seconds=30))
+        return replace(saga, operator=kit_operator("ops", issued_at=await self.now()))
+
+    async def now(self) -> datetime:
+        """The test server's time, which its workflows judge operator tokens by."""
+        return await self.env.get_current_time()
 
     def balance(self, account_id: str) -> str:
         return str(self.ledger.account(account_id).balance)

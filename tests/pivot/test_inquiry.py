@@ -77,7 +77,7 @@ async def test_not_executed_before_the_pivot_compensates(rig: Rig) -> None:
 @faults("test-payout/send=transient")
 async def test_not_executed_at_the_pivot_parks_and_a_retry_sends(rig: Rig) -> None:
     saga = await rig.start()
-    await rig.parked(saga)
+    saga = await rig.parked(saga)
     parked = await saga.view()
 
     rig.faults.clear()
@@ -95,10 +95,10 @@ async def test_an_answer_that_stays_unknown_is_asked_again_then_parks(
 ) -> None:
     rail_script["send"] = deque([UNKNOWN] * 5)  # two from the action, three from the saga
     saga = await rig.start()
-    await rig.parked(saga)
+    saga = await rig.parked(saga)
     parked = await saga.view()
 
-    status = await resolve_by_two(saga, NOTE)
+    status = await resolve_by_two(saga, NOTE, issued_at=await rig.now())
     outcome = await saga.outcome()
 
     assert answers(parked.inquiries) == [("send", UNKNOWN, 3)]
@@ -115,7 +115,7 @@ async def test_an_unknown_outcome_before_the_pivot_parks_instead_of_compensating
 ) -> None:
     rail_script["debit"] = deque([UNKNOWN] * 5)
     saga = await rig.start()
-    await rig.parked(saga)
+    saga = await rig.parked(saga)
     parked = await saga.view()
 
     rig.faults.clear()

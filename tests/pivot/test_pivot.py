@@ -32,7 +32,7 @@ async def test_a_failure_before_the_pivot_compensates_backwards(rig: Rig) -> Non
 @faults("test-payout/send=business")
 async def test_a_business_error_at_the_pivot_parks_and_a_retry_goes_forward(rig: Rig) -> None:
     saga = await rig.start()
-    await rig.parked(saga)
+    saga = await rig.parked(saga)
     parked = await saga.view()
     details = await rig.details(saga)
 
@@ -63,10 +63,10 @@ async def test_a_business_error_at_the_pivot_parks_and_a_retry_goes_forward(rig:
 @faults("test-payout/confirm=transient")
 async def test_a_step_after_the_pivot_retries_then_parks_and_resolve_ends_it(rig: Rig) -> None:
     saga = await rig.start()
-    await rig.parked(saga)
+    saga = await rig.parked(saga)
     parked = await saga.view()
 
-    status = await resolve_by_two(saga, NOTE)
+    status = await resolve_by_two(saga, NOTE, issued_at=await rig.now())
     outcome = await saga.outcome()
 
     assert parked.failure is not None

@@ -340,6 +340,6 @@ async def test_an_operator_without_a_valid_proof_changes_no_schedule(
 
     assert "no operator identity" in refusals[0]
     assert "access token refused" in refusals[1]
-    assert "access token refused" in refusals[2]
+    assert "FUNDSAGA_OPERATOR_TOKEN is no JWT" in refusals[2]  # not even sent
     assert not view.paused
     assert kinds == ["schedule_created"]

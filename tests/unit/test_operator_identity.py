@@ -12,9 +12,11 @@ import pytest
 
 from sagas import InvalidRequestError, load_settings
 from sagas.client import DevIdentityProvider, FundsagaClient
+from sagas.engine import OperatorAct, OperatorBinding
 from sagas.foundations import OperatorRefusedError, os_user
 
 OS_USER_VARIABLES = ("LOGNAME", "USER", "LNAME", "USERNAME")
+RETRY_K = OperatorBinding(workflow_id="transfer-k", action=OperatorAct.RETRY)
 
 
 @pytest.fixture(autouse=True)
@@ -37,7 +39,7 @@ def configured_client() -> FundsagaClient:
 def test_the_configured_access_token_is_the_proof(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    token = DevIdentityProvider(tmp_path / "idp").mint("ana")
+    token = DevIdentityProvider(tmp_path / "idp").mint("ana", binding=RETRY_K)
     monkeypatch.setenv("FUNDSAGA_OPERATOR", "bob")  # a typed name does not change the token's
     monkeypatch.setenv("FUNDSAGA_OPERATOR_TOKEN", token)
 
@@ -45,7 +47,30 @@ def test_the_configured_access_token_is_the_proof(
 
     assert saga.acting_as == "ana"
     assert saga.operator is not None
-    assert saga.operator.token() == token
+    assert saga.operator.token(RETRY_K) == token
+
+
+def test_a_configured_token_bound_to_another_action_is_not_sent_and_says_what_to_request(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    token = DevIdentityProvider(tmp_path / "idp").mint("ana", binding=RETRY_K)
+    monkeypatch.setenv("FUNDSAGA_OPERATOR_TOKEN", token)
+    operator = configured_client().saga("transfer", "k").operator
+    assert operator is not None
+    approve = OperatorBinding(workflow_id="transfer-k", action=OperatorAct.APPROVE, proposal="p1")
+
+    with pytest.raises(OperatorRefusedError) as refused:
+        operator.token(approve)
+
+    requested = json.loads(str(refused.value).split("authorization_details=", 1)[1])
+    assert requested == [
+        {
+            "type": "fundsaga_operator_action",
+            "workflow_id": "transfer-k",
+            "action": "approve",
+            "proposal": "p1",
+        }
+    ]
 
 
 def test_on_a_dev_stack_the_configured_operator_signs_in(
@@ -58,7 +83,7 @@ def test_on_a_dev_stack_the_configured_operator_signs_in(
 
     assert operator is not None
     assert operator.name == "ana"
-    claims = provider.check().tokens.claims(operator.token())
+    claims = provider.check().tokens.claims(operator.token(RETRY_K))
     assert (claims["sub"], claims["iss"]) == ("ana", "fundsaga-dev")
 
 
@@ -73,8 +98,11 @@ def test_on_a_dev_stack_without_a_configured_operator_the_os_user_signs_in(
 async def test_without_a_token_or_a_dev_identity_an_operator_action_is_refused() -> None:
     saga = configured_client().saga("transfer", "k")
 
-    with pytest.raises(OperatorRefusedError, match="FUNDSAGA_OPERATOR_TOKEN"):
+    with pytest.raises(OperatorRefusedError, match="FUNDSAGA_OPERATOR_TOKEN") as refused:
         await saga.retry("fixed")
+
+    requested = json.loads(str(refused.value).split("authorization_details=")[1].split(" (or")[0])
+    assert requested == [RETRY_K.authorization_detail()]
 
 
 def test_the_dev_signing_key_is_readable_by_its_owner_only(tmp_path: Path) -> None:

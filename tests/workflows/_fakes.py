@@ -14,6 +14,7 @@ from temporalio import activity
 from activities.operator_identity import OperatorIdentityActivity
 from sagas import AccountFrozenError, FundsagaError, TransientError
 from sagas.engine import AUDIT_ACTIVITY, AuditCall, to_application_error
+from sagas.ledger import TokenSpend
 from sagas.testing import dev_identity
 from sagas.transfer import TRANSFER_SAGA, TransferCall, TransferState
 
@@ -43,6 +44,7 @@ class FakeSteps:
     audit: list[AuditCall] = field(default_factory=list)
     audit_down: bool = False
     audit_attempts: int = 0
+    spent: dict[tuple[str, str], TokenSpend] = field(default_factory=dict)
 
     def types(self) -> list[str]:
         return [a.activity_type for a in self.attempts]
@@ -62,8 +64,13 @@ class FakeSteps:
     def all(self) -> list[Callable[..., Any]]:
         names = [s.action for s in TRANSFER_SAGA.steps]
         names += [s.compensation for s in TRANSFER_SAGA.steps if s.compensation]
-        identity = OperatorIdentityActivity(dev_identity().check())  # the real check
+        identity = OperatorIdentityActivity(dev_identity().check(), self._spend)  # the real check
         return [*(self._activity(name) for name in names), self._audit(), identity.verify]
+
+    def _spend(self, spend: TokenSpend) -> TokenSpend | None:
+        """The ledger's token memory, in memory: the first use of a token id takes it."""
+        earlier = self.spent.setdefault((spend.issuer, spend.token_id), spend)
+        return None if earlier == spend else earlier
 
     def _audit(self) -> Callable[..., Any]:
         @activity.defn(name=AUDIT_ACTIVITY)

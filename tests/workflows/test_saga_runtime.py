@@ -24,8 +24,8 @@ from sagas import (
     SagaStatus,
     SagaView,
 )
-from sagas.engine import SAGA_STATUS
-from sagas.testing import dev_identity
+from sagas.engine import SAGA_STATUS, OperatorAct, OperatorBinding
+from sagas.testing import kit_token
 from sagas.transfer import TransferRequest
 from tests.fixtures_temporal import new_task_queue, worker_for, workflow_name
 from tests.workflows._fakes import FakeSteps
@@ -78,9 +78,19 @@ class Saga:
         )
 
 
-def by(name: str, **fields: Any) -> OperatorAction:
-    """An action by `name`, signed in to the kit's identity provider, which the worker trusts."""
-    return OperatorAction(proof=dev_identity().mint(name), **fields)
+async def by(
+    env: WorkflowEnvironment,
+    handle: WorkflowHandle[Any, Any],
+    act: OperatorAct,
+    name: str,
+    **fields: Any,
+) -> OperatorAction:
+    """An action by `name`, signed in to the kit's identity provider, which the worker trusts,
+    with a token bound to `act` on the saga, issued at the test server's time."""
+    proposal = fields.get("proposal_id", "") if act is OperatorAct.APPROVE else ""
+    binding = OperatorBinding(workflow_id=handle.id, action=act, proposal=proposal)
+    token = kit_token(name, binding, issued_at=await env.get_current_time())
+    return OperatorAction(proof=token, **fields)
 
 
 def verified_subject(recorded: Any) -> tuple[str, str]:
@@ -286,7 +296,7 @@ async def test_exhausted_compensation_parks_and_operator_retry_completes_it(
         broken[0] = False
         status = await handle.execute_update(
             "retry_compensation",
-            OperatorAction(note="bank fixed", proof=dev_identity().mint("ana")),
+            await by(time_skipping_env, handle, OperatorAct.RETRY, "ana", note="bank fixed"),
         )
         outcome = await outcome_of(handle)
 
@@ -314,13 +324,18 @@ async def test_operator_resolve_ends_resolved_and_updates_refused_when_not_parke
     async with saga.worker():
         handle = await saga.start(request())
         await wait_for_attempt(steps, "transfer.capture.undo")
+        retry = await by(time_skipping_env, handle, OperatorAct.RETRY, "bo")
         with pytest.raises(WorkflowUpdateFailedError) as refused:
-            await handle.execute_update("retry_compensation", by("bo"))
+            await handle.execute_update("retry_compensation", retry)
         await wait_parked(time_skipping_env, handle)
         proposal = await handle.execute_update(
-            "propose_resolution", by("bo", note="refunded by hand")
+            "propose_resolution",
+            await by(time_skipping_env, handle, OperatorAct.PROPOSE, "bo", note="refunded by hand"),
         )
-        await handle.execute_update("approve_resolution", by("ana", proposal_id=proposal))
+        approve = await by(
+            time_skipping_env, handle, OperatorAct.APPROVE, "ana", proposal_id=proposal
+        )
+        await handle.execute_update("approve_resolution", approve)
         outcome = await outcome_of(handle)
 
     assert proposal == "p1"

@@ -126,7 +126,8 @@ async def test_a_step_reaches_its_ledger_effect_through_five_files_at_most(
         if pivot:  # the refused pivot parks on its step; resolving closes the saga
             await assert_eventually(lambda: parked(saga), timeout=timedelta(seconds=60))
             failure = (await saga.view()).failure
-            await resolve_by_two(saga, "refused on purpose")
+            now = await time_skipping_env.get_current_time()  # its workflows' clock
+            await resolve_by_two(saga, "refused on purpose", issued_at=now)
         outcome = await saga.outcome()
     store.close_connections()
     if not pivot:
