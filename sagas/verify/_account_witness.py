@@ -173,7 +173,7 @@ def action_problem(
     if not temporal.knows(action) and not reach.witnesses_past_retention(record):
         return (
             f"Temporal does not know {action}, the operator action record {record.sequence} "
-            f"names, and {reach.describe()} (the namespace's retention is "
-            f"{temporal.retention}): a record written without the action"
+            "names, and no audit anchor taken before the namespace's retention "
+            f"({temporal.retention}) ended covers the record: a record written without the action"
         )
     return None

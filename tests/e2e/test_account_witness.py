@@ -150,7 +150,7 @@ async def test_an_unfreeze_with_a_record_the_worker_signed_is_found(
     assert finding.startswith(
         "account 'bob' status change 2 (active) has no operator action: Temporal does not know "
         f"account-action-bob-0123456789ab, the operator action record {forged.sequence} names, "
-        "and no anchor taken before "
+        "and no audit anchor taken before the namespace's retention"
     )
 
 
