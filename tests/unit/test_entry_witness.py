@@ -385,3 +385,12 @@ def test_funding_records_the_deployment_sealed_are_read_with_its_payload_keys() 
         "FUNDSAGA_PAYLOAD_KEYS to check who approved what"
     ]
     assert problems([funding()], temporal([]), opened_records(sealed, keys), PAST) == []
+
+
+def test_judging_by_the_writer_s_time_warns_it_is_deprecated() -> None:
+    witness = temporal([SAGA])
+
+    with pytest.warns(DeprecationWarning, match="AnchoredReach"):
+        assert witness.must_know(YOUNG) is True
+    with pytest.warns(DeprecationWarning, match="AnchoredReach"):
+        assert witness.must_know(OLD) is False
