@@ -24,6 +24,7 @@ from sagas.client import FundsagaClient, saga_id
 from sagas.engine import FINGERPRINT_MEMO
 from sagas.foundations import canonical_json, sha256_hex
 from sagas.ledger import Ledger
+from sagas.testing import dev_identity, freeze_by_operator
 from sagas.transfer import TransferRequest
 from sagas.worker import build_worker
 from tests.docs.test_docs_match_code import read_doc, shell_commands
@@ -95,7 +96,10 @@ async def service(
 ) -> AsyncIterator[FundsagaClient]:
     """A worker on the CLI's task queue, writing to the audit trail the CLI audits."""
     store: AuditStore = open_audit_store(f"dir:{tmp_path / 'audit'}", TEST_KEYS)
-    async with build_worker(dev_env.client, cli_task_queue, funded_by_two, store):
+    operators = dev_identity().check()
+    async with build_worker(
+        dev_env.client, cli_task_queue, funded_by_two, store, operators=operators
+    ):
         yield FundsagaClient(dev_env.client, cli_task_queue, funded_by_two)
     store.close_connections()
 
@@ -198,7 +202,7 @@ async def test_a_rejected_key_reused_by_the_python_client_keeps_each_run_s_recor
     """The later run compensates (started past the account checks, as another service would):
     its own closing record stands beside the REJECTED run's."""
     start, _ = documented_starts()
-    funded_by_two.freeze("carol")
+    await freeze_by_operator(service.temporal, service.task_queue, "carol")
     key = f"reuse-{uuid.uuid4().hex[:10]}"
     corrected = {
         "idempotency_key": key,

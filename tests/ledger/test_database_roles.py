@@ -107,6 +107,7 @@ WORKER_PRIVILEGES = {
     "reconciliation_break.adjustment_entry_id": UPDATE,
     "reconciliation_break.updated_at": UPDATE,
     "reconciliation_break.version": UPDATE,
+    "reconciliation_break.closed_by_action": UPDATE,
     "statement_file_file_id_seq": frozenset({"USAGE"}),
     "statement_line_line_id_seq": frozenset({"USAGE"}),
     "reconciliation_break_break_id_seq": frozenset({"USAGE"}),
