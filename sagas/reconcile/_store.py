@@ -87,15 +87,7 @@ def keep_lines(
     not close. `file` kept by `action_id` itself (a retried attempt) holds its lines as new."""
     account = statement.account[:64]
     identities = line_identities(account, statement.lines)
-    stored = {
-        row.identity: row
-        for row in session.scalars(
-            select(StatementLineRow).where(
-                StatementLineRow.account == account,
-                StatementLineRow.identity.in_([identity.key for identity in identities]),
-            )
-        )
-    }
+    stored = _held(session, account, [identity.key for identity in identities])
     tally = StatementAccount(
         statement_id=statement.statement_id,
         account=account,
@@ -125,6 +117,22 @@ def keep_lines(
         tally.file_names.update({row.file_id: row.name for row in session.execute(names)})
     session.flush()
     return tally
+
+
+_LOOKUP_CHUNK = 500
+"""Identities asked for in one query: well under any database's limit on parameters."""
+
+
+def _held(session: Session, account: str, keys: list[str]) -> dict[str, StatementLineRow]:
+    """The lines of `account` already kept under any of `keys`."""
+    held: dict[str, StatementLineRow] = {}
+    for start in range(0, len(keys), _LOOKUP_CHUNK):
+        query = select(StatementLineRow).where(
+            StatementLineRow.account == account,
+            StatementLineRow.identity.in_(keys[start : start + _LOOKUP_CHUNK]),
+        )
+        held.update({row.identity: row for row in session.scalars(query)})
+    return held
 
 
 def _line_row(

@@ -287,3 +287,14 @@ def test_sums_that_do_not_close_are_an_error() -> None:
 
     with pytest.raises(AccountingError, match="3 lines read, but 2 new"):
         tally.check()
+
+
+def test_a_long_statement_sent_again_is_known_line_by_line(books: Reconciliation) -> None:
+    """More lines than one lookup of known identities asks for."""
+    entries = [unreferenced(f"{n}.00") for n in range(1, 1201)]
+    load(books, camt(entries), "day.xml")
+    again = camt([*entries, unreferenced("0.01")], copy="DUPL")
+
+    statement = accounted(books, load(books, again, "again.xml"), entries_in(again))
+
+    assert (statement.new, statement.known) == (1, 1200)
