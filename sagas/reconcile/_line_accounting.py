@@ -9,12 +9,16 @@ from dataclasses import dataclass, field
 
 from pydantic import JsonValue
 
+from sagas.foundations import InvalidRequestError
+
 MAX_LISTED = 20
 """Refusals and earlier files an audit record lists by name; beyond, it counts them."""
 
 
-class AccountingError(RuntimeError):
-    """The lines of a statement do not add up: an importer bug, never a bad file."""
+class AccountingError(InvalidRequestError):
+    """The lines of a statement do not add up: an importer bug, never a bad file. Raised
+    before the import's transaction commits, so nothing of it is kept; non-retryable, as a
+    retry would add up the same."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -50,8 +54,9 @@ class StatementAccount:
         """Refuse to go on when a line went nowhere, or twice."""
         if self.read != self.new + self.known + self.refused:
             raise AccountingError(
-                f"statement {self.statement_id}: {self.read} lines read, but {self.new} new + "
-                f"{self.known} known + {self.refused} refused"
+                f"statement {self.statement_id}",
+                f"{self.read} lines read, but {self.new} new + {self.known} known + "
+                f"{self.refused} refused: nothing kept",
             )
 
     def facts(self) -> dict[str, JsonValue]:
