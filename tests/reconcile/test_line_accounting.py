@@ -298,3 +298,27 @@ def test_a_long_statement_sent_again_is_known_line_by_line(books: Reconciliation
     statement = accounted(books, load(books, again, "again.xml"), entries_in(again))
 
     assert (statement.new, statement.known) == (1, 1200)
+
+
+def test_an_import_whose_sums_do_not_close_keeps_nothing(
+    books: Reconciliation, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An importer that loses a line on the way (played by the check's input losing one)."""
+    checked = StatementAccount.check
+
+    def losing_one(tally: StatementAccount) -> None:
+        tally.new -= 1
+        checked(tally)
+
+    monkeypatch.setattr(StatementAccount, "check", losing_one)
+    document = camt([unreferenced("1.00"), unreferenced("2.00")])
+
+    with pytest.raises(AccountingError, match="2 lines read, but 1 new"):
+        load(books, document, "day.xml")
+
+    with books.ledger.engine.connect() as connection:
+        files = connection.scalar(
+            select(func.count()).select_from(metadata.tables["statement_file"])
+        )
+    assert files == 0
+    assert kept_of(books, 1) == 0
