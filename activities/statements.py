@@ -21,6 +21,7 @@ from sagas.reconcile import (
     EXPLAIN_BREAK_ACTIVITY,
     IMPORT_STATEMENT_ACTIVITY,
     RECONCILE_RUN_ACTIVITY,
+    ImportResult,
     Reconciliation,
     StatementCall,
     StatementRules,
@@ -80,6 +81,7 @@ class StatementActivities:
             "statement_id": statement.statement_id,
             "lines": result.lines,
             "new": result.new,
+            **_accounted(result),
             **self._counts(call.action_id),
         }
 
@@ -105,6 +107,17 @@ class StatementActivities:
             "closed": counts.closed,
             **policy_facts(self.rules.policy),
         }
+
+
+def _accounted(result: ImportResult) -> dict[str, JsonValue]:
+    """The file's lines read, new, known and refused, and each statement's: a bounded list, as
+    a file holds few statements."""
+    statements = result.statements
+    totals: dict[str, JsonValue] = {
+        what: sum(getattr(s, what) for s in statements)
+        for what in ("read", "new", "known", "refused")
+    }
+    return {"accounted": totals, "statements": [s.facts() for s in statements]}
 
 
 def _guarded(work: Callable[[], dict[str, JsonValue]]) -> dict[str, JsonValue]:

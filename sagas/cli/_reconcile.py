@@ -71,10 +71,12 @@ def import_(
     verb = "imported" if facts["new"] else "already imported: nothing added"
     line = (
         f"{file.name} ({facts['format']}, sha256 {str(facts['sha256'])[:12]}…) {verb}; "
-        f"{facts['lines']} lines, {facts['matched']} matched now, "
+        f"{facts['matched']} matched now, "
         f"{facts['opened']} break(s) opened, {facts['closed']} closed"
     )
-    _finish(books, said(line, facts), output)
+    shown = said(line, facts)
+    accounted = [text for each in _listed(facts.get("statements")) for text in _accounted(each)]
+    _finish(books, Shown(shown.data, lines=[*shown.lines, *accounted]), output)
 
 
 @app.command()
@@ -226,6 +228,36 @@ def _adjustment(
     magnitude = parse_money(amount.removeprefix("-"), code, field="--adjust-amount")
     sign = "-" if amount.startswith("-") else ""
     return Adjustment(account_id=account, amount=f"{sign}{magnitude.amount_text()}", currency=code)
+
+
+def _listed(value: JsonValue) -> list[dict[str, JsonValue]]:
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+def _accounted(statement: dict[str, JsonValue]) -> list[str]:
+    """One statement's lines as the worker accounted for them: read = new + known + refused,
+    the earlier files that hold the known ones, each refusal with its reason."""
+    copy = f" ({statement['copy_indicator']})" if statement.get("copy_indicator") else ""
+    text = (
+        f"  statement {statement['statement_id']}{copy}: {statement['read']} line(s) read = "
+        f"{statement['new']} new + {statement['known']} already known + "
+        f"{statement['refused']} refused"
+    )
+    holders = [
+        f"{held['lines']} in file {held['file_id']} ({held['name']})"
+        for held in _listed(statement.get("known_in"))
+    ]
+    if holders:
+        text += f"; known: {', '.join(holders)}"
+    if statement.get("zero_amount"):
+        text += f"; {statement['zero_amount']} of 0.00, kept and marked"
+    refusals = [
+        f"    line {refusal['position']} refused: {refusal['reason']} (break {refusal['break_id']})"
+        for refusal in _listed(statement.get("refusals"))
+    ]
+    if statement.get("refusals_more"):
+        refusals.append(f"    and {statement['refusals_more']} more refused")
+    return [text, *refusals]
 
 
 def _read_file(file: Path, max_bytes: int) -> bytes:

@@ -3,6 +3,7 @@ every difference a break with a kind and a lifecycle."""
 
 from sagas.reconcile._breaks import CLOSED_STATUSES, BreakKind, BreakStatus, BreakView
 from sagas.reconcile._csv_mapping import CsvMapping
+from sagas.reconcile._line_accounting import AccountingError, LineRefusal, StatementAccount
 from sagas.reconcile._models import metadata
 from sagas.reconcile._movements import RailMovement, rail_movements
 from sagas.reconcile._policy import ReconcilePolicy, parse_fees, policy_from
@@ -51,6 +52,7 @@ __all__ = [
     "RECONCILE_RUN_ACTIVITY",
     "STATEMENT_ACTION_PREFIX",
     "STATEMENT_ACTION_WORKFLOW",
+    "AccountingError",
     "ActionCounts",
     "ActionRows",
     "BreakKind",
@@ -60,6 +62,7 @@ __all__ = [
     "ImportResult",
     "LineDirection",
     "LineKind",
+    "LineRefusal",
     "MovementStatus",
     "RailMovement",
     "ReconcilePolicy",
@@ -67,6 +70,7 @@ __all__ = [
     "RowsOfAction",
     "RunResult",
     "Statement",
+    "StatementAccount",
     "StatementAct",
     "StatementActionRequest",
     "StatementCall",

@@ -18,6 +18,7 @@ class BreakKind(StrEnum):
     CURRENCY_MISMATCH = "currency_mismatch"  # same reference, another currency
     DUPLICATE = "duplicate"  # a second line for a movement already matched
     FEE_DIFFERENCE = "fee_difference"  # the rail charged another fee than agreed
+    STATEMENT_CONFLICT = "statement_conflict"  # a bank reference kept before, now other content
 
 
 class BreakStatus(StrEnum):

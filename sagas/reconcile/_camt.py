@@ -1,4 +1,5 @@
-"""camt.053 statements and camt.054 notifications (ISO 20022, 001.02 onwards) into a Statement.
+"""camt.053 statements, camt.052 intraday reports and camt.054 notifications (ISO 20022, 001.02
+onwards) into a Statement.
 
 The file is untrusted: defusedxml refuses any DTD, so no entity and no external reference is
 ever expanded. Only booked entries are lines; pending and information-only ones are not.
@@ -21,9 +22,10 @@ from sagas.reconcile._rules import refuse_lines
 from sagas.reconcile._statement import Statement, StatementFormat, StatementLine
 
 _NAMESPACE = re.compile(
-    r"urn:iso:std:iso:20022:tech:xsd:camt\.(?P<message>05[34])\.001\.(?P<v>\d\d)"
+    r"urn:iso:std:iso:20022:tech:xsd:camt\.(?P<message>05[234])\.001\.(?P<v>\d\d)"
 )
 _DOCUMENTS = {
+    "BkToCstmrAcctRpt": (StatementFormat.CAMT052, "052", "Rpt"),
     "BkToCstmrStmt": (StatementFormat.CAMT053, "053", "Stmt"),
     "BkToCstmrDbtCdtNtfctn": (StatementFormat.CAMT054, "054", "Ntfctn"),
 }
@@ -57,6 +59,7 @@ def read_camt(data: bytes, max_lines: int | None = None) -> Statement:
         period_start=start,
         period_end=end,
         lines=tuple(reading.lines),
+        copy_indicator=text(report, "CpyDplctInd"),
     )
 
 
@@ -94,9 +97,7 @@ class _Reading:
             return
         self.entries += 1
         if is_booked(element):
-            statement_id = text(report, "Id") or missing(f"{self.tag}/Id")
-            where, derived = f"{self.tag}/Ntry[{self.entries}]", f"{statement_id}:{self.entries}"
-            self.lines.append(entry_line(element, where, derived))
+            self.lines.append(entry_line(element, f"{self.tag}/Ntry[{self.entries}]"))
             if self.max_lines is not None:
                 refuse_lines(len(self.lines), self.max_lines)
         report.remove(element)
@@ -117,11 +118,11 @@ class _Reading:
 
 
 def _message(tag: str) -> str:
-    """The message (053 or 054) the root element's namespace names; refused if none."""
+    """The message (052, 053 or 054) the root element's namespace names; refused if none."""
     namespace = tag[1:].partition("}")[0] if tag.startswith("{") else ""
     match = _NAMESPACE.fullmatch(namespace)
     if match is None or int(match["v"]) < 2:
-        problem = f"is XML in namespace {namespace!r}, not camt.053 or camt.054 001.02 onwards"
+        problem = f"is XML in namespace {namespace!r}, not camt.052, 053 or 054 001.02 onwards"
         raise InvalidRequestError("FILE", problem)
     return match["message"]
 

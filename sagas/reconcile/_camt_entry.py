@@ -24,9 +24,9 @@ def is_booked(entry: Element) -> bool:
     return (text(entry, "Sts/Cd") or text(entry, "Sts")) not in _NOT_BOOKED
 
 
-def entry_line(entry: Element, where: str, derived_reference: str) -> StatementLine:
-    """The line an entry states; `where` names it in errors, `derived_reference` is its bank
-    reference when it has neither AcctSvcrRef nor NtryRef."""
+def entry_line(entry: Element, where: str) -> StatementLine:
+    """The line an entry states; `where` names it in errors. Its bank reference is AcctSvcrRef
+    or NtryRef, None when it has neither."""
     details = entry.findall("NtryDtls/TxDtls")
     booking = (
         _date(entry, "BookgDt", where)
@@ -37,7 +37,7 @@ def entry_line(entry: Element, where: str, derived_reference: str) -> StatementL
     if direction is None:
         raise InvalidRequestError(f"{where}/CdtDbtInd", "must be DBIT or CRDT")
     return StatementLine(
-        bank_reference=text(entry, "AcctSvcrRef") or text(entry, "NtryRef") or derived_reference,
+        bank_reference=text(entry, "AcctSvcrRef") or text(entry, "NtryRef"),
         end_to_end_id=_end_to_end_id(details),
         direction=direction,
         amount=_money(entry.find("Amt"), f"{where}/Amt"),

@@ -10,7 +10,7 @@ from typing import Any
 
 from sagas.foundations import InvalidRequestError, currency, refuse_duplicate_keys
 
-_REQUIRED = ("bank_reference_column", "amount_column", "booking_date_column")
+_REQUIRED = ("amount_column", "booking_date_column")
 _LISTS = frozenset({"debit_values", "credit_values"})
 
 
@@ -27,10 +27,12 @@ class CsvMapping:
         currency = "EUR"
     """
 
-    bank_reference_column: str
     amount_column: str
     """Unsigned with a `direction_column`; without one, signed: negative is a debit."""
     booking_date_column: str
+    bank_reference_column: str | None = None
+    """None: the export has no reference of the bank's (many do not); its rows are then told
+    apart by their content and how often it recurs (docs/reconciliation.md)."""
     end_to_end_id_column: str | None = None
     direction_column: str | None = None
     value_date_column: str | None = None

@@ -81,7 +81,7 @@ def _line(row: _Row, n: int, mapping: CsvMapping, statement_currency: str) -> St
     booking = _date(row, n, mapping, mapping.booking_date_column)
     value = mapping.value_date_column
     return StatementLine(
-        bank_reference=_required(row, n, mapping.bank_reference_column),
+        bank_reference=_optional(row, mapping.bank_reference_column),
         end_to_end_id=_optional(row, mapping.end_to_end_id_column),
         direction=direction,
         amount=amount,

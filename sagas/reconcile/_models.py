@@ -7,6 +7,7 @@ from datetime import date, datetime
 
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     CheckConstraint,
     Date,
     ForeignKey,
@@ -24,6 +25,9 @@ from sagas.foundations import NAMING_CONVENTION, UtcDateTime
 ID = BigInteger().with_variant(Integer(), "sqlite")
 REFERENCE_LENGTH = 250
 """An end-to-end id: a saga's action key (saga id, step, phase) fits."""
+IDENTITY_COLUMN_LENGTH = 80
+"""A line's identity: a SHA-256 in hex, or `legacy:` and the bank reference of a line kept
+before identities (migration 2026_11_28_0016)."""
 ACTION_ID_LENGTH = 120
 """The workflow id of the operator action that wrote a row, as its audit record names it."""
 
@@ -60,21 +64,27 @@ class StatementFile(Base):
 
 
 class StatementLineRow(Base):
-    """One booked line; a line the rail delivers again (same account and bank reference, in
-    another file) is kept once."""
+    """One booked line, kept once per account and identity (`_line_identity`): a line the rail
+    delivers again, the same booking, is known, never kept twice."""
 
     __tablename__ = "statement_line"
     __table_args__ = (
-        UniqueConstraint("account", "bank_reference"),
+        UniqueConstraint("account", "identity"),
         CheckConstraint("direction IN ('debit', 'credit')", name="direction"),
-        CheckConstraint("amount_minor > 0", name="amount_positive"),
+        CheckConstraint("amount_minor >= 0", name="amount_not_negative"),
+        CheckConstraint("zero_amount = (amount_minor = 0)", name="zero_amount_marked"),
     )
 
     line_id: Mapped[int] = mapped_column(ID, primary_key=True, autoincrement=True)
     file_id: Mapped[int] = mapped_column(ForeignKey("statement_file.file_id"))
     position: Mapped[int] = mapped_column(Integer)
     account: Mapped[str] = mapped_column(String(64))
-    bank_reference: Mapped[str] = mapped_column(String(64))
+    bank_reference: Mapped[str | None] = mapped_column(String(64))
+    """As the file gives it; None when it gives none."""
+    identity: Mapped[str] = mapped_column(String(IDENTITY_COLUMN_LENGTH))
+    occurrence: Mapped[int] = mapped_column(Integer)
+    zero_amount: Mapped[bool] = mapped_column(Boolean)
+    """A line of 0.00: kept and counted, never matched (it moves no money)."""
     end_to_end_id: Mapped[str | None] = mapped_column(String(REFERENCE_LENGTH), index=True)
     direction: Mapped[str] = mapped_column(String(8))
     kind: Mapped[str] = mapped_column(String(16))

@@ -56,8 +56,7 @@ def read_mt940(data: bytes) -> Statement:
     code = currency(opening.amount.currency, field=":60F:").code
     statement_id = _statement_id(header)
     lines = tuple(
-        _line(transaction.data, n, code, statement_id)
-        for n, transaction in enumerate(parsed.transactions, 1)
+        _line(transaction.data, n, code) for n, transaction in enumerate(parsed.transactions, 1)
     )
     return Statement(
         format=StatementFormat.MT940,
@@ -86,7 +85,7 @@ def _statement_id(header: dict[str, Any]) -> str:
     return f"{reference}/{number}" + (f"/{sequence}" if sequence else "")
 
 
-def _line(data: dict[str, Any], n: int, code: str, statement_id: str) -> StatementLine:
+def _line(data: dict[str, Any], n: int, code: str) -> StatementLine:
     field = f":61:[{n}]"
     status = str(data.get("status") or "").upper()
     direction = _DIRECTIONS.get(status)
@@ -95,8 +94,9 @@ def _line(data: dict[str, Any], n: int, code: str, statement_id: str) -> Stateme
     amount: Decimal = abs(data["amount"].amount)
     customer = (data.get("customer_reference") or "").strip()
     value_date: date = data["date"]
+    bank = (data.get("bank_reference") or "").strip()
     return StatementLine(
-        bank_reference=(data.get("bank_reference") or "").strip() or f"{statement_id}:{n}",
+        bank_reference=None if bank in {"", _NO_REFERENCE} else bank,
         end_to_end_id=None if customer in {"", _NO_REFERENCE} else customer,
         direction=direction,
         amount=parse_money(format(amount, "f"), code, field=f"{field} amount", allow_zero=True),

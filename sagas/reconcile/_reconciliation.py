@@ -16,6 +16,7 @@ from sagas.foundations import InvalidRequestError, database_now
 from sagas.ledger import Ledger
 from sagas.reconcile import _store
 from sagas.reconcile._breaks import CLOSED_STATUSES, BreakKind, BreakStatus, BreakView
+from sagas.reconcile._line_accounting import StatementAccount
 from sagas.reconcile._matcher import match
 from sagas.reconcile._models import BreakRow, RailMatch
 from sagas.reconcile._movements import RailMovement, rail_movements
@@ -44,6 +45,9 @@ class ImportResult:
     """False: this file was imported before, and nothing was added."""
     lines: int
     added_lines: int
+    """The lines this import kept: new to the account."""
+    statements: tuple[StatementAccount, ...]
+    """Per statement of the file, where each line went: new, known or refused."""
     run: RunResult
 
 
@@ -71,17 +75,17 @@ class Reconciliation:
         self, statement: Statement, content: bytes, *, name: str, imported_by: str, action_id: str
     ) -> ImportResult:
         """Keep the file and its new lines, then match, in one transaction, each row stamped
-        with `action_id`; the same file again adds nothing (a retry of the action that kept it
-        finds it new, as it was)."""
+        with `action_id`; every line is accounted for (`ImportResult.statements`). The same
+        file again adds nothing: its lines are known, in itself (a retry of the action that
+        kept it finds it new, as it was)."""
         sha256 = hashlib.sha256(content).hexdigest()
         movements = rail_movements(self.ledger, self.definitions)
 
         def keep(session: Session) -> ImportResult:
+            now = database_now(session.connection())
             found = _store.stored_file(session, sha256)
-            added = 0
             if found is None:
-                now = database_now(session.connection())
-                found, added = _store.add_file(
+                found = _store.add_file(
                     session,
                     statement,
                     content=content,
@@ -91,12 +95,14 @@ class Reconciliation:
                     now=now,
                     action_id=action_id,
                 )
+            accounted = _store.keep_lines(session, statement, found, now=now, action_id=action_id)
             return ImportResult(
                 file_id=found.file_id,
                 sha256=sha256,
                 new=found.action_id == action_id,
                 lines=len(statement.lines),
-                added_lines=added,
+                added_lines=accounted.new,
+                statements=(accounted,),
                 run=self._reconcile(session, action_id, movements),
             )
 

@@ -12,6 +12,7 @@ from sagas.foundations import Money
 class StatementFormat(StrEnum):
     """The formats `fundsaga reconcile import` reads."""
 
+    CAMT052 = "camt.052"  # ISO 20022 intraday account report (BkToCstmrAcctRpt)
     CAMT053 = "camt.053"  # ISO 20022 end-of-day statement (BkToCstmrStmt)
     CAMT054 = "camt.054"  # ISO 20022 debit/credit notification, intraday (BkToCstmrDbtCdtNtfctn)
     MT940 = "mt940"  # SWIFT customer statement
@@ -38,8 +39,9 @@ class LineKind(StrEnum):
 class StatementLine:
     """One booked entry of a statement."""
 
-    bank_reference: str
-    """The rail's own id for the entry (camt AcctSvcrRef, MT940 bank reference)."""
+    bank_reference: str | None
+    """The rail's own id for the entry (camt AcctSvcrRef or NtryRef, MT940 bank reference, a
+    CSV's reference column); None when the file gives none: nothing is made up in its place."""
     end_to_end_id: str | None
     """Our reference, as we sent it (camt EndToEndId, MT940 customer reference)."""
     direction: LineDirection
@@ -68,3 +70,7 @@ class Statement:
     """Up to when the rail says the statement is complete: movements before it that it lacks
     are missing (after the grace period)."""
     lines: tuple[StatementLine, ...]
+    copy_indicator: str | None = None
+    """camt CpyDplctInd: CODU (a copy), DUPL (a duplicate), CORR (a correction); None for an
+    original. Stated in the import's report; lines are judged by their identity whatever it
+    says (docs/reconciliation.md, "Every line accounted for")."""

@@ -11,9 +11,11 @@ from sqlalchemy.orm import Session
 
 from sagas.foundations import Money
 from sagas.reconcile._breaks import BreakKind, BreakStatus, BreakView
+from sagas.reconcile._line_accounting import LineRefusal, StatementAccount
+from sagas.reconcile._line_identity import LineIdentity, booking, line_identities
 from sagas.reconcile._matcher import BookedLine, Finding
 from sagas.reconcile._models import BreakRow, RailMatch, StatementFile, StatementLineRow
-from sagas.reconcile._statement import LineDirection, Statement
+from sagas.reconcile._statement import LineDirection, Statement, StatementLine
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -54,8 +56,8 @@ def add_file(
     imported_by: str,
     now: datetime,
     action_id: str,
-) -> tuple[StatementFile, int]:
-    """The file and how many of its lines are new (a line delivered before is kept once)."""
+) -> StatementFile:
+    """The file as kept; its lines are kept by `keep_lines`."""
     row = StatementFile(
         sha256=sha256,
         format=statement.format.value,
@@ -73,39 +75,137 @@ def add_file(
     )
     session.add(row)
     session.flush()
-    known = set(
-        session.scalars(
-            select(StatementLineRow.bank_reference).where(
-                StatementLineRow.account == statement.account[:64]
-            )
-        )
+    return row
+
+
+def keep_lines(
+    session: Session, statement: Statement, file: StatementFile, *, now: datetime, action_id: str
+) -> StatementAccount:
+    """Keep the statement's new lines with `file`; account for every line: new, known (in which
+    earlier file) or refused (a bank reference kept before with other content: a
+    `statement_conflict` break). Raises AccountingError, so nothing is kept, when the sums do
+    not close. `file` kept by `action_id` itself (a retried attempt) holds its lines as new."""
+    account = statement.account[:64]
+    identities = line_identities(account, statement.lines)
+    stored = _held(session, account, [identity.key for identity in identities])
+    tally = StatementAccount(
+        statement_id=statement.statement_id,
+        account=account,
+        copy_indicator=statement.copy_indicator,
+        read=len(statement.lines),
     )
-    added = 0
-    for position, line in enumerate(statement.lines):
-        if line.bank_reference in known:
-            continue
-        known.add(line.bank_reference)
-        added += 1
-        session.add(
-            StatementLineRow(
-                file_id=row.file_id,
-                position=position,
-                account=statement.account[:64],
-                bank_reference=line.bank_reference,
-                end_to_end_id=line.end_to_end_id,
-                direction=line.direction.value,
-                kind=line.kind.value,
-                amount_minor=line.amount.minor,
-                currency=line.amount.currency.code,
-                fee_minor=None if line.fee is None else line.fee.minor,
-                booking_date=line.booking_date,
-                value_date=line.value_date,
-                description=line.description,
-                action_id=action_id,
-            )
+    ours = file.action_id == action_id
+    for position, (line, identity) in enumerate(zip(statement.lines, identities, strict=True), 1):
+        tally.zero_amount += line.amount.minor == 0
+        held = stored.get(identity.key)
+        if held is None:
+            session.add(_line_row(file, position, account, line, identity, action_id))
+            tally.new += 1
+        elif _held_booking(held) != booking(line):
+            conflict = _conflict(session, file, position, line, held, now, action_id)
+            tally.refusals.append(conflict)
+        elif held.file_id == file.file_id and ours:
+            tally.new += 1
+        else:
+            tally.known += 1
+            tally.known_in[held.file_id] += 1
+    tally.check()
+    if tally.known_in:
+        names = select(StatementFile.file_id, StatementFile.name).where(
+            StatementFile.file_id.in_(list(tally.known_in))
         )
+        tally.file_names.update({row.file_id: row.name for row in session.execute(names)})
     session.flush()
-    return row, added
+    return tally
+
+
+_LOOKUP_CHUNK = 500
+"""Identities asked for in one query: well under any database's limit on parameters."""
+
+
+def _held(session: Session, account: str, keys: list[str]) -> dict[str, StatementLineRow]:
+    """The lines of `account` already kept under any of `keys`."""
+    held: dict[str, StatementLineRow] = {}
+    for start in range(0, len(keys), _LOOKUP_CHUNK):
+        query = select(StatementLineRow).where(
+            StatementLineRow.account == account,
+            StatementLineRow.identity.in_(keys[start : start + _LOOKUP_CHUNK]),
+        )
+        held.update({row.identity: row for row in session.scalars(query)})
+    return held
+
+
+def _line_row(
+    file: StatementFile,
+    position: int,
+    account: str,
+    line: StatementLine,
+    identity: LineIdentity,
+    action_id: str,
+) -> StatementLineRow:
+    return StatementLineRow(
+        file_id=file.file_id,
+        position=position - 1,
+        account=account,
+        bank_reference=line.bank_reference,
+        identity=identity.key,
+        occurrence=identity.occurrence,
+        zero_amount=line.amount.minor == 0,
+        end_to_end_id=line.end_to_end_id,
+        direction=line.direction.value,
+        kind=line.kind.value,
+        amount_minor=line.amount.minor,
+        currency=line.amount.currency.code,
+        fee_minor=None if line.fee is None else line.fee.minor,
+        booking_date=line.booking_date,
+        value_date=line.value_date,
+        description=line.description,
+        action_id=action_id,
+    )
+
+
+def _held_booking(row: StatementLineRow) -> tuple[str, int, str, str]:
+    return (row.direction, row.amount_minor, row.currency, row.booking_date.isoformat())
+
+
+def _conflict(
+    session: Session,
+    file: StatementFile,
+    position: int,
+    line: StatementLine,
+    held: StatementLineRow,
+    now: datetime,
+    action_id: str,
+) -> LineRefusal:
+    """The line is not kept; the break that says so is opened once per file and position."""
+    key = f"{BreakKind.STATEMENT_CONFLICT}:{held.line_id}:{file.file_id}:{position}"
+    row = session.scalars(select(BreakRow).where(BreakRow.break_key == key)).first()
+    before = Money.of(held.amount_minor, held.currency)
+    reason = (
+        f"bank reference {held.bank_reference} is line {held.line_id} (file {held.file_id}): "
+        f"a {held.direction} of {before} booked {held.booking_date}; here a "
+        f"{line.direction} of {line.amount} booked {line.booking_date}"
+    )
+    if row is None:
+        row = BreakRow(
+            break_key=key,
+            kind=BreakKind.STATEMENT_CONFLICT.value,
+            status=BreakStatus.OPEN.value,
+            line_id=held.line_id,
+            reference=held.bank_reference,
+            currency=line.amount.currency.code,
+            statement_minor=line.amount.minor,
+            detail=f"line {position} of file {file.file_id} ({file.name}) not kept: {reason}",
+            opened_at=now,
+            updated_at=now,
+            note="",
+            evidence="",
+            version=1,
+            action_id=action_id,
+        )
+        session.add(row)
+        session.flush()
+    return LineRefusal(position=position, reason=f"conflict: {reason}", break_id=row.break_id)
 
 
 def booked_lines(session: Session) -> list[BookedLine]:
@@ -119,7 +219,11 @@ def booked_lines(session: Session) -> list[BookedLine]:
             fee_minor=row.fee_minor,
             value_date=row.value_date,
         )
-        for row in session.scalars(select(StatementLineRow).order_by(StatementLineRow.line_id))
+        for row in session.scalars(
+            select(StatementLineRow)
+            .where(StatementLineRow.amount_minor > 0)
+            .order_by(StatementLineRow.line_id)
+        )
     ]
 
 

@@ -208,7 +208,10 @@ async def test_statement_rows_written_with_the_clis_database_url_are_findings(
             imported_by="mallory",
             action_id="statement-action-import-forged",
         )
-        copied = {k: v for k, v in line.items() if k != "line_id"} | {"bank_reference": "EXTRA"}
+        copied = {k: v for k, v in line.items() if k != "line_id"} | {
+            "bank_reference": "EXTRA",
+            "identity": "EXTRA",
+        }
         lines, matches = metadata.tables["statement_line"], metadata.tables["rail_match"]
         with mallory.engine.begin() as connection:
             connection.execute(insert(lines).values(**copied))

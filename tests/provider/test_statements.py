@@ -141,7 +141,7 @@ def test_each_file_reads_back_to_exactly_what_was_settled(day: Day, fmt: str) ->
 
     assert _sorted([Stated.of(line) for line in lines]) == _eur(day.stated)
     assert len({line.bank_reference for line in lines}) == len(lines)
-    assert all(line.bank_reference.startswith("PRV-") for line in lines)
+    assert all((line.bank_reference or "").startswith("PRV-") for line in lines)
     [returned] = [line for line in lines if line.kind is LineKind.RETURN]
     assert returned.description == "return reason AC04"
 

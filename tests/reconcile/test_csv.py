@@ -110,7 +110,7 @@ def test_a_direction_column_and_a_kind_column() -> None:
         ("-250,00", "-250,005", "Betrag (row 2)"),
         ("1200,00", "12 00,00", "Betrag (row 3)"),
         ("0,35", "0,3x5", "Gebühr (row 2)"),
-        ("TX-2", "", "Transaktion (row 3)"),
+        ("1200,00;", ";", "Betrag (row 3)"),
         ("03.11.2026;03.11.2026", "03.11.2026;2026-11-03", "Valuta (row 3)"),
     ],
 )

@@ -49,7 +49,7 @@ def test_a_statement_with_a_charge_and_a_reversal_reads_to_its_lines() -> None:
         ("BNK-8841", "PAYOUT-0001", "debit", "payout", _eur(25000), date(2026, 11, 3)),
         ("BNK-8842", None, "debit", "fee", _eur(175), date(2026, 11, 3)),
         ("BNK-8843", "PAYOUT-0001", "credit", "return", _eur(25000), date(2026, 11, 4)),
-        ("STMT20261103/00307/001:4", None, "credit", "other", _eur(120000), date(2026, 11, 3)),
+        (None, None, "credit", "other", _eur(120000), date(2026, 11, 3)),
     ]
     assert {line.booking_date for line in read.lines} == {date(2026, 11, 3)}
     assert read.lines[0].description == "/EREF/PAYOUT-0001/REMI/Payout to supplier"
