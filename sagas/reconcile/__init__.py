@@ -6,6 +6,7 @@ from sagas.reconcile._csv_mapping import CsvMapping
 from sagas.reconcile._models import metadata
 from sagas.reconcile._movements import RailMovement, rail_movements
 from sagas.reconcile._policy import ReconcilePolicy, parse_fees, policy_from
+from sagas.reconcile._proof import ProofItem, ProofOfCash
 from sagas.reconcile._provenance import ActionRows, RowsOfAction, reconciliation_rows
 from sagas.reconcile._read import read_statement
 from sagas.reconcile._reconciliation import (
@@ -22,6 +23,7 @@ from sagas.reconcile._rules import (
     refuse_size,
 )
 from sagas.reconcile._statement import (
+    Balance,
     LineDirection,
     LineKind,
     Statement,
@@ -53,6 +55,7 @@ __all__ = [
     "STATEMENT_ACTION_WORKFLOW",
     "ActionCounts",
     "ActionRows",
+    "Balance",
     "BreakKind",
     "BreakStatus",
     "BreakView",
@@ -61,6 +64,8 @@ __all__ = [
     "LineDirection",
     "LineKind",
     "MovementStatus",
+    "ProofItem",
+    "ProofOfCash",
     "RailMovement",
     "ReconcilePolicy",
     "Reconciliation",

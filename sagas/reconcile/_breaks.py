@@ -18,6 +18,8 @@ class BreakKind(StrEnum):
     CURRENCY_MISMATCH = "currency_mismatch"  # same reference, another currency
     DUPLICATE = "duplicate"  # a second line for a movement already matched
     FEE_DIFFERENCE = "fee_difference"  # the rail charged another fee than agreed
+    STATEMENT_UNBALANCED = "statement_unbalanced"  # opening + lines != the closing it states
+    STATEMENT_GAP = "statement_gap"  # a closing balance the account's next opening is not
 
 
 class BreakStatus(StrEnum):
@@ -30,9 +32,18 @@ class BreakStatus(StrEnum):
 
 
 CLOSED_STATUSES = frozenset({BreakStatus.RESOLVED, BreakStatus.MATCHED})
-_BETWEEN_AMOUNTS = frozenset({BreakKind.AMOUNT_MISMATCH, BreakKind.FEE_DIFFERENCE})
+_BETWEEN_AMOUNTS = frozenset(
+    {
+        BreakKind.AMOUNT_MISMATCH,
+        BreakKind.FEE_DIFFERENCE,
+        BreakKind.STATEMENT_UNBALANCED,
+        BreakKind.STATEMENT_GAP,
+    }
+)
 """Kinds whose difference lies between the ledger's amount and the statement's; a duplicate's
-is its second line, a missing line's or movement's its own amount."""
+is its second line, a missing line's or movement's its own amount. A statement's own break
+keeps the balance the file states as the statement's amount and the one it should be (opening
++ lines, or the previous statement's closing) as the ledger's."""
 
 
 @dataclass(frozen=True, kw_only=True)

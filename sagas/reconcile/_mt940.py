@@ -9,7 +9,8 @@ from typing import Any, NoReturn
 
 import mt940
 
-from sagas.foundations import InvalidRequestError, currency, parse_money
+from sagas.foundations import InvalidRequestError, parse_money
+from sagas.reconcile._mt940_balance import mt940_balances, opening_currency
 from sagas.reconcile._statement import (
     LineDirection,
     LineKind,
@@ -50,10 +51,8 @@ def read_mt940(data: bytes) -> Statement:
         raise InvalidRequestError("FILE", problem)
     parsed = statements[0]
     header: dict[str, Any] = parsed.data
-    opening, closing = header.get("final_opening_balance"), header.get("final_closing_balance")
-    if opening is None or opening.amount.currency is None:
-        raise InvalidRequestError(":60F:", "is missing or states no currency")
-    code = currency(opening.amount.currency, field=":60F:").code
+    code = opening_currency(header)
+    opening, closing = mt940_balances(header, code)
     statement_id = _statement_id(header)
     lines = tuple(
         _line(transaction.data, n, code, statement_id)
@@ -64,10 +63,12 @@ def read_mt940(data: bytes) -> Statement:
         statement_id=statement_id,
         account=header.get("account_identification") or _missing(":25:"),
         currency=code,
-        period_start=_midnight(opening.date),
+        period_start=None if opening is None else _midnight(opening.day),
         # The statement is complete up to the end of its closing balance's day.
-        period_end=None if closing is None else _midnight(closing.date + timedelta(days=1)),
+        period_end=_midnight(closing.day + timedelta(days=1)),
         lines=lines,
+        opening=opening,
+        closing=closing,
     )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -15,11 +15,13 @@ from sagas.engine import SagaDefinition
 from sagas.foundations import InvalidRequestError, database_now
 from sagas.ledger import Ledger
 from sagas.reconcile import _store
+from sagas.reconcile._balance_breaks import open_balance_breaks
 from sagas.reconcile._breaks import CLOSED_STATUSES, BreakKind, BreakStatus, BreakView
 from sagas.reconcile._matcher import match
 from sagas.reconcile._models import BreakRow, RailMatch
 from sagas.reconcile._movements import RailMovement, rail_movements
 from sagas.reconcile._policy import ReconcilePolicy
+from sagas.reconcile._proof import ProofOfCash, proofs_of_cash
 from sagas.reconcile._statement import Statement
 from sagas.reconcile._store import ActionCounts
 
@@ -79,6 +81,7 @@ class Reconciliation:
         def keep(session: Session) -> ImportResult:
             found = _store.stored_file(session, sha256)
             added = 0
+            balance_breaks: list[BreakRow] = []
             if found is None:
                 now = database_now(session.connection())
                 found, added = _store.add_file(
@@ -91,13 +94,16 @@ class Reconciliation:
                     now=now,
                     action_id=action_id,
                 )
+                balance_breaks = open_balance_breaks(session, statement, found, now, action_id)
+            run = self._reconcile(session, action_id, movements)
+            opened = [_store.break_view(row) for row in balance_breaks]
             return ImportResult(
                 file_id=found.file_id,
                 sha256=sha256,
                 new=found.action_id == action_id,
                 lines=len(statement.lines),
                 added_lines=added,
-                run=self._reconcile(session, action_id, movements),
+                run=replace(run, opened=opened + run.opened),
             )
 
         return self._run(keep)
@@ -134,6 +140,11 @@ class Reconciliation:
             opened=[_store.break_view(row) for row in opened],
             closed=[_store.break_view(row) for row in closed],
         )
+
+    def proofs_of_cash(self) -> list[ProofOfCash]:
+        """The proof of cash of each imported statement that states its balances."""
+        movements = rail_movements(self.ledger, self.definitions)
+        return self._run(lambda session: proofs_of_cash(session, movements))
 
     def now(self) -> datetime:
         """The database's time: what a break's age is measured by."""

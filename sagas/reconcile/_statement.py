@@ -54,6 +54,17 @@ class StatementLine:
 
 
 @dataclass(frozen=True, kw_only=True)
+class Balance:
+    """A booked balance of the statement's account: signed, a debit balance (an overdraft)
+    below zero."""
+
+    amount: Money
+    day: date
+    field: str
+    """Where the file states it (`Stmt/Bal[1]`, `:60F:`), for the messages that name it."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class Statement:
     """A statement file as read: its identity, the account it covers and its booked lines."""
 
@@ -68,3 +79,7 @@ class Statement:
     """Up to when the rail says the statement is complete: movements before it that it lacks
     are missing (after the grace period)."""
     lines: tuple[StatementLine, ...]
+    opening: Balance | None = None
+    """The booked balance before the lines (camt OPBD or PRCD, MT940 :60F: or :60M:)."""
+    closing: Balance | None = None
+    """The booked balance after them (camt CLBD, MT940 :62F: or :62M:): opening + lines."""
