@@ -19,7 +19,7 @@ from sagas.reconcile._statement import (
     StatementLine,
 )
 
-_TAGS = (re.compile(rb"^:20:", re.M), re.compile(rb"^:60F:", re.M))
+_TAGS = (re.compile(rb"^:20:", re.M), re.compile(rb"^:60[FM]:", re.M))
 _NO_REFERENCE = "NONREF"
 _DIRECTIONS = {
     "D": LineDirection.DEBIT,
@@ -34,7 +34,8 @@ _TRANSFER_CODES = frozenset({"TRF"})
 
 
 def looks_like_mt940(data: bytes) -> bool:
-    """Whether the file has the :20: and :60F: tags every MT940 statement starts with."""
+    """Whether the file has the :20: and opening balance (:60F:, or :60M: on a continued page)
+    tags every MT940 statement starts with."""
     return all(tag.search(data) for tag in _TAGS)
 
 
