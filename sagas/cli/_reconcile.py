@@ -167,6 +167,7 @@ def _proof_lines(p: ProofOfCash) -> list[str]:
         ("+ statement line no movement explains", p.unmatched_lines),
         ("- ledger movement no line books", p.unmatched_movements),
         ("+ matched, amounts differ by", p.amount_differences),
+        ("+ charge debited on top of its line", p.charges),
     ):
         lines += [f"    {title}: {_item_text(item)}" for item in items]
     return lines
@@ -205,6 +206,7 @@ def _proof_json(p: ProofOfCash) -> dict[str, Any]:
         "unmatched_lines": items(p.unmatched_lines),
         "unmatched_movements": items(p.unmatched_movements),
         "amount_differences": items(p.amount_differences),
+        "charges": items(p.charges),
         "balances": p.balances,
         "reconciled": p.reconciled,
     }

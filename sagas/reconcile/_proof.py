@@ -55,6 +55,9 @@ class ProofOfCash:
     unmatched_movements: tuple[ProofItem, ...]
     amount_differences: tuple[ProofItem, ...]
     """Matched pairs whose amounts differ: the line's amount minus the movement's."""
+    charges: tuple[ProofItem, ...] = ()
+    """Charges the rail debited with their lines, on top of the amounts (when that is how the
+    statement adds up): the ledger's movements do not hold them."""
 
     @property
     def difference(self) -> Money:
@@ -64,7 +67,7 @@ class ProofOfCash:
     @property
     def explained(self) -> Money:
         total = Money.of(0, self.closing.currency.code)
-        for item in (*self.unmatched_lines, *self.amount_differences):
+        for item in (*self.unmatched_lines, *self.amount_differences, *self.charges):
             total = total + item.amount
         for item in self.unmatched_movements:
             total = total - item.amount
@@ -116,11 +119,21 @@ def _proof(
             .order_by(StatementLineRow.position)
         )
     )
-    unmatched_lines, differences, scope = [], [], []
+    unmatched_lines, differences, scope, charges = [], [], [], []
     line_total = 0
     for line in lines:
         signed = line.amount_minor if line.direction == LineDirection.CREDIT else -line.amount_minor
         line_total += signed
+        if line.fee_minor:
+            charges.append(
+                ProofItem(
+                    side="statement",
+                    item_id=line.line_id,
+                    reference=line.end_to_end_id or line.bank_reference,
+                    amount=Money.of(-line.fee_minor, code),
+                    day=line.booking_date,
+                )
+            )
         movement = by_entry.get(matched.get(line.line_id, -1))
         if movement is None:
             unmatched_lines.append(
@@ -160,6 +173,13 @@ def _proof(
         and (row.period_start is None or m.booked_at >= row.period_start)
     ]
     opening = Money.of(row.opening_minor, code)
+    charged = sum(item.amount.minor for item in charges)
+    # As the balance check reads it: charges debited on top only when that is how it adds up.
+    on_top = (
+        bool(charges)
+        and row.opening_minor + line_total != row.closing_minor
+        and row.opening_minor + line_total + charged == row.closing_minor
+    )
     ledger_movements = Money.of(
         sum(_signed(m).minor for m in scope) + sum(i.amount.minor for i in unmatched_movements),
         code,
@@ -170,13 +190,14 @@ def _proof(
         account=row.account,
         period_end=row.period_end,
         opening=opening,
-        statement_lines=Money.of(line_total, code),
+        statement_lines=Money.of(line_total + (charged if on_top else 0), code),
         closing=Money.of(row.closing_minor, code),
         ledger_movements=ledger_movements,
         ledger_balance=opening + ledger_movements,
         unmatched_lines=tuple(unmatched_lines),
         unmatched_movements=tuple(unmatched_movements),
         amount_differences=tuple(differences),
+        charges=tuple(charges) if on_top else (),
     )
 
 

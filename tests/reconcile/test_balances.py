@@ -229,3 +229,30 @@ def test_proof_of_cash_lists_the_unmatched_items_on_each_side(books: Reconciliat
     assert proof.difference == _eur(400)
     assert proof.explained == _eur(400)
     assert (proof.balances, proof.reconciled) == (True, False)
+
+
+def test_charges_debited_on_top_of_a_line_add_up_and_are_a_reconciling_item(
+    books: Reconciliation,
+) -> None:
+    settle(books.ledger, "fee", 2500)
+    read = _with_balances(statement(line("fee", 2500, bank="B1", fee=30)), 100000, 97470)
+    load(books, read)
+
+    assert books.breaks(kind=BreakKind.STATEMENT_UNBALANCED) == []
+    (proof,) = books.proofs_of_cash()
+    assert (proof.statement_lines, proof.ledger_balance) == (_eur(-2530), _eur(97500))
+    assert [(i.reference, i.amount) for i in proof.charges] == [(sent("fee"), _eur(-30))]
+    assert (proof.difference, proof.explained, proof.balances) == (_eur(-30), _eur(-30), True)
+
+
+def test_charges_counted_neither_way_leave_the_statement_unbalanced(
+    books: Reconciliation,
+) -> None:
+    read = _with_balances(statement(line("fee", 2500, bank="B1", fee=30)), 100000, 97000)
+    load(books, read)
+
+    (found,) = books.breaks(kind=BreakKind.STATEMENT_UNBALANCED)
+    assert "975.00 EUR (974.70 EUR with their charges)" in found.detail
+    assert "970.00 EUR" in found.detail
+    (proof,) = books.proofs_of_cash()
+    assert (proof.statement_adds_up, proof.balances) == (False, False)
