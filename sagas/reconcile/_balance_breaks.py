@@ -82,8 +82,10 @@ def _unbalanced(statement: Statement, stored: StatementFile) -> Iterator[_Findin
 
 
 def _gaps(session: Session, stored: StatementFile) -> Iterator[_Finding]:
-    """Consecutive statements of the account, by closing date, then opening date, then import;
-    a statement id delivered again (a copy, a correction) takes no second place in the chain."""
+    """Consecutive statements of the account, by closing date, opening date, statement id (its
+    sequence: MT940 :28C:, a camt id) and import; a statement id delivered again (a copy, a
+    correction) takes no second place in the chain. A pair whose balances do not chain is a
+    gap; one whose next statement opens on a day before the previous one closed, an overlap."""
     query = (
         select(StatementFile)
         .where(
@@ -92,33 +94,46 @@ def _gaps(session: Session, stored: StatementFile) -> Iterator[_Finding]:
             StatementFile.opening_minor.is_not(None),
             StatementFile.closing_minor.is_not(None),
         )
-        .order_by(StatementFile.closing_date, StatementFile.opening_date, StatementFile.file_id)
+        .order_by(
+            StatementFile.closing_date,
+            StatementFile.opening_date,
+            StatementFile.statement_id,
+            StatementFile.file_id,
+        )
     )
     chain: list[StatementFile] = []
     for row in session.scalars(query):
         if all(row.statement_id != seen.statement_id for seen in chain):
             chain.append(row)
     for before, after in itertools.pairwise(chain):
-        if stored.file_id not in (before.file_id, after.file_id):
-            continue
-        assert before.closing_minor is not None
-        assert after.opening_minor is not None
-        if before.closing_minor == after.opening_minor:
-            continue
-        closing = Money.of(before.closing_minor, stored.currency)
-        opening = Money.of(after.opening_minor, stored.currency)
-        what = "a gap" if after.opening_date != before.closing_date else "an overlap or a gap"
-        yield _Finding(
-            key=f"{BreakKind.STATEMENT_GAP}:{before.file_id}:{after.file_id}",
-            kind=BreakKind.STATEMENT_GAP,
-            currency=stored.currency,
-            reference=after.statement_id,
-            stated_minor=after.opening_minor,
-            expected_minor=before.closing_minor,
-            detail=(
-                f"account {stored.account}: statement {before.statement_id} (file "
-                f"{before.file_id}) closes at {closing} on {before.closing_date}, but the next, "
-                f"{after.statement_id} (file {after.file_id}), opens at {opening} on "
-                f"{after.opening_date}: {what} of {opening - closing} between them"
-            ),
-        )
+        if stored.file_id in (before.file_id, after.file_id):
+            yield from _link(stored, before, after)
+
+
+def _link(stored: StatementFile, before: StatementFile, after: StatementFile) -> Iterator[_Finding]:
+    assert before.closing_minor is not None
+    assert after.opening_minor is not None
+    overlap = (
+        after.opening_date is not None
+        and before.closing_date is not None
+        and after.opening_date < before.closing_date
+    )
+    if before.closing_minor == after.opening_minor and not overlap:
+        return
+    closing = Money.of(before.closing_minor, stored.currency)
+    opening = Money.of(after.opening_minor, stored.currency)
+    what = "an overlap" if overlap else "a gap"
+    yield _Finding(
+        key=f"{BreakKind.STATEMENT_GAP}:{before.file_id}:{after.file_id}",
+        kind=BreakKind.STATEMENT_GAP,
+        currency=stored.currency,
+        reference=after.statement_id,
+        stated_minor=after.opening_minor,
+        expected_minor=before.closing_minor,
+        detail=(
+            f"account {stored.account}: statement {before.statement_id} (file "
+            f"{before.file_id}) closes at {closing} on {before.closing_date}, but the next, "
+            f"{after.statement_id} (file {after.file_id}), opens at {opening} on "
+            f"{after.opening_date}: {what} ({opening - closing}) between them"
+        ),
+    )

@@ -19,7 +19,7 @@ class BreakKind(StrEnum):
     DUPLICATE = "duplicate"  # a second line for a movement already matched
     FEE_DIFFERENCE = "fee_difference"  # the rail charged another fee than agreed
     STATEMENT_UNBALANCED = "statement_unbalanced"  # opening + lines != the closing it states
-    STATEMENT_GAP = "statement_gap"  # a closing balance the account's next opening is not
+    STATEMENT_GAP = "statement_gap"  # the next statement opens otherwise, or before, it closed
 
 
 class BreakStatus(StrEnum):

@@ -4,12 +4,13 @@ closing is the next one's opening) and proven against the ledger's rail movement
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date
 
 import pytest
 
 from sagas.foundations import InvalidRequestError, Money
-from sagas.reconcile import BreakKind, Reconciliation, Statement, read_statement
+from sagas.reconcile import Balance, BreakKind, Reconciliation, Statement, read_statement
 from tests.reconcile.test_matching import books, line, load, sent, settle, statement
 
 __all__ = ["books"]
@@ -139,10 +140,6 @@ def test_mt940_closing_in_another_currency_is_refused_naming_its_tag() -> None:
 
 
 def _with_balances(read: Statement, opening: int, closing: int, day: int = 5) -> Statement:
-    from dataclasses import replace
-
-    from sagas.reconcile import Balance
-
     def balance(minor: int, field: str) -> Balance:
         return Balance(amount=_eur(minor), day=date(2026, 11, day), field=field)
 
@@ -256,3 +253,16 @@ def test_charges_counted_neither_way_leave_the_statement_unbalanced(
     assert "970.00 EUR" in found.detail
     (proof,) = books.proofs_of_cash()
     assert (proof.statement_adds_up, proof.balances) == (False, False)
+
+
+def test_a_statement_opening_before_the_previous_one_closed_is_an_overlap(
+    books: Reconciliation,
+) -> None:
+    load(books, _with_balances(statement(statement_id="W1"), 10000, 10000, day=5))
+    overlapping = _with_balances(statement(statement_id="W2"), 10000, 10000, day=6)
+    early = replace(overlapping.opening, day=date(2026, 11, 4)) if overlapping.opening else None
+    load(books, replace(overlapping, opening=early))
+
+    (overlap,) = books.breaks(kind=BreakKind.STATEMENT_GAP)
+    assert "an overlap" in overlap.detail
+    assert (overlap.reference, overlap.difference) == ("W2", _eur(0))
