@@ -226,6 +226,7 @@ async def run_catalog(
         print("the provider's statements of today, reconciled:")
         for facts in await reconcile_demo(client, provider):
             print(f"  {statement_line(facts)}")
+            print(f"    {proof_line(facts)}")
     return runs
 
 
@@ -234,6 +235,18 @@ def statement_line(facts: Mapping[str, Any]) -> str:
     return (
         f"{facts['file']} ({facts['format']}, sha256 {str(facts['sha256'])[:12]}…): "
         f"{facts['lines']} lines, {facts['matched']} matched, {facts['opened']} break(s)"
+    )
+
+
+def proof_line(facts: Mapping[str, Any]) -> str:
+    """The statement's proof of cash: its closing balance against the ledger's."""
+    proof = facts.get("proof_of_cash")
+    if not isinstance(proof, Mapping):
+        return "proof of cash: the statement states no balances"
+    verdict = "balanced" if proof["balances"] else "NOT balanced"
+    return (
+        f"proof of cash: closing {proof['closing']}, ledger {proof['ledger_balance']}, "
+        f"difference {proof['difference']}: {verdict}"
     )
 
 

@@ -20,6 +20,8 @@ from sagas.reconcile import (
     BreakStatus,
     BreakView,
     CsvMapping,
+    ProofItem,
+    ProofOfCash,
     Reconciliation,
     refuse_size,
 )
@@ -133,6 +135,83 @@ def movements(ctx: typer.Context, output: Output = OutputFormat.TABLE) -> None:
     ]
     columns = ("entry_id", "saga_id", "step", "amount", "booked_at", "status")
     emit(listing(records, columns, lines=[] if records else ["no rail movements"]), output)
+
+
+@app.command()
+def proof(ctx: typer.Context, output: Output = OutputFormat.TABLE) -> None:
+    """The proof of cash of each imported statement that states its balances: opening + lines =
+    closing, the closing balance against the ledger's rail account at the statement's end, and
+    the unmatched lines and movements that explain the difference. Exit 1 if one does not
+    balance."""
+    books = reconciliation(Invocation.of(ctx))
+    proofs = books.proofs_of_cash()
+    records = [_proof_json(p) for p in proofs]
+    lines = [text for p in proofs for text in _proof_lines(p)] or ["no statement states balances"]
+    emit(Shown({"proofs": records}, lines=lines), output)
+    if not all(p.balances for p in proofs):
+        raise typer.Exit(FAILURE)
+
+
+def _proof_lines(p: ProofOfCash) -> list[str]:
+    verdict = "balances" if p.balances else "DOES NOT BALANCE"
+    if p.reconciled:
+        verdict += ", nothing to reconcile"
+    lines = [
+        f"statement {p.statement_id} (file {p.file_id}), account {p.account}, "
+        f"to {p.period_end.isoformat() if p.period_end else '-'}: {verdict}",
+        f"  opening {p.opening} + lines {p.statement_lines} = {p.opening + p.statement_lines}; "
+        f"closing stated {p.closing}"
+        + ("" if p.statement_adds_up else " (the statement does not add up)"),
+        f"  ledger: opening {p.opening} + rail movements {p.ledger_movements} = "
+        f"{p.ledger_balance}; difference {p.difference}, explained {p.explained}",
+    ]
+    for title, items in (
+        ("+ statement line no movement explains", p.unmatched_lines),
+        ("- ledger movement no line books", p.unmatched_movements),
+        ("+ matched, amounts differ by", p.amount_differences),
+        ("+ charge debited on top of its line", p.charges),
+    ):
+        lines += [f"    {title}: {_item_text(item)}" for item in items]
+    return lines
+
+
+def _item_text(item: ProofItem) -> str:
+    return f"{item.side} {item.item_id} {item.reference} {item.amount} on {item.day}"
+
+
+def _proof_json(p: ProofOfCash) -> dict[str, Any]:
+    def items(found: tuple[ProofItem, ...]) -> list[dict[str, Any]]:
+        return [
+            {
+                "side": item.side,
+                "id": item.item_id,
+                "reference": item.reference,
+                "amount": str(item.amount),
+                "day": item.day.isoformat(),
+            }
+            for item in found
+        ]
+
+    return {
+        "file_id": p.file_id,
+        "statement_id": p.statement_id,
+        "account": p.account,
+        "period_end": p.period_end.isoformat() if p.period_end else None,
+        "opening": str(p.opening),
+        "statement_lines": str(p.statement_lines),
+        "closing": str(p.closing),
+        "statement_adds_up": p.statement_adds_up,
+        "ledger_movements": str(p.ledger_movements),
+        "ledger_balance": str(p.ledger_balance),
+        "difference": str(p.difference),
+        "explained": str(p.explained),
+        "unmatched_lines": items(p.unmatched_lines),
+        "unmatched_movements": items(p.unmatched_movements),
+        "amount_differences": items(p.amount_differences),
+        "charges": items(p.charges),
+        "balances": p.balances,
+        "reconciled": p.reconciled,
+    }
 
 
 @app.command()

@@ -32,7 +32,9 @@ async def reconcile_demo(
     client: FundsagaClient, provider: DemoProvider
 ) -> list[dict[str, JsonValue]]:
     """Have the worker import the provider's camt.053 of today in each demo currency (under
-    `demo_statement_rules`); what each import did."""
+    `demo_statement_rules`); what each import did, with its statement's proof of cash once
+    all are imported (`proof_of_cash`: closing, ledger balance, difference, whether it
+    balances)."""
     if client.ledger is None:
         raise ValueError("the demo reconciles a client with a ledger")
     # A statement is complete up to the second it is made: the last settlement is before it.
@@ -44,6 +46,17 @@ async def reconcile_demo(
         data = await asyncio.to_thread(_statement, provider.url, code)
         name = f"camt053-{code}.xml"
         imported.append(await actions.import_statement(data, name=name, note="demo: the day"))
+    proofs = {proof.file_id: proof for proof in await asyncio.to_thread(books.proofs_of_cash)}
+    for facts in imported:
+        proof = proofs.get(facts["file_id"]) if isinstance(facts["file_id"], int) else None
+        if proof is not None:
+            facts["proof_of_cash"] = {
+                "closing": str(proof.closing),
+                "ledger_balance": str(proof.ledger_balance),
+                "difference": str(proof.difference),
+                "balances": proof.balances,
+                "reconciled": proof.reconciled,
+            }
     return imported
 
 

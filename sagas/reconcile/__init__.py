@@ -7,6 +7,7 @@ from sagas.reconcile._line_accounting import AccountingError, LineRefusal, State
 from sagas.reconcile._models import metadata
 from sagas.reconcile._movements import RailMovement, rail_movements
 from sagas.reconcile._policy import ReconcilePolicy, parse_fees, policy_from
+from sagas.reconcile._proof import ProofItem, ProofOfCash
 from sagas.reconcile._provenance import ActionRows, RowsOfAction, reconciliation_rows
 from sagas.reconcile._read import read_statement
 from sagas.reconcile._reconciliation import (
@@ -23,6 +24,7 @@ from sagas.reconcile._rules import (
     refuse_size,
 )
 from sagas.reconcile._statement import (
+    Balance,
     LineDirection,
     LineKind,
     Statement,
@@ -55,6 +57,7 @@ __all__ = [
     "AccountingError",
     "ActionCounts",
     "ActionRows",
+    "Balance",
     "BreakKind",
     "BreakStatus",
     "BreakView",
@@ -64,6 +67,8 @@ __all__ = [
     "LineKind",
     "LineRefusal",
     "MovementStatus",
+    "ProofItem",
+    "ProofOfCash",
     "RailMovement",
     "ReconcilePolicy",
     "Reconciliation",

@@ -19,6 +19,8 @@ class BreakKind(StrEnum):
     DUPLICATE = "duplicate"  # a second line for a movement already matched
     FEE_DIFFERENCE = "fee_difference"  # the rail charged another fee than agreed
     STATEMENT_CONFLICT = "statement_conflict"  # a bank reference kept before, now other content
+    STATEMENT_UNBALANCED = "statement_unbalanced"  # opening + lines != the closing it states
+    STATEMENT_GAP = "statement_gap"  # the next statement opens otherwise, or before, it closed
 
 
 class BreakStatus(StrEnum):
@@ -31,9 +33,18 @@ class BreakStatus(StrEnum):
 
 
 CLOSED_STATUSES = frozenset({BreakStatus.RESOLVED, BreakStatus.MATCHED})
-_BETWEEN_AMOUNTS = frozenset({BreakKind.AMOUNT_MISMATCH, BreakKind.FEE_DIFFERENCE})
+_BETWEEN_AMOUNTS = frozenset(
+    {
+        BreakKind.AMOUNT_MISMATCH,
+        BreakKind.FEE_DIFFERENCE,
+        BreakKind.STATEMENT_UNBALANCED,
+        BreakKind.STATEMENT_GAP,
+    }
+)
 """Kinds whose difference lies between the ledger's amount and the statement's; a duplicate's
-is its second line, a missing line's or movement's its own amount."""
+is its second line, a missing line's or movement's its own amount. A statement's own break
+keeps the balance the file states as the statement's amount and the one it should be (opening
++ lines, or the previous statement's closing) as the ledger's."""
 
 
 @dataclass(frozen=True, kw_only=True)

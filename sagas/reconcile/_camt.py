@@ -17,6 +17,7 @@ from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import iterparse
 
 from sagas.foundations import InvalidRequestError, currency
+from sagas.reconcile._camt_balance import balance_currency, camt_balances
 from sagas.reconcile._camt_entry import entry_line, is_booked, missing, text
 from sagas.reconcile._rules import refuse_lines
 from sagas.reconcile._statement import Statement, StatementFormat, StatementLine
@@ -51,15 +52,19 @@ def read_camt(data: bytes, max_lines: int | None = None) -> Statement:
     tag = reading.tag
     statement_id = text(report, "Id") or missing(f"{tag}/Id")
     start, end = _period(root, report, tag)
+    code = _currency(report, tag, reading.lines)
+    opening, closing = camt_balances(report, tag, code)
     return Statement(
         format=reading.format,
         statement_id=statement_id,
         account=_account(report, tag),
-        currency=_currency(report, tag, reading.lines),
+        currency=code,
         period_start=start,
         period_end=end,
         lines=tuple(reading.lines),
         copy_indicator=text(report, "CpyDplctInd"),
+        opening=opening,
+        closing=closing,
     )
 
 
@@ -138,7 +143,8 @@ def _currency(report: Element, tag: str, lines: Sequence[StatementLine]) -> str:
         return currency(code, field=f"{tag}/Acct/Ccy").code
     if lines:
         return lines[0].amount.currency.code
-    return missing(f"{tag}/Acct/Ccy")
+    # A statement with no movements still states its balances, and their currency.
+    return balance_currency(report, tag) or missing(f"{tag}/Acct/Ccy")
 
 
 def _period(root: Element, report: Element, tag: str) -> tuple[datetime | None, datetime | None]:

@@ -57,6 +57,11 @@ class StatementFile(Base):
     period_start: Mapped[datetime | None]
     period_end: Mapped[datetime | None]
     line_count: Mapped[int] = mapped_column(Integer)
+    opening_minor: Mapped[int | None] = mapped_column(BigInteger)
+    """The opening booked balance, signed (below zero a debit balance); None if none stated."""
+    opening_date: Mapped[date | None]
+    closing_minor: Mapped[int | None] = mapped_column(BigInteger)
+    closing_date: Mapped[date | None]
     content: Mapped[bytes] = mapped_column(LargeBinary)
     imported_at: Mapped[datetime]
     imported_by: Mapped[str] = mapped_column(String(120))

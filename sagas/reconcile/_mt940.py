@@ -9,7 +9,8 @@ from typing import Any, NoReturn
 
 import mt940
 
-from sagas.foundations import InvalidRequestError, currency, parse_money
+from sagas.foundations import InvalidRequestError, parse_money
+from sagas.reconcile._mt940_balance import mt940_balances, opening_currency
 from sagas.reconcile._statement import (
     LineDirection,
     LineKind,
@@ -18,7 +19,7 @@ from sagas.reconcile._statement import (
     StatementLine,
 )
 
-_TAGS = (re.compile(rb"^:20:", re.M), re.compile(rb"^:60F:", re.M))
+_TAGS = (re.compile(rb"^:20:", re.M), re.compile(rb"^:60[FM]:", re.M))
 _NO_REFERENCE = "NONREF"
 _DIRECTIONS = {
     "D": LineDirection.DEBIT,
@@ -33,7 +34,8 @@ _TRANSFER_CODES = frozenset({"TRF"})
 
 
 def looks_like_mt940(data: bytes) -> bool:
-    """Whether the file has the :20: and :60F: tags every MT940 statement starts with."""
+    """Whether the file has the :20: and opening balance (:60F:, or :60M: on a continued page)
+    tags every MT940 statement starts with."""
     return all(tag.search(data) for tag in _TAGS)
 
 
@@ -50,10 +52,8 @@ def read_mt940(data: bytes) -> Statement:
         raise InvalidRequestError("FILE", problem)
     parsed = statements[0]
     header: dict[str, Any] = parsed.data
-    opening, closing = header.get("final_opening_balance"), header.get("final_closing_balance")
-    if opening is None or opening.amount.currency is None:
-        raise InvalidRequestError(":60F:", "is missing or states no currency")
-    code = currency(opening.amount.currency, field=":60F:").code
+    code = opening_currency(header)
+    opening, closing = mt940_balances(header, code)
     statement_id = _statement_id(header)
     lines = tuple(
         _line(transaction.data, n, code) for n, transaction in enumerate(parsed.transactions, 1)
@@ -63,10 +63,12 @@ def read_mt940(data: bytes) -> Statement:
         statement_id=statement_id,
         account=header.get("account_identification") or _missing(":25:"),
         currency=code,
-        period_start=_midnight(opening.date),
+        period_start=None if opening is None else _midnight(opening.day),
         # The statement is complete up to the end of its closing balance's day.
-        period_end=None if closing is None else _midnight(closing.date + timedelta(days=1)),
+        period_end=_midnight(closing.day + timedelta(days=1)),
         lines=lines,
+        opening=opening,
+        closing=closing,
     )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -15,12 +15,14 @@ from sagas.engine import SagaDefinition
 from sagas.foundations import InvalidRequestError, database_now
 from sagas.ledger import Ledger
 from sagas.reconcile import _store
+from sagas.reconcile._balance_breaks import open_balance_breaks
 from sagas.reconcile._breaks import CLOSED_STATUSES, BreakKind, BreakStatus, BreakView
 from sagas.reconcile._line_accounting import StatementAccount
 from sagas.reconcile._matcher import match
 from sagas.reconcile._models import BreakRow, RailMatch
 from sagas.reconcile._movements import RailMovement, rail_movements
 from sagas.reconcile._policy import ReconcilePolicy
+from sagas.reconcile._proof import ProofOfCash, proofs_of_cash
 from sagas.reconcile._statement import Statement
 from sagas.reconcile._store import ActionCounts
 
@@ -84,6 +86,7 @@ class Reconciliation:
         def keep(session: Session) -> ImportResult:
             now = database_now(session.connection())
             found = _store.stored_file(session, sha256)
+            balance_breaks: list[BreakRow] = []
             if found is None:
                 found = _store.add_file(
                     session,
@@ -95,7 +98,10 @@ class Reconciliation:
                     now=now,
                     action_id=action_id,
                 )
+                balance_breaks = open_balance_breaks(session, statement, found, now, action_id)
             accounted = _store.keep_lines(session, statement, found, now=now, action_id=action_id)
+            run = self._reconcile(session, action_id, movements)
+            opened = [_store.break_view(row) for row in balance_breaks]
             return ImportResult(
                 file_id=found.file_id,
                 sha256=sha256,
@@ -103,7 +109,7 @@ class Reconciliation:
                 lines=len(statement.lines),
                 added_lines=accounted.new,
                 statements=(accounted,),
-                run=self._reconcile(session, action_id, movements),
+                run=replace(run, opened=opened + run.opened),
             )
 
         return self._run(keep)
@@ -140,6 +146,11 @@ class Reconciliation:
             opened=[_store.break_view(row) for row in opened],
             closed=[_store.break_view(row) for row in closed],
         )
+
+    def proofs_of_cash(self) -> list[ProofOfCash]:
+        """The proof of cash of each imported statement that states its balances."""
+        movements = rail_movements(self.ledger, self.definitions)
+        return self._run(lambda session: proofs_of_cash(session, movements))
 
     def now(self) -> datetime:
         """The database's time: what a break's age is measured by."""

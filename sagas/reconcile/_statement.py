@@ -56,6 +56,17 @@ class StatementLine:
 
 
 @dataclass(frozen=True, kw_only=True)
+class Balance:
+    """A booked balance of the statement's account: signed, a debit balance (an overdraft)
+    below zero."""
+
+    amount: Money
+    day: date
+    field: str
+    """Where the file states it (`Stmt/Bal[1]`, `:60F:`), for the messages that name it."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class Statement:
     """A statement file as read: its identity, the account it covers and its booked lines."""
 
@@ -74,3 +85,7 @@ class Statement:
     """camt CpyDplctInd: CODU (a copy), DUPL (a duplicate), CORR (a correction); None for an
     original. Stated in the import's report; lines are judged by their identity whatever it
     says (docs/reconciliation.md, "Every line accounted for")."""
+    opening: Balance | None = None
+    """The booked balance before the lines (camt OPBD or PRCD, MT940 :60F: or :60M:)."""
+    closing: Balance | None = None
+    """The booked balance after them (camt CLBD, MT940 :62F: or :62M:): opening + lines."""

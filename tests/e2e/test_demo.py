@@ -126,6 +126,13 @@ async def test_the_catalog_shows_every_saga_type_and_each_outcome(
     assert statements, "the provider's statements were not reconciled"
     assert all(line.endswith(", 0 break(s)") for line in statements), statements
     assert any(" 0 matched" not in line for line in statements), statements
+    proofs = [line for line in lines if line.startswith("    proof of cash:")]
+    assert len(proofs) == len(statements), lines
+    assert all(
+        line.endswith("difference 0.00 EUR: balanced")
+        or line.endswith("difference 0 JPY: balanced")
+        for line in proofs
+    ), proofs
     assert printed == {
         f"{UI}/namespaces/default/workflows/{run.outcome.saga_id}": run.outcome.status.value
         for run in runs.values()

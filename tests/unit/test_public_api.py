@@ -719,6 +719,9 @@ PUBLIC = {
         "policy_facts",
         "reconciliation_rows",
         "refuse_size",
+        "Balance",
+        "ProofItem",
+        "ProofOfCash",
     ],
     "sagas.sweep": [
         "ACTION_RETRY",
