@@ -24,6 +24,7 @@ from sagas.reconcile._rules import (
 from sagas.reconcile._statement import (
     LineDirection,
     LineKind,
+    LineTransaction,
     Statement,
     StatementFormat,
     StatementLine,
@@ -60,6 +61,7 @@ __all__ = [
     "ImportResult",
     "LineDirection",
     "LineKind",
+    "LineTransaction",
     "MovementStatus",
     "RailMovement",
     "ReconcilePolicy",

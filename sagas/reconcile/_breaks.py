@@ -18,6 +18,9 @@ class BreakKind(StrEnum):
     CURRENCY_MISMATCH = "currency_mismatch"  # same reference, another currency
     DUPLICATE = "duplicate"  # a second line for a movement already matched
     FEE_DIFFERENCE = "fee_difference"  # the rail charged another fee than agreed
+    FEE = "fee"  # a fee booked on its own line that no ledger movement books
+    INTEREST = "interest"  # interest booked on its own line that no ledger movement books
+    BATCH_TOTAL_MISMATCH = "batch_total_mismatch"  # an entry's amount is not its transactions'
 
 
 class BreakStatus(StrEnum):

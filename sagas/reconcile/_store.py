@@ -10,10 +10,17 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from sagas.foundations import Money
+from sagas.reconcile._booked import BookedLine, Finding
 from sagas.reconcile._breaks import BreakKind, BreakStatus, BreakView
-from sagas.reconcile._matcher import BookedLine, Finding
-from sagas.reconcile._models import BreakRow, RailMatch, StatementFile, StatementLineRow
-from sagas.reconcile._statement import LineDirection, Statement
+from sagas.reconcile._models import (
+    BreakRow,
+    RailMatch,
+    RailTransactionMatch,
+    StatementFile,
+    StatementLineRow,
+)
+from sagas.reconcile._statement import LineDirection, LineKind, Statement, StatementLine
+from sagas.reconcile._transaction_store import add_transactions, booked_transactions
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -34,7 +41,7 @@ def action_counts(session: Session, action_id: str) -> ActionCounts:
     return ActionCounts(
         files=count(StatementFile.action_id),
         lines=count(StatementLineRow.action_id),
-        matched=count(RailMatch.action_id),
+        matched=count(RailMatch.action_id) + count(RailTransactionMatch.action_id),
         opened=count(BreakRow.action_id),
         closed=count(BreakRow.closed_by_action),
     )
@@ -80,35 +87,36 @@ def add_file(
             )
         )
     )
-    added = 0
+    added: list[tuple[StatementLineRow, StatementLine]] = []
     for position, line in enumerate(statement.lines):
         if line.bank_reference in known:
             continue
         known.add(line.bank_reference)
-        added += 1
-        session.add(
-            StatementLineRow(
-                file_id=row.file_id,
-                position=position,
-                account=statement.account[:64],
-                bank_reference=line.bank_reference,
-                end_to_end_id=line.end_to_end_id,
-                direction=line.direction.value,
-                kind=line.kind.value,
-                amount_minor=line.amount.minor,
-                currency=line.amount.currency.code,
-                fee_minor=None if line.fee is None else line.fee.minor,
-                booking_date=line.booking_date,
-                value_date=line.value_date,
-                description=line.description,
-                action_id=action_id,
-            )
+        line_row = StatementLineRow(
+            file_id=row.file_id,
+            position=position,
+            account=statement.account[:64],
+            bank_reference=line.bank_reference,
+            end_to_end_id=line.end_to_end_id,
+            direction=line.direction.value,
+            kind=line.kind.value,
+            amount_minor=line.amount.minor,
+            currency=line.amount.currency.code,
+            fee_minor=None if line.fee is None else line.fee.minor,
+            booking_date=line.booking_date,
+            value_date=line.value_date,
+            description=line.description,
+            action_id=action_id,
         )
+        session.add(line_row)
+        added.append((line_row, line))
     session.flush()
-    return row, added
+    add_transactions(session, added, action_id)
+    return row, len(added)
 
 
 def booked_lines(session: Session) -> list[BookedLine]:
+    transactions = booked_transactions(session)
     return [
         BookedLine(
             line_id=row.line_id,
@@ -118,6 +126,9 @@ def booked_lines(session: Session) -> list[BookedLine]:
             currency=row.currency,
             fee_minor=row.fee_minor,
             value_date=row.value_date,
+            kind=LineKind(row.kind),
+            bank_reference=row.bank_reference,
+            transactions=transactions.get(row.line_id, ()),
         )
         for row in session.scalars(select(StatementLineRow).order_by(StatementLineRow.line_id))
     ]
@@ -184,7 +195,12 @@ def open_breaks(
     return opened
 
 
-MATCHABLE = {BreakKind.MISSING_IN_LEDGER: "line_id", BreakKind.MISSING_IN_STATEMENT: "entry_id"}
+MATCHABLE = {
+    BreakKind.MISSING_IN_LEDGER: "line_id",
+    BreakKind.FEE: "line_id",
+    BreakKind.INTEREST: "line_id",
+    BreakKind.MISSING_IN_STATEMENT: "entry_id",
+}
 
 
 def close_matched(
