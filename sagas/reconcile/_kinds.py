@@ -91,15 +91,6 @@ def mt940_kind(status: str, type_code: str, direction: LineDirection) -> LineKin
     return LineKind.OTHER
 
 
-_RETURN_REASON = re.compile(r"/RTRN/(?P<code>[A-Z0-9]{4})")
-
-
-def mt940_return_reason(details: str) -> str | None:
-    """The reason code an :86: states in its /RTRN/ subfield, when it does."""
-    found = _RETURN_REASON.search(details.upper())
-    return None if found is None else found["code"]
-
-
 def kinds_agree(line: LineKind, movement: LineKind) -> bool:
     """Whether a line of kind `line` may book a movement of kind `movement`: the same kind, or
     a line whose rail states no kind; a fee or interest books only a fee or interest."""

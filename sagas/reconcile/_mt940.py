@@ -10,7 +10,8 @@ from typing import Any, NoReturn
 import mt940
 
 from sagas.foundations import InvalidRequestError, currency, parse_money
-from sagas.reconcile._kinds import mt940_kind, mt940_return_reason
+from sagas.reconcile import _mt940_details
+from sagas.reconcile._kinds import mt940_kind
 from sagas.reconcile._statement import (
     LineDirection,
     LineKind,
@@ -94,7 +95,10 @@ def _line(data: dict[str, Any], n: int, code: str, statement_id: str) -> Stateme
     amount: Decimal = abs(data["amount"].amount)
     customer = (data.get("customer_reference") or "").strip()
     value_date: date = data["date"]
-    reference = None if customer in {"", _NO_REFERENCE} else customer
+    details = str(data.get("transaction_details") or "")
+    reference = _mt940_details.end_to_end_id(details) or (
+        None if customer in {"", _NO_REFERENCE} else customer
+    )
     money = parse_money(format(amount, "f"), code, field=f"{field} amount", allow_zero=True)
     kind = mt940_kind(status, str(data.get("id") or ""), direction)
     description = " ".join(
@@ -102,7 +106,7 @@ def _line(data: dict[str, Any], n: int, code: str, statement_id: str) -> Stateme
         for part in (data.get("transaction_details"), data.get("extra_details"))
         if part and str(part).strip()
     )
-    reason = mt940_return_reason(description) if kind is LineKind.RETURN else None
+    reason = _mt940_details.return_reason(details) if kind is LineKind.RETURN else None
     return StatementLine(
         bank_reference=(data.get("bank_reference") or "").strip() or f"{statement_id}:{n}",
         end_to_end_id=reference,
