@@ -1,0 +1,85 @@
+"""Batches and kinds through the CLI and the worker: a batch booking of two payouts imports
+with no break, a fee entry as large as a payout stays a fee and leaves the payout missing, a
+batch return opens one break per returned payout naming it and the rail's reason; the rows
+each import wrote are what its audit record counts (`ledger verify` finds nothing)."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from sagas.ledger import Ledger
+from sagas.payouts import PAYOUT_CLEARING, PAYOUT_ENTRY
+from sagas.reconcile import ReconcilePolicy, StatementRules
+from tests.e2e.test_statement_actions import Worker, cli, verify, worker
+from tests.ledger._money import eur
+from tests.reconcile.fixture_files import fixture
+from tests.reconcile.test_matching import sent, settle, today
+
+__all__ = ["worker"]  # the fixture, used by name
+
+RULES = StatementRules(policy=ReconcilePolicy(grace=timedelta()), max_bytes=200_000, max_lines=50)
+
+
+async def breaks(capsys: pytest.CaptureFixture[str]) -> list[dict[str, object]]:
+    _, out = await cli(capsys, "reconcile", "breaks", "-o", "json")
+    found: list[dict[str, object]] = json.loads(out)
+    return found
+
+
+async def test_batches_fees_and_returns_import_as_the_rail_booked_them(
+    worker: Worker, ledger: Ledger, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ledger.declare(system_accounts=[PAYOUT_CLEARING], entry_kinds=[PAYOUT_ENTRY])
+    ledger.open_account("alice", "EUR", opening_balance=eur(1_000_000))
+    for key, minor in (("a", 25000), ("b", 12050)):
+        settle(ledger, key, minor)
+    day = today()
+    batch, fee, returned = (tmp_path / name for name in ("batch.xml", "fee.xml", "return.xml"))
+    batch.write_bytes(
+        fixture(
+            "camt053_batch_payouts.xml",
+            day,
+            E2E_A=sent("a"),
+            E2E_B=sent("b"),
+            TOTAL="370.50",
+            CLOSING="9629.50",
+        )
+    )
+    fee.write_bytes(
+        fixture(
+            "camt053_fee_and_return.xml",
+            day,
+            IBAN="DE02120300000000202051",
+            CLOSING="497.50",
+            RETURN="",
+        )
+    )
+    returned.write_bytes(fixture("camt054_batch_return.xml", day, E2E_A=sent("a"), E2E_B=sent("b")))
+
+    async with worker(RULES):
+        batched, out = await cli(capsys, "reconcile", "import", str(batch), "-o", "json")
+        after_batch = await breaks(capsys)
+        settle(ledger, "p", 250)
+        charged, _ = await cli(capsys, "reconcile", "import", str(fee))
+        after_fee = await breaks(capsys)
+        back, _ = await cli(capsys, "reconcile", "import", str(returned))
+        after_return = await breaks(capsys)
+        verified, findings = await verify(capsys)
+
+    assert (batched, json.loads(out)["matched"], after_batch) == (0, 2, [])
+    assert charged == 1  # breaks are open
+    assert sorted((b["kind"], b["reference"]) for b in after_fee) == [
+        ("fee", ""),  # a fee names no payout
+        ("missing_in_statement", sent("p")),
+    ]
+    assert back == 1
+    returns = [b for b in after_return if b["kind"] == "missing_in_ledger"]
+    assert sorted(str(b["reference"]) for b in returns) == sorted([sent("a"), sent("b")])
+    details = " | ".join(str(b["detail"]) for b in returns)
+    assert "AC04 (closed account)" in details
+    assert "MD07 (end customer deceased)" in details
+    assert (verified, findings) == (0, [])
