@@ -82,4 +82,8 @@ async def test_batches_fees_and_returns_import_as_the_rail_booked_them(
     details = " | ".join(str(b["detail"]) for b in returns)
     assert "AC04 (closed account)" in details
     assert "MD07 (end customer deceased)" in details
-    assert (verified, findings) == (0, [])
+    # The payouts were posted straight to the ledger, with no saga run to witness them: those
+    # entries are findings. The statement rows are not: each import's record counts them.
+    assert verified == 1
+    assert [f for f in findings if "has no witness" not in f] == []
+    assert len(findings) == 7  # open:alice and capture and settle of a, b and p
