@@ -33,9 +33,12 @@ class BreakStatus(StrEnum):
 
 
 CLOSED_STATUSES = frozenset({BreakStatus.RESOLVED, BreakStatus.MATCHED})
-_BETWEEN_AMOUNTS = frozenset({BreakKind.AMOUNT_MISMATCH, BreakKind.FEE_DIFFERENCE})
-"""Kinds whose difference lies between the ledger's amount and the statement's; a duplicate's
-is its second line, a missing line's or movement's its own amount."""
+_BETWEEN_AMOUNTS = frozenset(
+    {BreakKind.AMOUNT_MISMATCH, BreakKind.FEE_DIFFERENCE, BreakKind.BATCH_TOTAL_MISMATCH}
+)
+"""Kinds whose difference lies between the ledger's amount and the statement's (of a batch,
+its transactions' sum and its entry's amount); a duplicate's is its second line, a missing
+line's or movement's, a fee's or an interest's its own amount."""
 
 
 @dataclass(frozen=True, kw_only=True)

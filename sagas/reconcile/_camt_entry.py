@@ -8,7 +8,7 @@ from typing import NoReturn
 from xml.etree.ElementTree import Element
 
 from sagas.foundations import InvalidRequestError, Money, currency, parse_money
-from sagas.reconcile._kinds import camt_kind, reason_text
+from sagas.reconcile._kinds import camt_kind
 from sagas.reconcile._statement import LineDirection, LineKind, LineTransaction, StatementLine
 
 _DIRECTIONS = {"DBIT": LineDirection.DEBIT, "CRDT": LineDirection.CREDIT}
@@ -113,7 +113,7 @@ def _description(entry: Element, details: Sequence[Element]) -> str:
     if added is not None:
         return added
     if reasons:
-        return "return reason " + ", ".join(reason_text(reason) for reason in reasons)
+        return "return reason " + ", ".join(reasons)
     return " ".join(words for d in details for words in _texts(d, "RmtInf/Ustrd"))
 
 

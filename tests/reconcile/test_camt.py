@@ -97,7 +97,7 @@ def test_a_001_02_statement_with_charges_returns_fees_and_pending_entries() -> N
             "return",
             Money.of(25000, "EUR"),
             None,
-            "return reason AC04 (closed account)",
+            "return reason AC04",
         ),
         ("BNK-5", None, "credit", "other", Money.of(8000, "EUR"), None, "Invoice 42"),
     ]
