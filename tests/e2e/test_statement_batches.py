@@ -6,15 +6,16 @@ each import wrote are what its audit record counts (`ledger verify` finds nothin
 from __future__ import annotations
 
 import json
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from sqlalchemy import func, insert, select
 
 from sagas.ledger import Ledger
 from sagas.payouts import PAYOUT_CLEARING, PAYOUT_ENTRY
-from sagas.reconcile import ReconcilePolicy, StatementRules
-from tests.e2e.test_statement_actions import Worker, cli, verify, worker
+from sagas.reconcile import ReconcilePolicy, StatementRules, metadata
+from tests.e2e.test_statement_actions import Worker, cli, rows, verify, worker
 from tests.ledger._money import eur
 from tests.reconcile.fixture_files import fixture
 from tests.reconcile.test_matching import sent, settle, today
@@ -87,3 +88,69 @@ async def test_batches_fees_and_returns_import_as_the_rail_booked_them(
     assert verified == 1
     assert [f for f in findings if "has no witness" not in f] == []
     assert len(findings) == 7  # open:alice and capture and settle of a, b and p
+
+
+async def test_a_transaction_match_written_with_the_clis_database_url_is_a_finding(
+    worker: Worker,
+    ledger: Ledger,
+    database_url: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The CLI's environment without a token: its database URL hides a batch's unmatched
+    transaction by writing its match under the genuine import's id, and adds a transaction to
+    the batch's line under no action. `ledger verify` finds both."""
+    ledger.declare(system_accounts=[PAYOUT_CLEARING], entry_kinds=[PAYOUT_ENTRY])
+    ledger.open_account("alice", "EUR", opening_balance=eur(1_000_000))
+    settle(ledger, "a", 25000)
+    batch = tmp_path / "batch.xml"
+    batch.write_bytes(
+        fixture(
+            "camt053_batch_payouts.xml",
+            today(),
+            E2E_A=sent("a"),
+            E2E_B=sent("b"),
+            TOTAL="370.50",
+            CLOSING="9629.50",
+        )
+    )
+    async with worker(RULES):
+        imported, _ = await cli(capsys, "reconcile", "import", str(batch))
+        ((line_id, action_id),) = [
+            (r["line_id"], r["action_id"]) for r in rows(ledger, "statement_line")
+        ]
+        unmatched = next(
+            r["transaction_id"]
+            for r in rows(ledger, "statement_transaction")
+            if r["end_to_end_id"] == sent("b")
+        )
+        entry_b = settle(ledger, "b", 12050)
+
+        mallory = Ledger.from_url(database_url)
+        matches = metadata.tables["rail_transaction_match"]
+        transactions = metadata.tables["statement_transaction"]
+        with mallory.engine.begin() as connection:
+            connection.execute(
+                insert(matches).values(
+                    transaction_id=unmatched,
+                    entry_id=entry_b,
+                    method="batch_reference",
+                    matched_at=datetime.now(UTC),
+                    action_id=action_id,
+                )
+            )
+            connection.execute(
+                insert(transactions).values(
+                    line_id=line_id, position=3, end_to_end_id="FORGED", amount_minor=1
+                )
+            )
+            forged = connection.scalar(select(func.max(transactions.c.transaction_id)))
+        mallory.close_connections()
+        code, findings = await verify(capsys)
+
+    assert (imported, code) == (1, 1)
+    assert any(
+        f"action {action_id}: record" in f and "'matched': 1" in f and "'matched': 2" in f
+        for f in findings
+    ), findings
+    assert any(f"statement transaction {forged} names no operator action" in f for f in findings)
