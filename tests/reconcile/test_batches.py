@@ -24,12 +24,14 @@ from sagas.reconcile._batch import BATCH_METHOD
 from sagas.reconcile._booked import BookedLine, BookedTransaction
 from sagas.reconcile._matcher import match
 from tests.ledger._money import eur
+from tests.reconcile.camt_documents import entry, statement
 from tests.reconcile.fixture_files import fixture, return_entry
 from tests.reconcile.schemas import schema_errors
 from tests.reconcile.test_matching import new_action, sent, settle, today
 
 STRICT = ReconcilePolicy(grace=timedelta(0))
 BATCH_ENTRY = "2026112800017BTCH"
+_FAMILY = "<Domn><Cd>{}</Cd><Fmly><Cd>{}</Cd><SubFmlyCd>{}</SubFmlyCd></Fmly></Domn>"
 
 
 @pytest.fixture
@@ -293,3 +295,27 @@ def test_a_batch_return_matches_each_return_the_ledger_booked() -> None:
 
     assert outcome.transaction_matches == [(11, 7, BATCH_METHOD), (12, 8, BATCH_METHOD)]
     assert (outcome.findings, outcome.matched_lines) == ([], {1})
+
+
+@pytest.mark.parametrize(
+    ("code", "direction", "kind"),
+    [
+        (_FAMILY.format("ACMT", "MDOP", "CHRG"), "DBIT", LineKind.FEE),
+        (_FAMILY.format("ACMT", "MDOP", "INTR"), "CRDT", LineKind.INTEREST),
+        (_FAMILY.format("PMNT", "ICDT", "ESCT"), "DBIT", LineKind.PAYOUT),
+        (_FAMILY.format("PMNT", "RCDT", "ESCT"), "CRDT", LineKind.OTHER),
+        (_FAMILY.format("PMNT", "ICDT", "RRTN"), "CRDT", LineKind.RETURN),
+        ("<Prtry><Cd>NCHG+808</Cd><Issr>DK</Issr></Prtry>", "DBIT", LineKind.FEE),
+        ("<Prtry><Cd>NINT</Cd><Issr>DK</Issr></Prtry>", "CRDT", LineKind.INTEREST),
+        ("<Prtry><Cd>NTRF+116</Cd><Issr>DK</Issr></Prtry>", "DBIT", LineKind.PAYOUT),
+        ("<Prtry><Cd>NTRF+166</Cd><Issr>DK</Issr></Prtry>", "CRDT", LineKind.OTHER),
+    ],
+)
+def test_a_camt_line_has_the_kind_its_bank_transaction_code_states(
+    code: str, direction: str, kind: LineKind
+) -> None:
+    data = valid(statement(entry(code=code, direction=direction)), "camt.053.001.08")
+
+    (line,) = read_statement(data).lines
+
+    assert line.kind is kind
