@@ -90,15 +90,7 @@ def test_a_001_02_statement_with_charges_returns_fees_and_pending_entries() -> N
     ] == [
         ("N-1", "PAY-1", "debit", "payout", Money.of(25000, "EUR"), Money.of(25, "EUR"), ""),
         ("STMT-2026-11-03:3", None, "debit", "fee", Money.of(150, "EUR"), None, ""),
-        (
-            "BNK-4",
-            "PAY-1",
-            "credit",
-            "return",
-            Money.of(25000, "EUR"),
-            None,
-            "return reason AC04",
-        ),
+        ("BNK-4", "PAY-1", "credit", "return", Money.of(25000, "EUR"), None, "return reason AC04"),
         ("BNK-5", None, "credit", "other", Money.of(8000, "EUR"), None, "Invoice 42"),
     ]
     assert read.lines[0].booking_date == date(2026, 11, 3)
