@@ -6,7 +6,7 @@ movements (the proof of cash). Signed minor units; NULL when the file states non
 notification, a CSV export).
 
 Revision ID: 2026_11_28_0018
-Revises: 2026_11_28_0016
+Revises: 2026_11_28_0017
 Create Date: 2026-11-28 17:40:00
 """
 
@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "2026_11_28_0018"
-down_revision: str | Sequence[str] | None = "2026_11_28_0016"
+down_revision: str | Sequence[str] | None = "2026_11_28_0017"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -21,6 +21,9 @@ class BreakKind(StrEnum):
     STATEMENT_CONFLICT = "statement_conflict"  # a bank reference kept before, now other content
     STATEMENT_UNBALANCED = "statement_unbalanced"  # opening + lines != the closing it states
     STATEMENT_GAP = "statement_gap"  # the next statement opens otherwise, or before, it closed
+    FEE = "fee"  # a fee booked on its own line that no ledger movement books
+    INTEREST = "interest"  # interest booked on its own line that no ledger movement books
+    BATCH_TOTAL_MISMATCH = "batch_total_mismatch"  # an entry's amount is not its transactions'
 
 
 class BreakStatus(StrEnum):
@@ -37,14 +40,16 @@ _BETWEEN_AMOUNTS = frozenset(
     {
         BreakKind.AMOUNT_MISMATCH,
         BreakKind.FEE_DIFFERENCE,
+        BreakKind.BATCH_TOTAL_MISMATCH,
         BreakKind.STATEMENT_UNBALANCED,
         BreakKind.STATEMENT_GAP,
     }
 )
-"""Kinds whose difference lies between the ledger's amount and the statement's; a duplicate's
-is its second line, a missing line's or movement's its own amount. A statement's own break
-keeps the balance the file states as the statement's amount and the one it should be (opening
-+ lines, or the previous statement's closing) as the ledger's."""
+"""Kinds whose difference lies between the ledger's amount and the statement's (of a batch,
+its transactions' sum and its entry's amount); a duplicate's is its second line, a missing
+line's or movement's, a fee's or an interest's its own amount. A statement's own break keeps
+the balance the file states as the statement's amount and the one it should be (opening +
+lines, or the previous statement's closing) as the ledger's."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -8,14 +8,12 @@ from typing import NoReturn
 from xml.etree.ElementTree import Element
 
 from sagas.foundations import InvalidRequestError, Money, currency, parse_money
-from sagas.reconcile._statement import LineDirection, LineKind, StatementLine
+from sagas.reconcile._kinds import camt_kind
+from sagas.reconcile._statement import LineDirection, LineKind, LineTransaction, StatementLine
 
 _DIRECTIONS = {"DBIT": LineDirection.DEBIT, "CRDT": LineDirection.CREDIT}
 _NOT_BOOKED = frozenset({"PDNG", "INFO", "FUTR"})
 _NOT_PROVIDED = "NOTPROVIDED"
-_PAYOUT_FAMILIES = frozenset({"ICDT"})
-_RETURN_SUBFAMILIES = frozenset({"RRTN", "RPCR", "ARET", "AREV"})
-_FEE_CODES = frozenset({"CHRG", "FEES", "COMM"})
 
 
 def is_booked(entry: Element) -> bool:
@@ -43,9 +41,24 @@ def entry_line(entry: Element, where: str) -> StatementLine:
         amount=_money(entry.find("Amt"), f"{where}/Amt"),
         booking_date=booking,
         value_date=_date(entry, "ValDt", where) or booking,
-        kind=_kind(entry, details),
+        kind=_kind(entry, details, direction),
         fee=_fee(entry, details, where),
         description=_description(entry, details),
+        transactions=tuple(
+            _transaction(d, f"{where}/NtryDtls/TxDtls[{n}]") for n, d in enumerate(details, 1)
+        ),
+    )
+
+
+def _transaction(details: Element, where: str) -> LineTransaction:
+    reference = text(details, "Refs/EndToEndId")
+    amount = details.find("Amt")
+    if amount is None:
+        amount = details.find("AmtDtls/TxAmt/Amt")
+    return LineTransaction(
+        end_to_end_id=None if reference == _NOT_PROVIDED else reference,
+        amount=None if amount is None else _money(amount, f"{where}/Amt"),
+        return_reason=text(details, "RtrInf/Rsn/Cd") or text(details, "RtrInf/Rsn/Prtry"),
     )
 
 
@@ -54,19 +67,22 @@ def _end_to_end_id(details: Sequence[Element]) -> str | None:
     return None if found == _NOT_PROVIDED else found
 
 
-def _kind(entry: Element, details: Sequence[Element]) -> LineKind:
-    if text(entry, "RvslInd") == "true" or any(d.find("RtrInf") is not None for d in details):
-        return LineKind.RETURN
-    code = entry.find("BkTxCd/Domn/Fmly")
-    if code is None:
-        code = next((f for d in details if (f := d.find("BkTxCd/Domn/Fmly")) is not None), None)
-    family = "" if code is None else text(code, "Cd") or ""
-    subfamily = "" if code is None else text(code, "SubFmlyCd") or ""
-    if subfamily in _RETURN_SUBFAMILIES:
-        return LineKind.RETURN
-    if subfamily in _FEE_CODES or family in _FEE_CODES:
-        return LineKind.FEE
-    return LineKind.PAYOUT if family in _PAYOUT_FAMILIES else LineKind.OTHER
+def _kind(entry: Element, details: Sequence[Element], direction: LineDirection) -> LineKind:
+    """From the entry's BkTxCd, or its first transaction's when the entry states none."""
+    code = entry.find("BkTxCd")
+    if code is None or not len(code):
+        code = next((c for d in details if (c := d.find("BkTxCd")) is not None), None)
+    returned = text(entry, "RvslInd") == "true" or any(
+        d.find("RtrInf") is not None for d in details
+    )
+    return camt_kind(
+        domain="" if code is None else text(code, "Domn/Cd") or "",
+        family="" if code is None else text(code, "Domn/Fmly/Cd") or "",
+        subfamily="" if code is None else text(code, "Domn/Fmly/SubFmlyCd") or "",
+        proprietary="" if code is None else text(code, "Prtry/Cd") or "",
+        returned=returned,
+        direction=direction,
+    )
 
 
 def _fee(entry: Element, details: Sequence[Element], where: str) -> Money | None:
@@ -97,7 +113,7 @@ def _description(entry: Element, details: Sequence[Element]) -> str:
     if added is not None:
         return added
     if reasons:
-        return f"return reason {reasons[0]}"
+        return "return reason " + ", ".join(reasons)
     return " ".join(words for d in details for words in _texts(d, "RmtInf/Ustrd"))
 
 

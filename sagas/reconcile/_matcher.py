@@ -4,51 +4,17 @@ and value date; what is left over, or differs, is a finding (a break to open).""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import datetime
 
+from sagas.reconcile._batch import Batches
+from sagas.reconcile._booked import BookedLine, Finding, Outcome
 from sagas.reconcile._breaks import BreakKind
+from sagas.reconcile._kinds import NEVER_BY_AMOUNT, kinds_agree, reason_text
 from sagas.reconcile._movements import RailMovement
 from sagas.reconcile._policy import ReconcilePolicy
-from sagas.reconcile._statement import LineDirection
+from sagas.reconcile._statement import LineKind
 
-
-@dataclass(frozen=True, kw_only=True)
-class BookedLine:
-    """A stored statement line, as matching reads it."""
-
-    line_id: int
-    end_to_end_id: str | None
-    direction: LineDirection
-    amount_minor: int
-    currency: str
-    fee_minor: int | None
-    value_date: date
-
-
-@dataclass(frozen=True, kw_only=True)
-class Finding:
-    kind: BreakKind
-    currency: str
-    detail: str
-    line_id: int | None = None
-    entry_id: int | None = None
-    reference: str | None = None
-    ledger_minor: int | None = None
-    statement_minor: int | None = None
-
-    @property
-    def key(self) -> str:
-        return f"{self.kind}:{self.line_id or '-'}:{self.entry_id or '-'}"
-
-
-@dataclass
-class Outcome:
-    matches: list[tuple[int, int, str]] = field(default_factory=list)
-    """New (line id, entry id, method)."""
-    findings: list[Finding] = field(default_factory=list)
-    matched_lines: set[int] = field(default_factory=set)
-    matched_entries: set[int] = field(default_factory=set)
+_OWN_BREAKS = {LineKind.FEE: BreakKind.FEE, LineKind.INTEREST: BreakKind.INTEREST}
 
 
 def match(
@@ -57,21 +23,30 @@ def match(
     matched: dict[int, int],
     covered_until: dict[str, datetime],
     policy: ReconcilePolicy,
+    matched_transactions: dict[int, int] | None = None,
 ) -> Outcome:
-    """`matched` is line id → entry id as stored; `covered_until` per currency how far the
-    imported statements are complete."""
+    """`matched` is line id → entry id as stored, `matched_transactions` transaction id →
+    entry id; `covered_until` per currency how far the imported statements are complete."""
     by_entry = {movement.entry_id: movement for movement in movements}
     by_reference = {(m.reference, m.direction): m for m in by_entry.values()}
-    outcome = Outcome(matched_lines=set(matched), matched_entries=set(matched.values()))
+    of_transactions = matched_transactions or {}
+    outcome = Outcome(
+        matched_lines=set(matched),
+        matched_entries=set(matched.values()) | set(of_transactions.values()),
+    )
+    batches = Batches(by_reference, by_entry, of_transactions, outcome, policy)
     pending: list[BookedLine] = []
     for line in sorted(lines, key=lambda booked: booked.line_id):
+        if line.is_batch:
+            batches.match(line)
+            continue
         if line.line_id in matched:
             found = by_entry.get(matched[line.line_id])
             if found is not None:
                 outcome.findings += _differences(line, found, policy)
             continue
         movement = by_reference.get((line.end_to_end_id or "", line.direction))
-        if movement is None:
+        if movement is None or not kinds_agree(line.kind, movement.kind):
             pending.append(line)
         elif movement.entry_id in outcome.matched_entries:
             outcome.findings.append(_duplicate(line, movement))
@@ -107,12 +82,13 @@ def _by_amount(
 ) -> RailMovement | None:
     """Only a line that names no reference of its own is matched by amount and date: one that
     names a reference fundsaga never sent is not fundsaga's."""
-    if line.end_to_end_id:
+    if line.end_to_end_id or line.kind in NEVER_BY_AMOUNT:
         return None
     candidates = [
         movement
         for movement in movements
         if movement.entry_id not in outcome.matched_entries
+        and kinds_agree(line.kind, movement.kind)
         and movement.direction is line.direction
         and movement.amount.currency.code == line.currency
         and abs(movement.amount.minor - line.amount_minor) <= policy.amount_tolerance_minor
@@ -181,11 +157,31 @@ def _duplicate(line: BookedLine, movement: RailMovement) -> Finding:
 
 
 def _missing_in_ledger(line: BookedLine) -> Finding:
+    own = _OWN_BREAKS.get(line.kind)
+    what = f"a {line.direction} of {line.amount_minor}"
+    if own is not None:
+        detail = f"the rail booked {what} as {line.kind} on its own line ({line.bank_reference})"
+        detail += ", which no ledger movement books; it is never matched to a payout"
+        return Finding(
+            kind=own,
+            currency=line.currency,
+            detail=detail,
+            line_id=line.line_id,
+            reference=line.end_to_end_id,
+            statement_minor=line.amount_minor,
+        )
+    if line.kind is LineKind.RETURN:
+        detail = (
+            f"the rail returned {line.amount_minor} of the payout {line.end_to_end_id or '?'}"
+            f", reason {reason_text(line.return_reason)}: no rail movement of the ledger books "
+            "the return"
+        )
+    else:
+        detail = f"the statement booked {what} that no rail movement of the ledger explains"
     return Finding(
         kind=BreakKind.MISSING_IN_LEDGER,
         currency=line.currency,
-        detail=f"the statement booked a {line.direction} of {line.amount_minor} that no rail "
-        "movement of the ledger explains",
+        detail=detail,
         line_id=line.line_id,
         reference=line.end_to_end_id,
         statement_minor=line.amount_minor,

@@ -28,6 +28,8 @@ REFERENCE_LENGTH = 250
 IDENTITY_COLUMN_LENGTH = 80
 """A line's identity: a SHA-256 in hex, or `legacy:` and the bank reference of a line kept
 before identities (migration 2026_11_28_0016)."""
+REASON_LENGTH = 35
+"""A return reason: ISO 20022's code is 4 characters, a proprietary one up to 35."""
 ACTION_ID_LENGTH = 120
 """The workflow id of the operator action that wrote a row, as its audit record names it."""
 
@@ -99,6 +101,36 @@ class StatementLineRow(Base):
     booking_date: Mapped[date]
     value_date: Mapped[date]
     description: Mapped[str] = mapped_column(Text)
+    action_id: Mapped[str | None] = action_column()
+
+
+class StatementTransactionRow(Base):
+    """One transaction of a stored line (camt TxDtls, an MT940 return): a batch booking holds
+    several, each matched on its own."""
+
+    __tablename__ = "statement_transaction"
+    __table_args__ = (UniqueConstraint("line_id", "position"),)
+
+    transaction_id: Mapped[int] = mapped_column(ID, primary_key=True, autoincrement=True)
+    line_id: Mapped[int] = mapped_column(ForeignKey("statement_line.line_id"))
+    position: Mapped[int] = mapped_column(Integer)
+    end_to_end_id: Mapped[str | None] = mapped_column(String(REFERENCE_LENGTH), index=True)
+    amount_minor: Mapped[int | None] = mapped_column(BigInteger)
+    return_reason: Mapped[str | None] = mapped_column(String(REASON_LENGTH))
+    action_id: Mapped[str | None] = action_column()
+
+
+class RailTransactionMatch(Base):
+    """A transaction of a batch line and the journal entry it books, each matched at most once."""
+
+    __tablename__ = "rail_transaction_match"
+
+    transaction_id: Mapped[int] = mapped_column(
+        ForeignKey("statement_transaction.transaction_id"), primary_key=True
+    )
+    entry_id: Mapped[int] = mapped_column(ID, unique=True)
+    method: Mapped[str] = mapped_column(String(16))
+    matched_at: Mapped[datetime]
     action_id: Mapped[str | None] = action_column()
 
 

@@ -10,10 +10,13 @@ from typing import Any, NoReturn
 import mt940
 
 from sagas.foundations import InvalidRequestError, parse_money
+from sagas.reconcile import _mt940_details
+from sagas.reconcile._kinds import mt940_kind
 from sagas.reconcile._mt940_balance import mt940_balances, opening_currency
 from sagas.reconcile._statement import (
     LineDirection,
     LineKind,
+    LineTransaction,
     Statement,
     StatementFormat,
     StatementLine,
@@ -28,9 +31,6 @@ _DIRECTIONS = {
     "RD": LineDirection.CREDIT,
     "RC": LineDirection.DEBIT,
 }
-_FEE_CODES = frozenset({"CHG", "COM"})
-_RETURN_CODES = frozenset({"RTI"})
-_TRANSFER_CODES = frozenset({"TRF"})
 
 
 def looks_like_mt940(data: bytes) -> bool:
@@ -97,32 +97,32 @@ def _line(data: dict[str, Any], n: int, code: str) -> StatementLine:
     customer = (data.get("customer_reference") or "").strip()
     value_date: date = data["date"]
     bank = (data.get("bank_reference") or "").strip()
+    details = str(data.get("transaction_details") or "")
+    reference = _mt940_details.end_to_end_id(details) or (
+        None if customer in {"", _NO_REFERENCE} else customer
+    )
+    money = parse_money(format(amount, "f"), code, field=f"{field} amount", allow_zero=True)
+    kind = mt940_kind(status, str(data.get("id") or ""), direction)
+    description = " ".join(
+        str(part).strip()
+        for part in (data.get("transaction_details"), data.get("extra_details"))
+        if part and str(part).strip()
+    )
+    reason = _mt940_details.return_reason(details) if kind is LineKind.RETURN else None
     return StatementLine(
         bank_reference=None if bank in {"", _NO_REFERENCE} else bank,
-        end_to_end_id=None if customer in {"", _NO_REFERENCE} else customer,
+        end_to_end_id=reference,
         direction=direction,
-        amount=parse_money(format(amount, "f"), code, field=f"{field} amount", allow_zero=True),
+        amount=money,
         booking_date=_plain(data.get("entry_date") or value_date),
         value_date=_plain(value_date),
-        kind=_kind(status, str(data.get("id") or ""), direction),
-        description=" ".join(
-            str(part).strip()
-            for part in (data.get("transaction_details"), data.get("extra_details"))
-            if part and str(part).strip()
-        ),
+        kind=kind,
+        description=description,
+        # A return names the payout it returns and why: kept as its one transaction.
+        transactions=(LineTransaction(end_to_end_id=reference, amount=money, return_reason=reason),)
+        if kind is LineKind.RETURN
+        else (),
     )
-
-
-def _kind(status: str, type_code: str, direction: LineDirection) -> LineKind:
-    # The type code is N, S or F and three letters (NTRF, NCHG); the letters say what it is.
-    letters = type_code[1:].upper()
-    if status.startswith("R") or letters in _RETURN_CODES:
-        return LineKind.RETURN
-    if letters in _FEE_CODES:
-        return LineKind.FEE
-    if letters in _TRANSFER_CODES and direction is LineDirection.DEBIT:
-        return LineKind.PAYOUT
-    return LineKind.OTHER
 
 
 def _plain(day: date) -> date:

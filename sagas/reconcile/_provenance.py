@@ -12,7 +12,14 @@ from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
 from sagas.reconcile._breaks import BreakStatus
-from sagas.reconcile._models import BreakRow, RailMatch, StatementFile, StatementLineRow
+from sagas.reconcile._models import (
+    BreakRow,
+    RailMatch,
+    RailTransactionMatch,
+    StatementFile,
+    StatementLineRow,
+    StatementTransactionRow,
+)
 
 
 @dataclass
@@ -61,6 +68,8 @@ def reconciliation_rows(engine: Engine) -> ActionRows:
             of(action_id).lines = count
         for action_id, count in _grouped(session, RailMatch.action_id):
             of(action_id).matched = count
+        for action_id, count in _grouped(session, RailTransactionMatch.action_id):
+            of(action_id).matched += count
         for action_id, count in _grouped(session, BreakRow.action_id):
             of(action_id).opened = count
         for action_id, count in _grouped(session, BreakRow.closed_by_action):
@@ -95,6 +104,16 @@ def _unstamped(session: Session) -> Iterable[str]:
         ("statement file", StatementFile.file_id, StatementFile.action_id.is_(None)),
         ("statement line", StatementLineRow.line_id, StatementLineRow.action_id.is_(None)),
         ("match of statement line", RailMatch.line_id, RailMatch.action_id.is_(None)),
+        (
+            "statement transaction",
+            StatementTransactionRow.transaction_id,
+            StatementTransactionRow.action_id.is_(None),
+        ),
+        (
+            "match of statement transaction",
+            RailTransactionMatch.transaction_id,
+            RailTransactionMatch.action_id.is_(None),
+        ),
         ("break", BreakRow.break_id, BreakRow.action_id.is_(None)),
         ("matched break", BreakRow.break_id, unmatched_close),
     ):

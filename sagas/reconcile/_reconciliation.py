@@ -19,12 +19,13 @@ from sagas.reconcile._balance_breaks import open_balance_breaks
 from sagas.reconcile._breaks import CLOSED_STATUSES, BreakKind, BreakStatus, BreakView
 from sagas.reconcile._line_accounting import StatementAccount
 from sagas.reconcile._matcher import match
-from sagas.reconcile._models import BreakRow, RailMatch
+from sagas.reconcile._models import BreakRow, RailMatch, RailTransactionMatch
 from sagas.reconcile._movements import RailMovement, rail_movements
 from sagas.reconcile._policy import ReconcilePolicy
 from sagas.reconcile._proof import ProofOfCash, proofs_of_cash
 from sagas.reconcile._statement import Statement
 from sagas.reconcile._store import ActionCounts
+from sagas.reconcile._transaction_store import add_transaction_matches, transaction_matches
 
 T = TypeVar("T")
 
@@ -135,14 +136,16 @@ class Reconciliation:
             _store.matches(session),
             _store.covered_until(session),
             self.policy,
+            transaction_matches(session),
         )
         _store.add_matches(session, outcome.matches, now, action_id)
+        add_transaction_matches(session, outcome.transaction_matches, now, action_id)
         opened = _store.open_breaks(session, outcome.findings, now, action_id)
         closed = _store.close_matched(
             session, outcome.matched_lines, outcome.matched_entries, now, action_id
         )
         return RunResult(
-            matched=len(outcome.matches),
+            matched=len(outcome.matches) + len(outcome.transaction_matches),
             opened=[_store.break_view(row) for row in opened],
             closed=[_store.break_view(row) for row in closed],
         )
@@ -203,11 +206,19 @@ class Reconciliation:
 
         def read(session: Session) -> list[MovementStatus]:
             matched = {row.entry_id: row for row in session.scalars(select(RailMatch))}
+            in_batches = {
+                row.entry_id: row for row in session.scalars(select(RailTransactionMatch))
+            }
             breaks: dict[int, BreakRow] = {}
             for row in session.scalars(select(BreakRow).order_by(BreakRow.break_id)):
                 if row.entry_id is not None and row.status not in CLOSED_STATUSES:
                     breaks.setdefault(row.entry_id, row)
-            return [_status(m, matched.get(m.entry_id), breaks.get(m.entry_id)) for m in movements]
+            return [
+                _status(
+                    m, matched.get(m.entry_id), in_batches.get(m.entry_id), breaks.get(m.entry_id)
+                )
+                for m in movements
+            ]
 
         return self._run(read)
 
@@ -239,10 +250,15 @@ class Reconciliation:
 
 
 def _status(
-    movement: RailMovement, matched: RailMatch | None, open_break: BreakRow | None
+    movement: RailMovement,
+    matched: RailMatch | None,
+    in_batch: RailTransactionMatch | None,
+    open_break: BreakRow | None,
 ) -> MovementStatus:
     if open_break is not None:
         text = f"break {open_break.break_id} {open_break.kind} ({open_break.status})"
+    elif in_batch is not None:
+        text = f"matched to statement transaction {in_batch.transaction_id} ({in_batch.method})"
     elif matched is not None:
         text = f"matched to statement line {matched.line_id} ({matched.method})"
     else:

@@ -32,7 +32,20 @@ class LineKind(StrEnum):
     PAYOUT = "payout"  # money sent to a beneficiary
     RETURN = "return"  # a payout sent back by the beneficiary's bank
     FEE = "fee"  # a charge on its own line
+    INTEREST = "interest"  # interest paid or charged on the account
     OTHER = "other"  # anything else the rail booked
+
+
+@dataclass(frozen=True, kw_only=True)
+class LineTransaction:
+    """One transaction of a booked entry (camt TxDtls): a batch books several in one entry."""
+
+    end_to_end_id: str | None
+    """Our reference, as we sent it; of a return, the returned payout's."""
+    amount: Money | None
+    """Its own amount, None when the rail states none (camt before 001.03)."""
+    return_reason: str | None = None
+    """Of a returned transaction, the rail's reason code (camt RtrInf/Rsn/Cd, MT940 /RTRN/)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -53,6 +66,13 @@ class StatementLine:
     fee: Money | None = None
     """Charges the rail took for this entry (camt Chrgs), None when it states none."""
     description: str = ""
+    transactions: tuple[LineTransaction, ...] = ()
+    """The entry's transactions as the rail details them; none when it details none."""
+
+    @property
+    def is_batch(self) -> bool:
+        """Several transactions in one booking: each is matched on its own."""
+        return len(self.transactions) > 1
 
 
 @dataclass(frozen=True, kw_only=True)

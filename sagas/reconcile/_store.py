@@ -10,12 +10,19 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from sagas.foundations import Money
+from sagas.reconcile._booked import BookedLine, Finding
 from sagas.reconcile._breaks import BreakKind, BreakStatus, BreakView
 from sagas.reconcile._line_accounting import LineRefusal, StatementAccount
 from sagas.reconcile._line_identity import LineIdentity, booking, line_identities
-from sagas.reconcile._matcher import BookedLine, Finding
-from sagas.reconcile._models import BreakRow, RailMatch, StatementFile, StatementLineRow
-from sagas.reconcile._statement import LineDirection, Statement, StatementLine
+from sagas.reconcile._models import (
+    BreakRow,
+    RailMatch,
+    RailTransactionMatch,
+    StatementFile,
+    StatementLineRow,
+)
+from sagas.reconcile._statement import LineDirection, LineKind, Statement, StatementLine
+from sagas.reconcile._transaction_store import add_transactions, booked_transactions
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -36,7 +43,7 @@ def action_counts(session: Session, action_id: str) -> ActionCounts:
     return ActionCounts(
         files=count(StatementFile.action_id),
         lines=count(StatementLineRow.action_id),
-        matched=count(RailMatch.action_id),
+        matched=count(RailMatch.action_id) + count(RailTransactionMatch.action_id),
         opened=count(BreakRow.action_id),
         closed=count(BreakRow.closed_by_action),
     )
@@ -99,11 +106,14 @@ def keep_lines(
         read=len(statement.lines),
     )
     ours = file.action_id == action_id
+    added: list[tuple[StatementLineRow, StatementLine]] = []
     for position, (line, identity) in enumerate(zip(statement.lines, identities, strict=True), 1):
         tally.zero_amount += line.amount.minor == 0
         held = stored.get(identity.key)
         if held is None:
-            session.add(_line_row(file, position, account, line, identity, action_id))
+            row = _line_row(file, position, account, line, identity, action_id)
+            session.add(row)
+            added.append((row, line))
             tally.new += 1
         elif _held_booking(held) != booking(line):
             conflict = _conflict(session, file, position, line, held, now, action_id)
@@ -118,8 +128,9 @@ def keep_lines(
         names = select(StatementFile.file_id, StatementFile.name).where(
             StatementFile.file_id.in_(list(tally.known_in))
         )
-        tally.file_names.update({row.file_id: row.name for row in session.execute(names)})
+        tally.file_names.update({found.file_id: found.name for found in session.execute(names)})
     session.flush()
+    add_transactions(session, added, action_id)
     return tally
 
 
@@ -213,6 +224,7 @@ def _conflict(
 
 
 def booked_lines(session: Session) -> list[BookedLine]:
+    transactions = booked_transactions(session)
     return [
         BookedLine(
             line_id=row.line_id,
@@ -222,6 +234,9 @@ def booked_lines(session: Session) -> list[BookedLine]:
             currency=row.currency,
             fee_minor=row.fee_minor,
             value_date=row.value_date,
+            kind=LineKind(row.kind),
+            bank_reference=row.bank_reference or "",
+            transactions=transactions.get(row.line_id, ()),
         )
         for row in session.scalars(
             select(StatementLineRow)
@@ -292,7 +307,12 @@ def open_breaks(
     return opened
 
 
-MATCHABLE = {BreakKind.MISSING_IN_LEDGER: "line_id", BreakKind.MISSING_IN_STATEMENT: "entry_id"}
+MATCHABLE = {
+    BreakKind.MISSING_IN_LEDGER: "line_id",
+    BreakKind.FEE: "line_id",
+    BreakKind.INTEREST: "line_id",
+    BreakKind.MISSING_IN_STATEMENT: "entry_id",
+}
 
 
 def close_matched(

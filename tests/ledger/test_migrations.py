@@ -28,6 +28,8 @@ LEDGER_TABLES = {
     "statement_file",
     "statement_line",
     "rail_match",
+    "statement_transaction",
+    "rail_transaction_match",
     "reconciliation_break",
     "saga_claim",
     "operator_token_use",

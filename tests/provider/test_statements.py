@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
@@ -147,7 +147,8 @@ def test_each_file_reads_back_to_exactly_what_was_settled(day: Day, fmt: str) ->
 
 
 def test_the_csv_states_the_same_lines_as_the_camt_053(day: Day) -> None:
-    assert day.lines("csv") == day.lines("camt053")
+    # A CSV row states no transaction details (camt TxDtls): the lines are otherwise the same.
+    assert day.lines("csv") == [replace(line, transactions=()) for line in day.lines("camt053")]
 
 
 def test_a_statement_holds_its_currency_only(day: Day) -> None:

@@ -684,6 +684,7 @@ PUBLIC = {
         "CsvMapping",
         "LineDirection",
         "LineKind",
+        "LineTransaction",
         "MovementStatus",
         "RailMovement",
         "ReconcilePolicy",
