@@ -55,7 +55,8 @@ async def test_batches_fees_and_returns_import_as_the_rail_booked_them(
             "camt053_fee_and_return.xml",
             day,
             IBAN="DE02120300000000202051",
-            CLOSING="497.50",
+            OPENING="9629.50",  # the batch statement's closing: the account's statements chain
+            CLOSING="9627.00",
             RETURN="",
         )
     )

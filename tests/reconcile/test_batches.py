@@ -64,6 +64,7 @@ def fees(day: date, *, returned: str = "", closing: str = "497.50") -> bytes:
         "camt053_fee_and_return.xml",
         day,
         IBAN="DE02120300000000202051",
+        OPENING="500.00",
         CLOSING=closing,
         RETURN=returned,
     )
