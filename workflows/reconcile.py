@@ -112,14 +112,7 @@ class BreakResolutionWorkflow(VerifiedFirst):
         treasury operator who approved the excess); returns the view once the break is resolved.
         An adjustment beyond the break's difference is refused until the excess is approved."""
         view = self._view
-        if view is not None and view.exceeds_difference and view.excess_approved_by is None:
-            raise operator_refused(
-                f"adjustment: {_adjustment_text(view)} is beyond the break's difference "
-                f"({view.break_difference or 'none in one currency'}): an operator with the "
-                f"treasury role approves the excess first (`fundsaga reconcile approve-excess "
-                f"{view.break_id}`)",
-                InvalidRequestError.__name__,
-            )
+        self._refuse_unapproved_excess()
         await approve_proposal(
             view, approval.proof, self._proposal(), self._spent, "resolution", self._excess()
         )
