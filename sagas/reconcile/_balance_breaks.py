@@ -14,9 +14,10 @@ from sqlalchemy.orm import Session
 
 from sagas.foundations import Money
 from sagas.reconcile._balance import moved, unbalanced
-from sagas.reconcile._breaks import BreakKind, BreakStatus
+from sagas.reconcile._breaks import BreakKind
 from sagas.reconcile._models import BreakRow, StatementFile
 from sagas.reconcile._statement import Statement
+from sagas.reconcile._store import new_break
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -41,23 +42,18 @@ def open_balance_breaks(
         if finding.key in known:
             continue
         known.add(finding.key)
-        row = BreakRow(
-            break_key=finding.key,
-            kind=finding.kind.value,
-            status=BreakStatus.OPEN.value,
+        row = new_break(
+            session,
+            finding.key,
+            finding.kind,
+            finding.currency,
+            finding.detail,
+            now=now,
+            action_id=action_id,
             reference=finding.reference[:250],
-            currency=finding.currency,
             ledger_minor=finding.expected_minor,
             statement_minor=finding.stated_minor,
-            detail=finding.detail,
-            opened_at=now,
-            updated_at=now,
-            note="",
-            evidence="",
-            version=1,
-            action_id=action_id,
         )
-        session.add(row)
         opened.append(row)
     session.flush()
     return opened

@@ -202,23 +202,18 @@ def _conflict(
         f"{line.direction} of {line.amount} booked {line.booking_date}"
     )
     if row is None:
-        row = BreakRow(
-            break_key=key,
-            kind=BreakKind.STATEMENT_CONFLICT.value,
-            status=BreakStatus.OPEN.value,
+        row = new_break(
+            session,
+            key,
+            BreakKind.STATEMENT_CONFLICT,
+            line.amount.currency.code,
+            f"line {position} of file {file.file_id} ({file.name}) not kept: {reason}",
+            now=now,
+            action_id=action_id,
             line_id=held.line_id,
             reference=held.bank_reference,
-            currency=line.amount.currency.code,
             statement_minor=line.amount.minor,
-            detail=f"line {position} of file {file.file_id} ({file.name}) not kept: {reason}",
-            opened_at=now,
-            updated_at=now,
-            note="",
-            evidence="",
-            version=1,
-            action_id=action_id,
         )
-        session.add(row)
         session.flush()
     return LineRefusal(position=position, reason=f"conflict: {reason}", break_id=row.break_id)
 
@@ -283,28 +278,62 @@ def open_breaks(
         if finding.key in known:
             continue
         known.add(finding.key)
-        row = BreakRow(
-            break_key=finding.key,
-            kind=finding.kind.value,
-            status=BreakStatus.OPEN.value,
-            line_id=finding.line_id,
-            entry_id=finding.entry_id,
-            reference=finding.reference,
-            currency=finding.currency,
-            ledger_minor=finding.ledger_minor,
-            statement_minor=finding.statement_minor,
-            detail=finding.detail,
-            opened_at=now,
-            updated_at=now,
-            note="",
-            evidence="",
-            version=1,
-            action_id=action_id,
+        opened.append(
+            new_break(
+                session,
+                finding.key,
+                finding.kind,
+                finding.currency,
+                finding.detail,
+                now=now,
+                action_id=action_id,
+                line_id=finding.line_id,
+                entry_id=finding.entry_id,
+                reference=finding.reference,
+                ledger_minor=finding.ledger_minor,
+                statement_minor=finding.statement_minor,
+            )
         )
-        session.add(row)
-        opened.append(row)
     session.flush()
     return opened
+
+
+def new_break(
+    session: Session,
+    key: str,
+    kind: BreakKind,
+    currency: str,
+    detail: str,
+    *,
+    now: datetime,
+    action_id: str,
+    line_id: int | None = None,
+    entry_id: int | None = None,
+    reference: str | None = None,
+    ledger_minor: int | None = None,
+    statement_minor: int | None = None,
+) -> BreakRow:
+    """An open break, added to the session, stamped with the action that opened it."""
+    row = BreakRow(
+        break_key=key,
+        kind=kind.value,
+        status=BreakStatus.OPEN.value,
+        line_id=line_id,
+        entry_id=entry_id,
+        reference=reference,
+        currency=currency,
+        ledger_minor=ledger_minor,
+        statement_minor=statement_minor,
+        detail=detail,
+        opened_at=now,
+        updated_at=now,
+        note="",
+        evidence="",
+        version=1,
+        action_id=action_id,
+    )
+    session.add(row)
+    return row
 
 
 MATCHABLE = {
