@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import json
 import tomllib
 from dataclasses import dataclass, fields
@@ -10,8 +11,10 @@ from typing import Any
 
 from sagas.foundations import InvalidRequestError, currency, refuse_duplicate_keys
 
-_REQUIRED = ("amount_column", "booking_date_column")
+_REQUIRED = ("booking_date_column",)
 _LISTS = frozenset({"debit_values", "credit_values"})
+_INTEGERS = frozenset({"preamble_lines"})
+_THOUSANDS = ("", ".", ",", " ", "'")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -25,34 +28,59 @@ class CsvMapping:
         date_format = "%d.%m.%Y"
         account = "NL91ABNA0417164300"
         currency = "EUR"
+
+    The amount is read one of three ways: a signed `amount_column` (negative is a debit); an
+    unsigned `amount_column` and a `direction_column`; or a `debit_amount_column` and a
+    `credit_amount_column`, one of them filled on each row.
     """
 
-    amount_column: str
-    """Unsigned with a `direction_column`; without one, signed: negative is a debit."""
     booking_date_column: str
+    amount_column: str | None = None
+    """Signed without a `direction_column` (`-12.50`, `12,50-`, `(12.50)`: a debit; unsigned or
+    `+`: a credit); with one, unsigned. None: `debit_amount_column` and `credit_amount_column`."""
+    debit_amount_column: str | None = None
+    """Money out, as a separate column ("Paid out", "Debit"); given with `credit_amount_column`,
+    never with `amount_column`. On each row one of the two holds the amount, the other is empty
+    or zero. A sign, if any, must agree with the column."""
+    credit_amount_column: str | None = None
+    """Money in ("Paid in", "Credit"); see `debit_amount_column`."""
     bank_reference_column: str | None = None
     """None: the export has no reference of the bank's (many do not); its rows are then told
     apart by their content and how often it recurs (docs/reconciliation.md)."""
     end_to_end_id_column: str | None = None
     direction_column: str | None = None
+    """Whose cells are one of `debit_values` or `credit_values` ("Af Bij": Af, Bij)."""
     value_date_column: str | None = None
     """None: the value date is the booking date."""
     currency_column: str | None = None
+    """Rows may hold several currencies (and, with `account_column`, several accounts): the
+    file is then one statement per account and currency (`read_csv_statements`)."""
     kind_column: str | None = None
-    """Cells payout, return, fee or other (any case); None: every line is other."""
+    """Cells payout, return, fee, interest or other (any case); None: every line is other."""
     fee_column: str | None = None
     description_column: str | None = None
     account_column: str | None = None
     account: str | None = None
-    """The account when no column holds it."""
+    """The account when no column holds it (give one of the two)."""
     currency: str | None = None
-    """The currency when no column holds it."""
+    """The currency when no column holds it (give one of the two)."""
     statement_id: str | None = None
-    """None: derived from the file's bytes, so the same file always has the same id."""
+    """None: derived from the file's bytes, so the same file always has the same id. A file of
+    several accounts or currencies has one statement for each: `<id>/<account>/<currency>`."""
     date_format: str = "%Y-%m-%d"
     """A `datetime.strptime` format, for both dates."""
     delimiter: str = ","
     decimal_separator: str = "."
+    thousands_separator: str = ""
+    """One of "", ".", ",", " " (a no-break space too) and "'", other than the decimal
+    separator; a cell's groups must then be whole (`1.234,56`, never `1.23,56`)."""
+    preamble_lines: int = 0
+    """Lines before the header that are not part of the table (an export's account number,
+    period and balance); the header is line `preamble_lines + 1` and rows are numbered from the
+    file's first line."""
+    encoding: str = "utf-8"
+    """The file's text encoding (many German exports are "iso-8859-1" or "cp1252"); a UTF-8
+    byte-order mark is skipped."""
     debit_values: tuple[str, ...] = ("debit", "D", "DBIT")
     credit_values: tuple[str, ...] = ("credit", "C", "CRDT")
 
@@ -63,22 +91,60 @@ class CsvMapping:
         for name in _REQUIRED:
             if not getattr(self, name):
                 raise InvalidRequestError(name, "must name a column")
-        if self.account is None and self.account_column is None:
-            raise InvalidRequestError("account", "give the account or the column that holds it")
-        if self.currency is None and self.currency_column is None:
-            raise InvalidRequestError("currency", "give the currency or the column that holds it")
+        self._check_amount()
+        self._one_of("account")
+        self._one_of("currency")
         if self.currency is not None:
             currency(self.currency)
         if len(self.delimiter) != 1:
             raise InvalidRequestError("delimiter", "must be one character")
         if self.decimal_separator not in {".", ","}:
             raise InvalidRequestError("decimal_separator", "must be '.' or ','")
+        if self.thousands_separator not in _THOUSANDS:
+            allowed = ", ".join(repr(s) for s in _THOUSANDS)
+            raise InvalidRequestError("thousands_separator", f"must be one of {allowed}")
+        if self.thousands_separator == self.decimal_separator:
+            raise InvalidRequestError("thousands_separator", "must differ from decimal_separator")
+        if isinstance(self.preamble_lines, bool) or self.preamble_lines < 0:
+            raise InvalidRequestError("preamble_lines", "must be a whole number, 0 or more")
+        try:
+            codecs.lookup(self.encoding)
+        except LookupError as err:
+            raise InvalidRequestError("encoding", f"{self.encoding!r} is no text encoding") from err
         if not self.date_format:
             raise InvalidRequestError("date_format", "must not be empty")
         if not self.debit_values or not self.credit_values:
             raise InvalidRequestError("debit_values", "debits and credits each need a value")
         if set(self.debit_values) & set(self.credit_values):
             raise InvalidRequestError("credit_values", "shares a value with debit_values")
+
+    def _check_amount(self) -> None:
+        split = (self.debit_amount_column, self.credit_amount_column)
+        if any(split) and not all(split):
+            missing = "credit" if self.debit_amount_column else "debit"
+            raise InvalidRequestError(
+                f"{missing}_amount_column", "give the debit and the credit amount columns together"
+            )
+        if all(split):
+            for name in ("amount_column", "direction_column"):
+                if getattr(self, name):
+                    problem = "give it or the debit and credit amount columns, not both"
+                    raise InvalidRequestError(name, problem)
+        elif not self.amount_column:
+            problem = "must name a column (or give debit_amount_column and credit_amount_column)"
+            raise InvalidRequestError("amount_column", problem)
+
+    def _one_of(self, name: str) -> None:
+        fixed, column = getattr(self, name), getattr(self, f"{name}_column")
+        if fixed is None and column is None:
+            raise InvalidRequestError(name, f"give the {name} or the column that holds it")
+        if fixed is not None and column is not None:
+            raise InvalidRequestError(name, f"give the {name} or its column, not both")
+
+    @property
+    def split_amounts(self) -> bool:
+        """Whether debits and credits are in columns of their own."""
+        return self.debit_amount_column is not None
 
     def columns(self) -> tuple[str, ...]:
         """Every column the file must have."""
@@ -134,20 +200,22 @@ class CsvMapping:
                 raise InvalidRequestError(name, "is no field of a CSV mapping")
             if value is None and name not in _REQUIRED:
                 continue
-            values[name] = _list(name, value) if name in _LISTS else _text(name, value)
+            values[name] = _value(name, value)
         for name in _REQUIRED:
             if name not in values:
                 raise InvalidRequestError(name, "is missing")
         return cls(**values)
 
 
-def _text(name: str, value: Any) -> str:
+def _value(name: str, value: Any) -> Any:
+    if name in _LISTS:
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            raise InvalidRequestError(name, "must be a list of strings")
+        return tuple(value)
+    if name in _INTEGERS:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise InvalidRequestError(name, "must be a whole number")
+        return value
     if not isinstance(value, str):
         raise InvalidRequestError(name, "must be a string")
     return value
-
-
-def _list(name: str, value: Any) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise InvalidRequestError(name, "must be a list of strings")
-    return tuple(value)

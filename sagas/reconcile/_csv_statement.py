@@ -1,15 +1,18 @@
 """A CSV statement, one line a row, read by its CsvMapping. Rows are numbered as a spreadsheet
-shows them: the header is row 1."""
+shows the file: its first line is row 1, so the header is row `preamble_lines + 1`."""
 
 from __future__ import annotations
 
+import codecs
 import csv
 import hashlib
 import io
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from datetime import date, datetime
 
-from sagas.foundations import InvalidRequestError, Money, currency, parse_money
+from sagas.foundations import InvalidRequestError, Money, currency
+from sagas.reconcile._csv_amount import CellAmount, cell_amount
 from sagas.reconcile._csv_mapping import CsvMapping
 from sagas.reconcile._statement import (
     LineDirection,
@@ -18,65 +21,129 @@ from sagas.reconcile._statement import (
     StatementFormat,
     StatementLine,
 )
+from sagas.reconcile._statement_amount import statement_money
 
 _Row = dict[str, str]
 
 
+@dataclass
+class _Group:
+    """The rows of one account and currency, and the first of them."""
+
+    first_row: int
+    lines: list[StatementLine] = field(default_factory=list)
+
+
 def read_csv(data: bytes, mapping: CsvMapping) -> Statement:
-    """The statement the CSV's rows state, read as `mapping` says."""
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        raise InvalidRequestError("FILE", f"is not UTF-8 text: {err}") from err
-    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=mapping.delimiter)
-    try:
-        _check_header(reader.fieldnames or [], mapping)
-        rows = [_cells(row, n) for n, row in enumerate(reader, 2)]
-    except csv.Error as err:
-        raise InvalidRequestError("FILE", f"is not readable as CSV: {err}") from err
-    code = mapping.currency or _same(rows, mapping.currency_column)
-    code = currency(code, field=mapping.currency_column or "currency").code
-    return Statement(
-        format=StatementFormat.CSV,
-        statement_id=mapping.statement_id or f"csv-{hashlib.sha256(data).hexdigest()[:16]}",
-        account=mapping.account or _same(rows, mapping.account_column),
-        currency=code,
-        period_start=None,
-        period_end=None,
-        lines=tuple(_line(row, n, mapping, code) for n, row in enumerate(rows, 2)),
+    """The one statement the CSV's rows state, read as `mapping` says; a file whose rows hold
+    several accounts or currencies is refused, naming the first row of the second."""
+    statements = _groups(data, mapping)
+    if len(statements) > 1:
+        (first, _), (second, group) = list(statements.items())[:2]
+        column = mapping.currency_column if first[1] != second[1] else mapping.account_column
+        shown = second[1] if first[1] != second[1] else second[0]
+        raise InvalidRequestError(
+            _where(str(column), group.first_row),
+            f"{shown!r} differs from the rows before: the file holds several statements",
+        )
+    return _statements(data, mapping, statements)[0]
+
+
+def read_csv_statements(data: bytes, mapping: CsvMapping) -> tuple[Statement, ...]:
+    """One statement for each account and currency the CSV's rows hold, in the order they first
+    appear; a file of one account and currency is the statement `read_csv` reads."""
+    return _statements(data, mapping, _groups(data, mapping))
+
+
+def _statements(
+    data: bytes, mapping: CsvMapping, groups: dict[tuple[str, str], _Group]
+) -> tuple[Statement, ...]:
+    base = mapping.statement_id or f"csv-{hashlib.sha256(data).hexdigest()[:16]}"
+    return tuple(
+        Statement(
+            format=StatementFormat.CSV,
+            statement_id=base if len(groups) == 1 else f"{base}/{account}/{code}",
+            account=account,
+            currency=code,
+            period_start=None,
+            period_end=None,
+            lines=tuple(group.lines),
+        )
+        for (account, code), group in groups.items()
     )
 
 
-def _check_header(header: Sequence[str], mapping: CsvMapping) -> None:
+def _groups(data: bytes, mapping: CsvMapping) -> dict[tuple[str, str], _Group]:
+    groups: dict[tuple[str, str], _Group] = {}
+    header_row = mapping.preamble_lines + 1
+    for n, row in _rows(data, mapping):
+        key = (_account(row, n, mapping), _currency(row, n, mapping))
+        group = groups.setdefault(key, _Group(first_row=n))
+        group.lines.append(_line(row, n, mapping, key[1]))
+    if not groups:
+        if mapping.account is None or mapping.currency is None:
+            column = mapping.account_column or mapping.currency_column
+            problem = f"has no row after the header (row {header_row}) to read it from"
+            raise InvalidRequestError(str(column), f"{problem}: give it in the mapping")
+        groups[(mapping.account, currency(mapping.currency).code)] = _Group(first_row=header_row)
+    return groups
+
+
+def _rows(data: bytes, mapping: CsvMapping) -> Iterator[tuple[int, _Row]]:
+    """(row number, cells by column) of each row after the header; blank rows are skipped."""
+    utf8 = codecs.lookup(mapping.encoding).name == "utf-8"
+    try:
+        text = data.decode("utf-8-sig" if utf8 else mapping.encoding)
+    except UnicodeDecodeError as err:
+        raise InvalidRequestError("FILE", f"is not {mapping.encoding} text: {err}") from err
+    source = io.StringIO(text, newline="")
+    for _ in range(mapping.preamble_lines):
+        if not source.readline():
+            break
+    header_row = mapping.preamble_lines + 1
+    reader = csv.reader(source, delimiter=mapping.delimiter)
+    try:
+        header = [name.strip() for name in next(reader, [])]
+        _check_header(header, header_row, mapping)
+        for n, cells in enumerate(reader, header_row + 1):
+            if not any(cell.strip() for cell in cells):
+                continue
+            if len(cells) != len(header):
+                problem = (
+                    f"row {n} has {len(cells)} cells, the header (row {header_row}) {len(header)}"
+                )
+                raise InvalidRequestError("FILE", problem)
+            yield n, {name: cell.strip() for name, cell in zip(header, cells, strict=True)}
+    except csv.Error as err:
+        raise InvalidRequestError("FILE", f"is not readable as CSV: {err}") from err
+
+
+def _check_header(header: Sequence[str], row: int, mapping: CsvMapping) -> None:
     for column in mapping.columns():
         if column not in header:
             named = ", ".join(header) or "none"
-            raise InvalidRequestError(column, f"is no column of the file (its columns: {named})")
+            where = f"(row {row}; its columns: {named})"
+            raise InvalidRequestError(column, f"is no column of the header {where}")
+        if header.count(column) > 1:
+            raise InvalidRequestError(column, f"is twice in the header (row {row})")
 
 
-def _cells(row: dict[str | None, str | None], n: int) -> _Row:
-    if None in row or None in row.values():
-        raise InvalidRequestError("FILE", f"row {n} has not as many cells as the header")
-    return {str(name): (value or "").strip() for name, value in row.items()}
+def _account(row: _Row, n: int, mapping: CsvMapping) -> str:
+    if mapping.account_column is None:
+        assert mapping.account is not None, "CsvMapping checks that one of the two is given"
+        return mapping.account
+    return _required(row, n, mapping.account_column)
 
 
-def _same(rows: Sequence[_Row], column: str | None) -> str:
-    """The one value `column` holds on every row."""
-    assert column is not None, "CsvMapping checks that a column or a fixed value is given"
-    if not rows:
-        raise InvalidRequestError(column, "has no row to read it from: give it in the mapping")
-    first = _required(rows[0], 2, column)
-    for n, row in enumerate(rows, 2):
-        if row[column] != first:
-            raise InvalidRequestError(_where(column, n), f"{row[column]!r} differs from row 2")
-    return first
+def _currency(row: _Row, n: int, mapping: CsvMapping) -> str:
+    if mapping.currency_column is None:
+        assert mapping.currency is not None, "CsvMapping checks that one of the two is given"
+        return currency(mapping.currency).code
+    column = mapping.currency_column
+    return currency(_required(row, n, column), field=_where(column, n)).code
 
 
-def _line(row: _Row, n: int, mapping: CsvMapping, statement_currency: str) -> StatementLine:
-    code = statement_currency
-    if mapping.currency_column is not None:
-        field = _where(mapping.currency_column, n)
-        code = currency(row[mapping.currency_column], field=field).code
+def _line(row: _Row, n: int, mapping: CsvMapping, code: str) -> StatementLine:
     amount, direction = _amount(row, n, mapping, code)
     booking = _date(row, n, mapping, mapping.booking_date_column)
     value = mapping.value_date_column
@@ -94,14 +161,52 @@ def _line(row: _Row, n: int, mapping: CsvMapping, statement_currency: str) -> St
 
 
 def _amount(row: _Row, n: int, mapping: CsvMapping, code: str) -> tuple[Money, LineDirection]:
-    column = mapping.amount_column
-    text = _required(row, n, column).replace(mapping.decimal_separator, ".")
+    if mapping.split_amounts:
+        return _split_amount(row, n, mapping, code)
+    column = str(mapping.amount_column)
+    read = _cell(row, n, mapping, column)
     if mapping.direction_column is None:
-        direction = LineDirection.DEBIT if text.startswith("-") else LineDirection.CREDIT
-        text = text.removeprefix("-").removeprefix("+")
+        direction = LineDirection.DEBIT if read.negative else LineDirection.CREDIT
+    elif read.negative:
+        problem = (
+            f"{row[column]!r} is signed, and {mapping.direction_column!r} states the direction"
+        )
+        raise InvalidRequestError(_where(column, n), problem)
     else:
         direction = _direction(row, n, mapping)
-    return parse_money(text, code, field=_where(column, n), allow_zero=True), direction
+    return statement_money(read.plain, code, field=_where(column, n)), direction
+
+
+def _split_amount(row: _Row, n: int, mapping: CsvMapping, code: str) -> tuple[Money, LineDirection]:
+    """The one of the debit and credit columns that holds the row's amount."""
+    filled: list[tuple[Money, LineDirection]] = []
+    for column, direction in (
+        (str(mapping.debit_amount_column), LineDirection.DEBIT),
+        (str(mapping.credit_amount_column), LineDirection.CREDIT),
+    ):
+        if not row[column]:
+            continue
+        read = _cell(row, n, mapping, column)
+        if read.signed and read.negative != (direction is LineDirection.DEBIT):
+            problem = f"{row[column]!r}: its sign is not that of a {direction.value}"
+            raise InvalidRequestError(_where(column, n), problem)
+        filled.append((statement_money(read.plain, code, field=_where(column, n)), direction))
+    moving = [item for item in filled if item[0].minor] or filled
+    if len(moving) != 1:
+        columns = f"{mapping.debit_amount_column!r} and {mapping.credit_amount_column!r}"
+        problem = "hold no amount" if not filled else "both hold an amount: a row's is in one"
+        where = f"row {n}, columns {columns}"
+        raise InvalidRequestError(where, problem)
+    return moving[0]
+
+
+def _cell(row: _Row, n: int, mapping: CsvMapping, column: str) -> CellAmount:
+    return cell_amount(
+        _required(row, n, column),
+        _where(column, n),
+        decimal=mapping.decimal_separator,
+        thousands=mapping.thousands_separator,
+    )
 
 
 def _direction(row: _Row, n: int, mapping: CsvMapping) -> LineDirection:
@@ -136,11 +241,13 @@ def _kind(row: _Row, n: int, column: str | None) -> LineKind:
 
 
 def _fee(row: _Row, n: int, mapping: CsvMapping, code: str) -> Money | None:
-    cell = _optional(row, mapping.fee_column)
-    if cell is None or mapping.fee_column is None:
+    column = mapping.fee_column
+    if column is None or not row[column]:
         return None
-    text = cell.replace(mapping.decimal_separator, ".")
-    return parse_money(text, code, field=_where(mapping.fee_column, n), allow_zero=True)
+    read = _cell(row, n, mapping, column)
+    if read.negative:
+        raise InvalidRequestError(_where(column, n), f"{row[column]!r}: a fee is given unsigned")
+    return statement_money(read.plain, code, field=_where(column, n))
 
 
 def _required(row: _Row, n: int, column: str) -> str:
@@ -154,4 +261,4 @@ def _optional(row: _Row, column: str | None) -> str | None:
 
 
 def _where(column: str, n: int) -> str:
-    return f"{column} (row {n})"
+    return f'row {n}, column "{column}"'

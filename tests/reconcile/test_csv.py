@@ -107,11 +107,11 @@ def test_a_direction_column_and_a_kind_column() -> None:
 @pytest.mark.parametrize(
     ("cell", "broken", "field"),
     [
-        ("-250,00", "-250,005", "Betrag (row 2)"),
-        ("1200,00", "12 00,00", "Betrag (row 3)"),
-        ("0,35", "0,3x5", "Gebühr (row 2)"),
-        ("1200,00;", ";", "Betrag (row 3)"),
-        ("03.11.2026;03.11.2026", "03.11.2026;2026-11-03", "Valuta (row 3)"),
+        ("-250,00", "-250,005", 'row 2, column "Betrag"'),
+        ("1200,00", "12 00,00", 'row 3, column "Betrag"'),
+        ("0,35", "0,3x5", 'row 2, column "Gebühr"'),
+        ("1200,00;", ";", 'row 3, column "Betrag"'),
+        ("03.11.2026;03.11.2026", "03.11.2026;2026-11-03", 'row 3, column "Valuta"'),
     ],
 )
 def test_a_bad_cell_names_its_column_and_row(cell: str, broken: str, field: str) -> None:
