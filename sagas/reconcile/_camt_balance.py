@@ -6,10 +6,11 @@ from dataclasses import dataclass
 from datetime import date
 from xml.etree.ElementTree import Element
 
-from sagas.foundations import InvalidRequestError, Money, currency, parse_money
+from sagas.foundations import InvalidRequestError, Money, currency
 from sagas.reconcile._balance import stated_balance
 from sagas.reconcile._camt_entry import missing, text
 from sagas.reconcile._statement import Balance
+from sagas.reconcile._statement_amount import statement_money
 
 _OPENING = ("OPBD", "PRCD")
 """Opening booked, else the previous day's closing booked: both are what the lines start from."""
@@ -75,7 +76,7 @@ def _stated(element: Element, where: str) -> _Stated:
     indicator = text(element, "CdtDbtInd") or missing(f"{where}/CdtDbtInd")
     if indicator not in _DIRECTIONS:
         raise InvalidRequestError(f"{where}/CdtDbtInd", f"{indicator!r} is neither CRDT nor DBIT")
-    money = parse_money((amount.text or "").strip(), code, field=f"{where}/Amt", allow_zero=True)
+    money = statement_money((amount.text or "").strip(), code, field=f"{where}/Amt")
     day_text = text(element, "Dt/Dt") or (text(element, "Dt/DtTm") or "")[:10]
     if not day_text:
         missing(f"{where}/Dt")

@@ -7,9 +7,10 @@ from datetime import date, datetime
 from typing import NoReturn
 from xml.etree.ElementTree import Element
 
-from sagas.foundations import InvalidRequestError, Money, currency, parse_money
+from sagas.foundations import InvalidRequestError, Money, currency
 from sagas.reconcile._kinds import camt_kind
 from sagas.reconcile._statement import LineDirection, LineKind, LineTransaction, StatementLine
+from sagas.reconcile._statement_amount import statement_money
 
 _DIRECTIONS = {"DBIT": LineDirection.DEBIT, "CRDT": LineDirection.CREDIT}
 _NOT_BOOKED = frozenset({"PDNG", "INFO", "FUTR"})
@@ -121,7 +122,7 @@ def _money(element: Element | None, field: str) -> Money:
     if element is None or not (element.text or "").strip():
         return missing(field)
     code = currency(element.get("Ccy", ""), field=f"{field}/@Ccy").code
-    return parse_money((element.text or "").strip(), code, field=field, allow_zero=True)
+    return statement_money((element.text or "").strip(), code, field=field)
 
 
 def _date(parent: Element, tag: str, where: str) -> date | None:

@@ -6,9 +6,10 @@ from datetime import date
 from decimal import Decimal
 from typing import Any
 
-from sagas.foundations import InvalidRequestError, currency, parse_money
+from sagas.foundations import InvalidRequestError, currency
 from sagas.reconcile._balance import stated_balance
 from sagas.reconcile._statement import Balance
+from sagas.reconcile._statement_amount import statement_money
 
 _OPENING = (("final_opening_balance", ":60F:"), ("intermediate_opening_balance", ":60M:"))
 _CLOSING = (("final_closing_balance", ":62F:"), ("intermediate_closing_balance", ":62M:"))
@@ -53,9 +54,7 @@ def _balance(found: Any, tag: str, code: str) -> Balance:
     if mark not in {"C", "D"}:
         raise InvalidRequestError(tag, f"debit/credit mark {mark!r} is neither C nor D")
     value: Decimal = abs(found.amount.amount)
-    amount = parse_money(
-        format(value, "f"), currency(stated, field=tag).code, field=tag, allow_zero=True
-    )
+    amount = statement_money(format(value, "f"), currency(stated, field=tag).code, field=tag)
     day: date = found.date
     return stated_balance(
         amount,
