@@ -75,12 +75,16 @@ def camt_kind(
     return mt940_kind("", proprietary[:4], direction)
 
 
-def mt940_kind(status: str, type_code: str, direction: LineDirection) -> LineKind:
+def mt940_kind(
+    status: str, type_code: str, direction: LineDirection, *, returned: bool = False
+) -> LineKind:
     """The kind of a :61: line from its debit/credit mark (RD, RC: a reversal) and its
-    transaction type code (N, S or F and three characters: the letters say what it is)."""
+    transaction type code (N, S or F and three characters: the letters say what it is);
+    `returned`: its :86: says it is a return (/RTRN/), as Dutch banks do under their own
+    numeric type codes (N541)."""
     found = _MT940_CODE.fullmatch(type_code.upper())
     letters = "" if found is None else found["letters"]
-    if status.upper().startswith("R") or letters in _MT940_RETURNS:
+    if returned or status.upper().startswith("R") or letters in _MT940_RETURNS:
         return LineKind.RETURN
     if letters in _MT940_FEES:
         return LineKind.FEE

@@ -84,7 +84,8 @@ def test_an_mt940_balance_of_three_decimals_in_euro() -> None:
 
     opening = read_statement(data).opening
 
-    assert opening is not None and opening.amount == Money.of(1000000, "EUR")
+    assert opening is not None
+    assert opening.amount == Money.of(1000000, "EUR")
 
 
 @pytest.mark.xfail(
