@@ -8,7 +8,11 @@ from __future__ import annotations
 
 import csv
 import io
+import re
+import tomllib
+from dataclasses import fields
 from datetime import date
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -359,3 +363,20 @@ def test_a_zero_beside_the_amount_in_the_other_column_is_no_second_amount() -> N
     lines = read_csv_statements(data, _mapping(UK_PAID_OUT_IN))[0].lines
 
     assert (lines[2].direction, lines[2].amount.minor) == (DEBIT, 250)
+
+
+def test_every_field_of_a_mapping_is_in_the_docs_table() -> None:
+    docs = (Path(__file__).parents[2] / "docs" / "reconciliation.md").read_text(encoding="utf-8")
+    section = docs.split("### CSV exports", 1)[1].split("\n### ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    keys = {key for row in rows for key in re.findall(r"`(\w+)`", row.split("|")[1])}
+
+    assert keys == {field.name for field in fields(CsvMapping)}
+
+
+@pytest.mark.parametrize("example", [GERMAN_PREAMBLE, UK_PAID_OUT_IN])
+def test_the_docs_examples_are_the_mappings_these_tests_read(example: dict[str, Any]) -> None:
+    docs = (Path(__file__).parents[2] / "docs" / "reconciliation.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```toml\n(.*?)```", docs.split("### CSV exports", 1)[1], re.S)
+
+    assert example in [tomllib.loads(block) for block in blocks]
