@@ -380,3 +380,38 @@ def test_the_docs_examples_are_the_mappings_these_tests_read(example: dict[str, 
     blocks = re.findall(r"```toml\n(.*?)```", docs.split("### CSV exports", 1)[1], re.S)
 
     assert example in [tomllib.loads(block) for block in blocks]
+
+
+@pytest.mark.parametrize(
+    ("changed", "field"),
+    [
+        ({"decimal_separator": ".", "thousands_separator": "."}, "thousands_separator"),
+        ({"thousands_separator": "_"}, "thousands_separator"),
+        ({"preamble_lines": -1}, "preamble_lines"),
+        ({"preamble_lines": "6"}, "preamble_lines"),
+        ({"preamble_lines": True}, "preamble_lines"),
+        ({"encoding": "klingon"}, "encoding"),
+        ({"amount_column": None, "debit_amount_column": "Soll"}, "credit_amount_column"),
+        ({"debit_amount_column": "Soll", "credit_amount_column": "Haben"}, "amount_column"),
+        ({"amount_column": None}, "amount_column"),
+        ({"account_column": "Konto"}, "account"),
+        ({"currency_column": "Währung"}, "currency"),
+    ],
+)
+def test_a_bad_mapping_is_refused_naming_its_field(changed: dict[str, Any], field: str) -> None:
+    mapping = {**GERMAN_PREAMBLE, **changed}
+
+    with pytest.raises(InvalidRequestError) as raised:
+        CsvMapping.from_dict({k: v for k, v in mapping.items() if v is not None})
+
+    assert raised.value.field == field
+
+
+def test_a_column_twice_in_the_header_is_refused_naming_the_header_s_row() -> None:
+    data = _file("csv_us_parentheses.csv").replace(b",Reference\n", b",Amount\n")
+    mapping = _mapping(US_SIGNED, end_to_end_id_column=None)
+
+    refused = _refused(data, mapping)
+
+    assert refused.field == "Amount"
+    assert "row 1" in refused.problem
