@@ -149,7 +149,7 @@ def _line(row: _Row, n: int, mapping: CsvMapping, code: str) -> StatementLine:
     value = mapping.value_date_column
     return StatementLine(
         bank_reference=_optional(row, mapping.bank_reference_column),
-        end_to_end_id=_optional(row, mapping.end_to_end_id_column),
+        end_to_end_id=_reference(_optional(row, mapping.end_to_end_id_column)),
         direction=direction,
         amount=amount,
         booking_date=booking,
@@ -254,6 +254,16 @@ def _required(row: _Row, n: int, column: str) -> str:
     if not row[column]:
         raise InvalidRequestError(_where(column, n), "is empty")
     return row[column]
+
+
+_PLACEHOLDERS = frozenset({"NOTPROVIDED", "NONREF"})
+"""What exports write where the payer gave no end-to-end id (SEPA's NOTPROVIDED, SWIFT's NONREF)."""
+
+
+def _reference(cell: str | None) -> str | None:
+    if cell is None or cell.strip().upper() in _PLACEHOLDERS:
+        return None
+    return cell.strip()
 
 
 def _optional(row: _Row, column: str | None) -> str | None:

@@ -42,17 +42,13 @@ UNREAD = {
         "reference the library parses only with its ASN tag (mt940.tags.StatementASNB)"
     ),
     "camt053_v02_abnamro_two_days.xml": "two Stmt in a document (read_statements)",
-    "camt053_v08_jaxb_prefix_five_decimals.xml": "8.850 EUR: fraction digits beyond EUR's 2",
-    "csv_dkb_preamble.csv": "CSV mapping has no preamble_lines nor thousands_separator",
     "csv_revolut_business.csv": "CSV of two currencies: one statement per currency",
 }
 """Files the importer cannot read whole yet (issue 46, parts being built beside this one):
 their tests are expected to fail, strictly, so that each one fixed says to take it out."""
 MISREAD = {
-    "mt940_ing_sepa.sta": "ING's '//' between :86: subfields: /EREF/ read as 'FS-PAYOUT-0001/'",
     "mt940_sparkasse.sta": "German ?20 subfields: EREF+ not read",
     "mt940_volksbank.sta": "German ?20 subfields: EREF+ not read",
-    "csv_rabobank.csv": "a CSV end-to-end id NOTPROVIDED is read as a reference",
 }
 """Files read whole whose references are not read right yet (strictly expected to fail)."""
 
