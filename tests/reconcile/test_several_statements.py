@@ -36,6 +36,7 @@ from sagas.reconcile import (
     read_statement,
     read_statements,
 )
+from sagas.reconcile._rules import MAX_STATEMENTS
 from tests.reconcile.fixture_files import FIXTURES
 from tests.reconcile.schemas import schema_errors
 
@@ -270,6 +271,38 @@ def test_a_retried_import_of_several_statements_finds_them_kept_by_itself(
     assert retried.new is True
     assert [(s.new, s.known) for s in statements] == [(2, 0), (3, 0), (1, 0)]
     assert rows_of(books.ledger.engine, "statement_line") == sum(mt940_lines(ING_DAYS))
+
+
+def test_a_file_read_now_as_other_statements_than_it_was_kept_as_is_refused(
+    books: Reconciliation,
+) -> None:
+    """A reader that changed since the file was kept (played by keeping two of its three)."""
+    statements = read_statements(ING_DAYS)
+    kept = books.import_statements(
+        statements[:2], ING_DAYS, name="ing-week.sta", imported_by="t", action_id="a-1"
+    )
+
+    with pytest.raises(InvalidRequestError) as raised:
+        load(books, ING_DAYS, "ing-week.sta")
+
+    assert raised.value.field == "FILE"
+    assert f"file {kept.file_id} (ing-week.sta) of 2 statement(s)" in raised.value.problem
+    assert "reads now as 3" in raised.value.problem
+    assert rows_of(books.ledger.engine, "statement_line") == sum(mt940_lines(ING_DAYS)[:2])
+
+
+def test_a_file_of_more_statements_than_a_record_lists_is_refused_with_nothing_kept(
+    books: Reconciliation,
+) -> None:
+    (day, *_) = read_statements(ING_DAYS)
+    many = [day] * (MAX_STATEMENTS + 1)
+
+    with pytest.raises(InvalidRequestError) as raised:
+        books.import_statements(many, b"many", name="many.sta", imported_by="t", action_id="a")
+
+    assert raised.value.field == "FILE"
+    assert f"holds {MAX_STATEMENTS + 1} statements" in raised.value.problem
+    assert rows_of(books.ledger.engine, "statement_file") == 0
 
 
 BAD_SECOND = [
