@@ -21,12 +21,11 @@ from sagas.reconcile import (
     EXPLAIN_BREAK_ACTIVITY,
     IMPORT_STATEMENT_ACTIVITY,
     RECONCILE_RUN_ACTIVITY,
-    ImportResult,
     Reconciliation,
     StatementCall,
     StatementRules,
     policy_facts,
-    read_statement,
+    read_statements,
 )
 
 
@@ -63,11 +62,11 @@ class StatementActivities:
             raise InvalidRequestError("FILE", "an import carries its file")
         content = upload.content()
         self.rules.check_size(content)
-        statement = read_statement(
+        statements = read_statements(
             content, csv_mapping=upload.mapping(), max_lines=self.rules.max_lines
         )
-        result = self.books.import_statement(
-            statement,
+        result = self.books.import_statements(
+            statements,
             content,
             name=upload.name,
             imported_by=call.operator,
@@ -77,11 +76,13 @@ class StatementActivities:
             "file": upload.name,
             "sha256": result.sha256,
             "file_id": result.file_id,
-            "format": str(statement.format),
-            "statement_id": statement.statement_id,
+            "format": str(statements[0].format),
+            # The first statement's, as records named it when a file held one; `statements`
+            # lists each.
+            "statement_id": statements[0].statement_id,
             "lines": result.lines,
             "new": result.new,
-            **_accounted(result),
+            **result.accounted_facts(),
             **self._counts(call.action_id),
         }
 
@@ -107,17 +108,6 @@ class StatementActivities:
             "closed": counts.closed,
             **policy_facts(self.rules.policy),
         }
-
-
-def _accounted(result: ImportResult) -> dict[str, JsonValue]:
-    """The file's lines read, new, known and refused, and each statement's: a bounded list, as
-    a file holds few statements."""
-    statements = result.statements
-    totals: dict[str, JsonValue] = {
-        what: sum(getattr(s, what) for s in statements)
-        for what in ("read", "new", "known", "refused")
-    }
-    return {"accounted": totals, "statements": [s.facts() for s in statements]}
 
 
 def _guarded(work: Callable[[], dict[str, JsonValue]]) -> dict[str, JsonValue]:

@@ -77,7 +77,10 @@ def import_(
         f"{facts['opened']} break(s) opened, {facts['closed']} closed"
     )
     shown = said(line, facts)
-    accounted = [text for each in _listed(facts.get("statements")) for text in _accounted(each)]
+    statements = _listed(facts.get("statements"))
+    accounted = [text for each in statements for text in _accounted(each, len(statements))]
+    if len(statements) > 1 and isinstance(totals := facts.get("accounted"), dict):
+        accounted.append(f"  the file's {len(statements)} statements: {_sums(totals)}")
     _finish(books, Shown(shown.data, lines=[*shown.lines, *accounted]), output)
 
 
@@ -157,7 +160,9 @@ def _proof_lines(p: ProofOfCash) -> list[str]:
     if p.reconciled:
         verdict += ", nothing to reconcile"
     lines = [
-        f"statement {p.statement_id} (file {p.file_id}), account {p.account}, "
+        f"statement {p.statement_id} (file {p.file_id}"
+        + ("" if p.position == 1 else f", its statement {p.position}")
+        + f"), account {p.account}, "
         f"to {p.period_end.isoformat() if p.period_end else '-'}: {verdict}",
         f"  opening {p.opening} + lines {p.statement_lines} = {p.opening + p.statement_lines}; "
         f"closing stated {p.closing}"
@@ -194,6 +199,7 @@ def _proof_json(p: ProofOfCash) -> dict[str, Any]:
 
     return {
         "file_id": p.file_id,
+        "position": p.position,
         "statement_id": p.statement_id,
         "account": p.account,
         "period_end": p.period_end.isoformat() if p.period_end else None,
@@ -313,15 +319,18 @@ def _listed(value: JsonValue) -> list[dict[str, JsonValue]]:
     return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
 
 
-def _accounted(statement: dict[str, JsonValue]) -> list[str]:
+def _accounted(statement: dict[str, JsonValue], of: int) -> list[str]:
     """One statement's lines as the worker accounted for them: read = new + known + refused,
-    the earlier files that hold the known ones, each refusal with its reason."""
+    the earlier files that hold the known ones, each refusal with its reason. Of a file of
+    several (`of`), the statement's place, account and currency too."""
     copy = f" ({statement['copy_indicator']})" if statement.get("copy_indicator") else ""
-    text = (
-        f"  statement {statement['statement_id']}{copy}: {statement['read']} line(s) read = "
-        f"{statement['new']} new + {statement['known']} already known + "
-        f"{statement['refused']} refused"
-    )
+    name = f"statement {statement['statement_id']}"
+    if of > 1:
+        name = (
+            f"statement {statement.get('position')} of {of}, {statement['statement_id']} "
+            f"(account {statement.get('account')}, {statement.get('currency')})"
+        )
+    text = f"  {name}{copy}: {_sums(statement)}"
     holders = [
         f"{held['lines']} in file {held['file_id']} ({held['name']})"
         for held in _listed(statement.get("known_in"))
@@ -337,6 +346,13 @@ def _accounted(statement: dict[str, JsonValue]) -> list[str]:
     if statement.get("refusals_more"):
         refusals.append(f"    and {statement['refusals_more']} more refused")
     return [text, *refusals]
+
+
+def _sums(counts: dict[str, JsonValue]) -> str:
+    return (
+        f"{counts['read']} line(s) read = {counts['new']} new + {counts['known']} already "
+        f"known + {counts['refused']} refused"
+    )
 
 
 def _read_file(file: Path, max_bytes: int) -> bytes:

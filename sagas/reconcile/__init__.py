@@ -9,7 +9,7 @@ from sagas.reconcile._movements import RailMovement, rail_movements
 from sagas.reconcile._policy import ReconcilePolicy, parse_fees, policy_from
 from sagas.reconcile._proof import ProofItem, ProofOfCash
 from sagas.reconcile._provenance import ActionRows, RowsOfAction, reconciliation_rows
-from sagas.reconcile._read import read_statement
+from sagas.reconcile._read import read_statement, read_statements
 from sagas.reconcile._reconciliation import (
     ImportResult,
     MovementStatus,
@@ -92,6 +92,7 @@ __all__ = [
     "policy_from",
     "rail_movements",
     "read_statement",
+    "read_statements",
     "reconciliation_rows",
     "refuse_size",
 ]

@@ -1,11 +1,12 @@
-"""Breaks about a statement's balances, opened in the import's transaction: a statement whose
+"""Breaks about statements' balances, opened in the import's transaction: a statement whose
 lines do not add up (`statement_unbalanced`), and an account's statements that do not chain
-(`statement_gap`: the closing balance of one is not the opening balance of the next)."""
+(`statement_gap`: the closing balance of one is not the opening balance of the next). The
+statements of one file chain in the file's order, as consecutive files would."""
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -15,8 +16,9 @@ from sqlalchemy.orm import Session
 from sagas.foundations import Money
 from sagas.reconcile._balance import moved, unbalanced
 from sagas.reconcile._breaks import BreakKind
-from sagas.reconcile._models import BreakRow, StatementFile
+from sagas.reconcile._models import BankStatementRow, BreakRow, StatementFile
 from sagas.reconcile._statement import Statement
+from sagas.reconcile._statement_store import describe
 from sagas.reconcile._store import new_break
 
 
@@ -32,10 +34,18 @@ class _Finding:
 
 
 def open_balance_breaks(
-    session: Session, statement: Statement, stored: StatementFile, now: datetime, action_id: str
+    session: Session,
+    file: StatementFile,
+    kept: Sequence[tuple[Statement, BankStatementRow]],
+    now: datetime,
+    action_id: str,
 ) -> list[BreakRow]:
-    """The breaks the statement's balances show that are not open already."""
-    findings = [*_unbalanced(statement, stored), *_gaps(session, stored)]
+    """The breaks the balances of the file's statements (`kept`, each with its row, all rows
+    added) show that are not open already."""
+    findings = [f for statement, row in kept for f in _unbalanced(statement, row, file)]
+    rows = [row for _, row in kept]
+    for account, currency in dict.fromkeys((row.account, row.currency) for row in rows):
+        findings += _gaps(session, account, currency, {row.bank_statement_id for row in rows})
     known = set(session.scalars(select(BreakRow.break_key)))
     opened = []
     for finding in findings:
@@ -59,7 +69,9 @@ def open_balance_breaks(
     return opened
 
 
-def _unbalanced(statement: Statement, stored: StatementFile) -> Iterator[_Finding]:
+def _unbalanced(
+    statement: Statement, row: BankStatementRow, file: StatementFile
+) -> Iterator[_Finding]:
     opening, closing = statement.opening, statement.closing
     if opening is None or closing is None:
         return
@@ -67,69 +79,78 @@ def _unbalanced(statement: Statement, stored: StatementFile) -> Iterator[_Findin
     if detail is not None:
         expected = opening.amount + moved(statement.lines, statement.currency)
         yield _Finding(
-            key=f"{BreakKind.STATEMENT_UNBALANCED}:file:{stored.file_id}",
+            key=f"{BreakKind.STATEMENT_UNBALANCED}:statement:{row.bank_statement_id}",
             kind=BreakKind.STATEMENT_UNBALANCED,
             currency=statement.currency,
             reference=statement.statement_id,
             stated_minor=closing.amount.minor,
             expected_minor=expected.minor,
-            detail=f"{detail} (file {stored.file_id}, {stored.name})",
+            detail=f"{detail} ({describe(row, file)})",
         )
 
 
-def _gaps(session: Session, stored: StatementFile) -> Iterator[_Finding]:
-    """Consecutive statements of the account, by closing date, opening date, statement id (its
-    sequence: MT940 :28C:, a camt id) and import; a statement id delivered again (a copy, a
-    correction) takes no second place in the chain. A pair whose balances do not chain is a
-    gap; one whose next statement opens on a day before the previous one closed, an overlap."""
+def _gaps(session: Session, account: str, currency: str, new: set[int]) -> Iterator[_Finding]:
+    """Consecutive statements of the account and currency, by closing date, opening date,
+    statement id (its sequence: MT940 :28C:, a camt id), then import and place in the file; a
+    statement delivered again (the same id and dates: a copy, a correction) takes no second
+    place in the chain. A pair that does not chain, one of them among `new`, is a gap; one
+    whose next statement opens on a day before the previous one closed, an overlap."""
     query = (
-        select(StatementFile)
+        select(BankStatementRow, StatementFile)
+        .join(StatementFile, StatementFile.file_id == BankStatementRow.file_id)
         .where(
-            StatementFile.account == stored.account,
-            StatementFile.currency == stored.currency,
-            StatementFile.opening_minor.is_not(None),
-            StatementFile.closing_minor.is_not(None),
+            BankStatementRow.account == account,
+            BankStatementRow.currency == currency,
+            BankStatementRow.opening_minor.is_not(None),
+            BankStatementRow.closing_minor.is_not(None),
         )
         .order_by(
-            StatementFile.closing_date,
-            StatementFile.opening_date,
-            StatementFile.statement_id,
-            StatementFile.file_id,
+            BankStatementRow.closing_date,
+            BankStatementRow.opening_date,
+            BankStatementRow.statement_id,
+            BankStatementRow.file_id,
+            BankStatementRow.position,
         )
     )
-    chain: list[StatementFile] = []
-    for row in session.scalars(query):
-        if all(row.statement_id != seen.statement_id for seen in chain):
-            chain.append(row)
+    chain: list[tuple[BankStatementRow, StatementFile]] = []
+    seen: set[tuple[str, object, object]] = set()
+    for row, file in session.execute(query):
+        delivered = (row.statement_id, row.opening_date, row.closing_date)
+        if delivered not in seen:
+            seen.add(delivered)
+            chain.append((row, file))
     for before, after in itertools.pairwise(chain):
-        if stored.file_id in (before.file_id, after.file_id):
-            yield from _link(stored, before, after)
+        if new & {before[0].bank_statement_id, after[0].bank_statement_id}:
+            yield from _link(before, after)
 
 
-def _link(stored: StatementFile, before: StatementFile, after: StatementFile) -> Iterator[_Finding]:
-    assert before.closing_minor is not None
-    assert after.opening_minor is not None
+def _link(
+    before: tuple[BankStatementRow, StatementFile], after: tuple[BankStatementRow, StatementFile]
+) -> Iterator[_Finding]:
+    (first, first_file), (then, then_file) = before, after
+    assert first.closing_minor is not None
+    assert then.opening_minor is not None
     overlap = (
-        after.opening_date is not None
-        and before.closing_date is not None
-        and after.opening_date < before.closing_date
+        then.opening_date is not None
+        and first.closing_date is not None
+        and then.opening_date < first.closing_date
     )
-    if before.closing_minor == after.opening_minor and not overlap:
+    if first.closing_minor == then.opening_minor and not overlap:
         return
-    closing = Money.of(before.closing_minor, stored.currency)
-    opening = Money.of(after.opening_minor, stored.currency)
+    closing = Money.of(first.closing_minor, first.currency)
+    opening = Money.of(then.opening_minor, then.currency)
     what = "an overlap" if overlap else "a gap"
     yield _Finding(
-        key=f"{BreakKind.STATEMENT_GAP}:{before.file_id}:{after.file_id}",
+        key=f"{BreakKind.STATEMENT_GAP}:{first.bank_statement_id}:{then.bank_statement_id}",
         kind=BreakKind.STATEMENT_GAP,
-        currency=stored.currency,
-        reference=after.statement_id,
-        stated_minor=after.opening_minor,
-        expected_minor=before.closing_minor,
+        currency=then.currency,
+        reference=then.statement_id,
+        stated_minor=then.opening_minor,
+        expected_minor=first.closing_minor,
         detail=(
-            f"account {stored.account}: statement {before.statement_id} (file "
-            f"{before.file_id}) closes at {closing} on {before.closing_date}, but the next, "
-            f"{after.statement_id} (file {after.file_id}), opens at {opening} on "
-            f"{after.opening_date}: {what} ({opening - closing}) between them"
+            f"account {then.account}: statement {first.statement_id} "
+            f"({describe(first, first_file)}) closes at {closing} on {first.closing_date}, but "
+            f"the next, {then.statement_id} ({describe(then, then_file)}), opens at {opening} "
+            f"on {then.opening_date}: {what} ({opening - closing}) between them"
         ),
     )

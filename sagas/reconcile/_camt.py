@@ -1,5 +1,5 @@
 """camt.053 statements, camt.052 intraday reports and camt.054 notifications (ISO 20022, 001.02
-onwards) into a Statement.
+onwards) into Statements: one for each `Stmt` (`Rpt`, `Ntfctn`) of the document, in order.
 
 The file is untrusted: defusedxml refuses any DTD, so no entity and no external reference is
 ever expanded. Only booked entries are lines; pending and information-only ones are not.
@@ -32,10 +32,11 @@ _DOCUMENTS = {
 }
 
 
-def read_camt(data: bytes, max_lines: int | None = None) -> Statement:
-    """The one account statement (or notification) of a camt document, read as a stream: each
-    entry is dropped once it is a line, so memory holds the lines, not the document's tree.
-    More than `max_lines` booked entries are refused as soon as the next one is read."""
+def read_camt(data: bytes, max_lines: int | None = None) -> tuple[Statement, ...]:
+    """Every account statement (report, notification) of a camt document, in order, read as a
+    stream: each entry is dropped once it is a line and each statement once it is read, so
+    memory holds the lines, not the document's tree. More than `max_lines` booked entries in
+    the file are refused as soon as the next one is read."""
     reading = _Reading(max_lines)
     try:
         for event, element in iterparse(io.BytesIO(data), events=("start", "end"), forbid_dtd=True):
@@ -48,39 +49,28 @@ def read_camt(data: bytes, max_lines: int | None = None) -> Statement:
         raise InvalidRequestError("FILE", problem) from err
     except ParseError as err:
         raise InvalidRequestError("FILE", f"is not well-formed XML: {err}") from err
-    root, report = reading.finished()
-    tag = reading.tag
-    statement_id = text(report, "Id") or missing(f"{tag}/Id")
-    start, end = _period(root, report, tag)
-    code = _currency(report, tag, reading.lines)
-    opening, closing = camt_balances(report, tag, code)
-    return Statement(
-        format=reading.format,
-        statement_id=statement_id,
-        account=_account(report, tag),
-        currency=code,
-        period_start=start,
-        period_end=end,
-        lines=tuple(reading.lines),
-        copy_indicator=text(report, "CpyDplctInd"),
-        opening=opening,
-        closing=closing,
-    )
+    return reading.finished()
 
 
 class _Reading:
-    """The state of one streamed camt document: where the parser is, and the lines so far."""
+    """The state of one streamed camt document: where the parser is, the statements read and
+    the lines of the one being read."""
 
     def __init__(self, max_lines: int | None) -> None:
         self.max_lines = max_lines
         self.depth = 0
         self.root: Element | None = None
+        self.document: Element | None = None
         self.message = ""
         self.format = StatementFormat.CAMT053
         self.tag = ""
         self.report: Element | None = None
+        self.where = ""
+        """The report in messages: `Stmt` for the first, `Stmt[2]` for the second."""
         self.entries = 0
         self.lines: list[StatementLine] = []
+        self.total = 0
+        self.statements: list[Statement] = []
 
     def started(self, element: Element) -> None:
         if self.depth == 0:
@@ -89,22 +79,30 @@ class _Reading:
         if self.depth == 1:
             self._document(element)
         elif self.depth == 2 and element.tag == self.tag:
-            if self.report is not None:
-                problem = f"holds 2 {self.tag} elements or more: one account's statement a file"
-                raise InvalidRequestError("FILE", problem)
-            self.report = element
+            self.report, self.entries, self.lines = element, 0, []
+            number = len(self.statements) + 1
+            self.where = self.tag if number == 1 else f"{self.tag}[{number}]"
         self.depth += 1
 
     def ended(self, element: Element) -> None:
         self.depth -= 1
         report = self.report
-        if self.depth != 3 or element.tag != "Ntry" or report is None or element not in report:
+        if report is None:
+            return
+        if self.depth == 2 and element is report:
+            self.statements.append(self._statement(report))
+            if self.document is not None:
+                self.document.remove(report)
+            self.report = None
+            return
+        if self.depth != 3 or element.tag != "Ntry" or element not in report:
             return
         self.entries += 1
         if is_booked(element):
-            self.lines.append(entry_line(element, f"{self.tag}/Ntry[{self.entries}]"))
+            self.lines.append(entry_line(element, f"{self.where}/Ntry[{self.entries}]"))
+            self.total += 1
             if self.max_lines is not None:
-                refuse_lines(len(self.lines), self.max_lines)
+                refuse_lines(self.total, self.max_lines)
         report.remove(element)
 
     def _document(self, element: Element) -> None:
@@ -112,14 +110,35 @@ class _Reading:
         root = self.root
         if root is None or root.tag != "Document" or known is None or known[1] != self.message:
             raise InvalidRequestError("FILE", "is camt XML, but no statement or notification")
+        self.document = element
         self.format, _, self.tag = known
 
-    def finished(self) -> tuple[Element, Element]:
+    def _statement(self, report: Element) -> Statement:
+        assert self.root is not None
+        where = self.where
+        statement_id = text(report, "Id") or missing(f"{where}/Id")
+        start, end = _period(self.root, report, where)
+        code = _currency(report, where, self.lines)
+        opening, closing = camt_balances(report, where, code)
+        return Statement(
+            format=self.format,
+            statement_id=statement_id,
+            account=_account(report, where),
+            currency=code,
+            period_start=start,
+            period_end=end,
+            lines=tuple(self.lines),
+            copy_indicator=text(report, "CpyDplctInd"),
+            opening=opening,
+            closing=closing,
+        )
+
+    def finished(self) -> tuple[Statement, ...]:
         if self.root is None or not self.tag:
             raise InvalidRequestError("FILE", "is camt XML, but no statement or notification")
-        if self.report is None:
-            raise InvalidRequestError("FILE", f"holds 0 {self.tag} elements: one a file")
-        return self.root, self.report
+        if not self.statements:
+            raise InvalidRequestError("FILE", f"holds no {self.tag} element: no statement")
+        return tuple(self.statements)
 
 
 def _message(tag: str) -> str:

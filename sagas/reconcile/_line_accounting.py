@@ -5,6 +5,7 @@ fails and nothing of it is kept."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from pydantic import JsonValue
@@ -37,6 +38,9 @@ class StatementAccount:
     account: str
     copy_indicator: str | None
     read: int
+    position: int = 1
+    """1 for the file's first statement."""
+    currency: str = ""
     new: int = 0
     known: int = 0
     zero_amount: int = 0
@@ -59,20 +63,25 @@ class StatementAccount:
                 f"{self.refused} refused: nothing kept",
             )
 
-    def facts(self) -> dict[str, JsonValue]:
-        """As the audit record states it: counts, and at most MAX_LISTED names of each list."""
+    def facts(
+        self, known_room: int = MAX_LISTED, refusal_room: int = MAX_LISTED
+    ) -> dict[str, JsonValue]:
+        """As the audit record states it: counts, and at most `known_room` earlier files and
+        `refusal_room` refusals by name; beyond, it counts them."""
         files = self.known_in.most_common()
         known_in: list[JsonValue] = [
             {"file_id": file_id, "name": self.file_names.get(file_id, ""), "lines": count}
-            for file_id, count in files[:MAX_LISTED]
+            for file_id, count in files[:known_room]
         ]
         refusals: list[JsonValue] = [
             {"position": r.position, "reason": r.reason, "break_id": r.break_id}
-            for r in self.refusals[:MAX_LISTED]
+            for r in self.refusals[:refusal_room]
         ]
         return {
             "statement_id": self.statement_id,
+            "position": self.position,
             "account": self.account,
+            "currency": self.currency,
             "copy_indicator": self.copy_indicator,
             "read": self.read,
             "new": self.new,
@@ -80,7 +89,33 @@ class StatementAccount:
             "refused": self.refused,
             "zero_amount": self.zero_amount,
             "known_in": known_in,
-            "known_in_more_files": max(0, len(files) - MAX_LISTED),
+            "known_in_more_files": len(files) - len(known_in),
             "refusals": refusals,
-            "refusals_more": max(0, self.refused - MAX_LISTED),
+            "refusals_more": self.refused - len(refusals),
         }
+
+
+def file_facts(statements: Sequence[StatementAccount]) -> list[JsonValue]:
+    """Each statement's facts, in the file's order; the names listed (earlier files, refusals)
+    at most MAX_LISTED of each for the whole file, so that the record stays small whatever the
+    file holds."""
+    known_room = refusal_room = MAX_LISTED
+    listed: list[JsonValue] = []
+    for statement in statements:
+        listed.append(statement.facts(known_room, refusal_room))
+        known_room -= min(known_room, len(statement.known_in))
+        refusal_room -= min(refusal_room, statement.refused)
+    return listed
+
+
+def check_file(statements: Sequence[StatementAccount], read: int) -> None:
+    """Refuse to go on when the file's `read` lines are not its statements' lines, each new,
+    known or refused."""
+    counted = sum(s.read for s in statements)
+    placed = sum(s.new + s.known + s.refused for s in statements)
+    if read != counted or read != placed:
+        raise AccountingError(
+            "FILE",
+            f"{read} lines read, but its {len(statements)} statement(s) count {counted} and "
+            f"place {placed}: nothing kept",
+        )

@@ -1,5 +1,5 @@
-"""The reconciliation's tables: statement files and their lines (append-only), the matches
-found (append-only) and the breaks (each change of status also an audit record)."""
+"""The reconciliation's tables: statement files, their statements and lines (append-only), the
+matches found (append-only) and the breaks (each change of status also an audit record)."""
 
 from __future__ import annotations
 
@@ -45,7 +45,9 @@ class Base(DeclarativeBase):
 
 
 class StatementFile(Base):
-    """A statement file as imported: its bytes, kept with their SHA-256."""
+    """A statement file as imported: its bytes, kept with their SHA-256. Its statements are
+    `BankStatementRow`s; the header columns here (statement id to closing balance) repeat its
+    first statement's, for readers of files imported before a file could hold several."""
 
     __tablename__ = "statement_file"
 
@@ -70,6 +72,36 @@ class StatementFile(Base):
     action_id: Mapped[str | None] = action_column()
 
 
+class BankStatementRow(Base):
+    """One statement of a statement file (a camt `Stmt`, `Rpt` or `Ntfctn`, an MT940 :20:
+    block): its header and balances, what its balances are checked, chained and proven by."""
+
+    __tablename__ = "bank_statement"
+    __table_args__ = (UniqueConstraint("file_id", "position"),)
+
+    bank_statement_id: Mapped[int] = mapped_column(ID, primary_key=True, autoincrement=True)
+    file_id: Mapped[int] = mapped_column(ForeignKey("statement_file.file_id"))
+    position: Mapped[int] = mapped_column(Integer)
+    """0 for the file's first statement, as a line's position in its statement."""
+    statement_id: Mapped[str] = mapped_column(String(64))
+    """The rail's id of the statement (camt Stmt/Id, MT940 :20: with :28C:)."""
+    account: Mapped[str] = mapped_column(String(64))
+    currency: Mapped[str] = mapped_column(String(3))
+    period_start: Mapped[datetime | None]
+    period_end: Mapped[datetime | None]
+    copy_indicator: Mapped[str | None] = mapped_column(String(4))
+    """camt CpyDplctInd (CODU, DUPL, CORR); None for an original, and for statements kept
+    before this column (migration 2026_11_28_0019)."""
+    opening_minor: Mapped[int | None] = mapped_column(BigInteger)
+    """The opening booked balance, signed (below zero a debit balance); None if none stated."""
+    opening_date: Mapped[date | None]
+    closing_minor: Mapped[int | None] = mapped_column(BigInteger)
+    closing_date: Mapped[date | None]
+    line_count: Mapped[int] = mapped_column(Integer)
+    """The lines the statement holds, whatever became of each (new, known or refused)."""
+    action_id: Mapped[str | None] = action_column()
+
+
 class StatementLineRow(Base):
     """One booked line, kept once per account and identity (`_line_identity`): a line the rail
     delivers again, the same booking, is known, never kept twice."""
@@ -84,7 +116,12 @@ class StatementLineRow(Base):
 
     line_id: Mapped[int] = mapped_column(ID, primary_key=True, autoincrement=True)
     file_id: Mapped[int] = mapped_column(ForeignKey("statement_file.file_id"))
+    bank_statement_id: Mapped[int] = mapped_column(
+        ForeignKey("bank_statement.bank_statement_id"), index=True
+    )
+    """The statement that first delivered the line, in `file_id`."""
     position: Mapped[int] = mapped_column(Integer)
+    """0 for its statement's first line."""
     account: Mapped[str] = mapped_column(String(64))
     bank_reference: Mapped[str | None] = mapped_column(String(64))
     """As the file gives it; None when it gives none."""

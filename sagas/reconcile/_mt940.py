@@ -1,4 +1,5 @@
-"""SWIFT MT940 customer statements into a Statement, parsed by the `mt-940` library."""
+"""SWIFT MT940 customer statements into Statements, one for each :20: of the file, parsed by the
+`mt-940` library."""
 
 from __future__ import annotations
 
@@ -23,6 +24,10 @@ from sagas.reconcile._statement import (
 )
 
 _TAGS = (re.compile(rb"^:20:", re.M), re.compile(rb"^:60[FM]:", re.M))
+_STATEMENT = re.compile(rb"(?m)^(?=:20:)")
+_TAG = re.compile(rb":\d\d[A-Z]?:")
+_TRAILERS = frozenset({b"-", b"-}"})
+_BYTE_ORDER_MARK = b"\xef\xbb\xbf"
 _NO_REFERENCE = "NONREF"
 _DIRECTIONS = {
     "D": LineDirection.DEBIT,
@@ -39,18 +44,50 @@ def looks_like_mt940(data: bytes) -> bool:
     return all(tag.search(data) for tag in _TAGS)
 
 
-def read_mt940(data: bytes) -> Statement:
-    """The one statement of an MT940 file (:20: to :62F:)."""
+def read_mt940(data: bytes) -> tuple[Statement, ...]:
+    """Every statement of an MT940 file (each :20: to its :62F:), in order. A bad field of the
+    second statement on is named with its statement (`:61:[4] of statement 2`)."""
+    blocks = _blocks(data)
+    if not blocks:
+        raise InvalidRequestError("FILE", "holds no MT940 statement (:20:)")
+    return tuple(_numbered(block, n) for n, block in enumerate(blocks, 1))
+
+
+def _blocks(data: bytes) -> list[bytes]:
+    """The file cut at each :20:, as the library cuts it, each without the envelope that ends
+    its message and opens the next (`-}`, `{1:...}{4:`, a bank's header lines): left in, it
+    would be read as the text of the statement's last :86:."""
+    head, *blocks = _STATEMENT.split(data.removeprefix(_BYTE_ORDER_MARK))
+    if any(_TAG.match(line) for line in head.splitlines()):
+        raise InvalidRequestError("FILE", "holds MT940 fields before its first :20:")
+    return [_without_trailer(block) for block in blocks]
+
+
+def _without_trailer(block: bytes) -> bytes:
+    lines = block.splitlines(keepends=True)
+    ends = [n for n, line in enumerate(lines) if line.strip() in _TRAILERS]
+    if ends and not any(_TAG.match(line) for line in lines[ends[-1] :]):
+        return b"".join(lines[: ends[-1]])
+    return block
+
+
+def _numbered(block: bytes, n: int) -> Statement:
     try:
-        statements = mt940.parse_statements(data)
+        return _statement(block)
+    except InvalidRequestError as err:
+        if n == 1:
+            raise
+        field = f"statement {n}" if err.field == "FILE" else f"{err.field} of statement {n}"
+        raise InvalidRequestError(field, err.problem) from err
+
+
+def _statement(block: bytes) -> Statement:
+    try:
+        (parsed,) = mt940.parse_statements(block)
     except RuntimeError as err:
         raise _unparsed(err) from err
     except (ValueError, KeyError, InvalidOperation) as err:
         raise InvalidRequestError("FILE", f"is not a readable MT940 statement: {err}") from err
-    if len(statements) != 1:
-        problem = f"holds {len(statements)} statements (:20:): one statement a file"
-        raise InvalidRequestError("FILE", problem)
-    parsed = statements[0]
     header: dict[str, Any] = parsed.data
     code = opening_currency(header)
     opening, closing = mt940_balances(header, code)

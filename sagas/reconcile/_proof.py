@@ -20,7 +20,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from sagas.foundations import Money
-from sagas.reconcile._models import RailMatch, StatementFile, StatementLineRow
+from sagas.reconcile._models import BankStatementRow, RailMatch, StatementLineRow
 from sagas.reconcile._movements import RailMovement
 from sagas.reconcile._statement import LineDirection
 
@@ -58,6 +58,8 @@ class ProofOfCash:
     charges: tuple[ProofItem, ...] = ()
     """Charges the rail debited with their lines, on top of the amounts (when that is how the
     statement adds up): the ledger's movements do not hold them."""
+    position: int = 1
+    """The statement's place in its file: 1 for the first."""
 
     @property
     def difference(self) -> Money:
@@ -89,21 +91,25 @@ class ProofOfCash:
 
 
 def proofs_of_cash(session: Session, movements: Iterable[RailMovement]) -> list[ProofOfCash]:
-    """A proof for each stored statement that states both balances, in import order."""
+    """A proof for each stored statement that states both balances, in import order (and a
+    file's statements in the file's order)."""
     every = list(movements)
     matched = {row.line_id: row.entry_id for row in session.scalars(select(RailMatch))}
     matched_entries = set(matched.values())
     query = (
-        select(StatementFile)
-        .where(StatementFile.opening_minor.is_not(None), StatementFile.closing_minor.is_not(None))
-        .order_by(StatementFile.file_id)
+        select(BankStatementRow)
+        .where(
+            BankStatementRow.opening_minor.is_not(None),
+            BankStatementRow.closing_minor.is_not(None),
+        )
+        .order_by(BankStatementRow.file_id, BankStatementRow.position)
     )
     return [_proof(session, row, every, matched, matched_entries) for row in session.scalars(query)]
 
 
 def _proof(
     session: Session,
-    row: StatementFile,
+    row: BankStatementRow,
     movements: list[RailMovement],
     matched: dict[int, int],
     matched_entries: set[int],
@@ -115,7 +121,7 @@ def _proof(
     lines = list(
         session.scalars(
             select(StatementLineRow)
-            .where(StatementLineRow.file_id == row.file_id)
+            .where(StatementLineRow.bank_statement_id == row.bank_statement_id)
             .order_by(StatementLineRow.position)
         )
     )
@@ -198,6 +204,7 @@ def _proof(
         unmatched_movements=tuple(unmatched_movements),
         amount_differences=tuple(differences),
         charges=tuple(charges) if on_top else (),
+        position=row.position + 1,
     )
 
 

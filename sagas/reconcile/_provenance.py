@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 
 from sagas.reconcile._breaks import BreakStatus
 from sagas.reconcile._models import (
+    BankStatementRow,
     BreakRow,
     RailMatch,
     RailTransactionMatch,
@@ -29,6 +30,8 @@ class RowsOfAction:
     action_id: str
     files: dict[int, str] = field(default_factory=dict)
     """file id: SHA-256."""
+    statements: int = 0
+    """The statements of its files: as many as its record lists."""
     lines: int = 0
     matched: int = 0
     opened: int = 0
@@ -64,6 +67,8 @@ def reconciliation_rows(engine: Engine) -> ActionRows:
         for file_id, sha256, action_id in session.execute(files):
             if action_id is not None:
                 of(action_id).files[file_id] = sha256
+        for action_id, count in _grouped(session, BankStatementRow.action_id):
+            of(action_id).statements = count
         for action_id, count in _grouped(session, StatementLineRow.action_id):
             of(action_id).lines = count
         for action_id, count in _grouped(session, RailMatch.action_id):
@@ -102,6 +107,11 @@ def _unstamped(session: Session) -> Iterable[str]:
     ) & BreakRow.closed_by_action.is_(None)
     for what, key, where in (
         ("statement file", StatementFile.file_id, StatementFile.action_id.is_(None)),
+        (
+            "statement of a file",
+            BankStatementRow.bank_statement_id,
+            BankStatementRow.action_id.is_(None),
+        ),
         ("statement line", StatementLineRow.line_id, StatementLineRow.action_id.is_(None)),
         ("match of statement line", RailMatch.line_id, RailMatch.action_id.is_(None)),
         (

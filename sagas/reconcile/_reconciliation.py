@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, TypeVar
 
+from pydantic import JsonValue
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -17,13 +18,15 @@ from sagas.ledger import Ledger
 from sagas.reconcile import _store
 from sagas.reconcile._balance_breaks import open_balance_breaks
 from sagas.reconcile._breaks import CLOSED_STATUSES, BreakKind, BreakStatus, BreakView
-from sagas.reconcile._line_accounting import StatementAccount
+from sagas.reconcile._line_accounting import StatementAccount, check_file, file_facts
 from sagas.reconcile._matcher import match
 from sagas.reconcile._models import BreakRow, RailMatch, RailTransactionMatch
 from sagas.reconcile._movements import RailMovement, rail_movements
 from sagas.reconcile._policy import ReconcilePolicy
 from sagas.reconcile._proof import ProofOfCash, proofs_of_cash
+from sagas.reconcile._rules import refuse_statements
 from sagas.reconcile._statement import Statement
+from sagas.reconcile._statement_store import add_statements, stored_statements
 from sagas.reconcile._store import ActionCounts
 from sagas.reconcile._transaction_store import add_transaction_matches, transaction_matches
 
@@ -47,11 +50,22 @@ class ImportResult:
     new: bool
     """False: this file was imported before, and nothing was added."""
     lines: int
+    """The lines of the file: of all its statements."""
     added_lines: int
-    """The lines this import kept: new to the account."""
+    """The lines this import kept: new to their account."""
     statements: tuple[StatementAccount, ...]
-    """Per statement of the file, where each line went: new, known or refused."""
+    """Per statement of the file, in its order, where each line went: new, known or refused."""
     run: RunResult
+
+    def accounted_facts(self) -> dict[str, JsonValue]:
+        """As the `statement_imported` record states it: the file's lines read, new, known and
+        refused (`accounted`), and each statement's (`statements`, in the file's order, the
+        names listed bounded for the whole file)."""
+        totals: dict[str, JsonValue] = {
+            what: sum(getattr(s, what) for s in self.statements)
+            for what in ("read", "new", "known", "refused")
+        }
+        return {"accounted": totals, "statements": file_facts(self.statements)}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -77,10 +91,29 @@ class Reconciliation:
     def import_statement(
         self, statement: Statement, content: bytes, *, name: str, imported_by: str, action_id: str
     ) -> ImportResult:
-        """Keep the file and its new lines, then match, in one transaction, each row stamped
-        with `action_id`; every line is accounted for (`ImportResult.statements`). The same
-        file again adds nothing: its lines are known, in itself (a retry of the action that
-        kept it finds it new, as it was)."""
+        """`import_statements` of a file that holds one statement."""
+        return self.import_statements(
+            (statement,), content, name=name, imported_by=imported_by, action_id=action_id
+        )
+
+    def import_statements(
+        self,
+        statements: Sequence[Statement],
+        content: bytes,
+        *,
+        name: str,
+        imported_by: str,
+        action_id: str,
+    ) -> ImportResult:
+        """Keep the file, each of its `statements` (as `read_statements` reads them, in order)
+        and their new lines, then match, in one transaction, each row stamped with
+        `action_id`; every line of every statement is accounted for (`ImportResult.statements`,
+        one each). The statements' balances are checked and chained in the file's order. The
+        same file again adds nothing: its lines are known, in itself (a retry of the action
+        that kept it finds it new, as it was)."""
+        if not statements:
+            raise InvalidRequestError("FILE", "holds no statement")
+        refuse_statements(len(statements))
         sha256 = hashlib.sha256(content).hexdigest()
         movements = rail_movements(self.ledger, self.definitions)
 
@@ -91,7 +124,7 @@ class Reconciliation:
             if found is None:
                 found = _store.add_file(
                     session,
-                    statement,
+                    statements[0],
                     content=content,
                     sha256=sha256,
                     name=name,
@@ -99,17 +132,26 @@ class Reconciliation:
                     now=now,
                     action_id=action_id,
                 )
-                balance_breaks = open_balance_breaks(session, statement, found, now, action_id)
-            accounted = _store.keep_lines(session, statement, found, now=now, action_id=action_id)
+                kept = add_statements(session, found, statements, action_id)
+                pairs = list(zip(statements, kept, strict=True))
+                balance_breaks = open_balance_breaks(session, found, pairs, now, action_id)
+            else:
+                kept = stored_statements(session, found, statements)
+            accounted = tuple(
+                _store.keep_lines(session, statement, found, row, now=now, action_id=action_id)
+                for statement, row in zip(statements, kept, strict=True)
+            )
+            read = sum(len(statement.lines) for statement in statements)
+            check_file(accounted, read)
             run = self._reconcile(session, action_id, movements)
             opened = [_store.break_view(row) for row in balance_breaks]
             return ImportResult(
                 file_id=found.file_id,
                 sha256=sha256,
                 new=found.action_id == action_id,
-                lines=len(statement.lines),
-                added_lines=accounted.new,
-                statements=(accounted,),
+                lines=read,
+                added_lines=sum(statement.new for statement in accounted),
+                statements=accounted,
                 run=replace(run, opened=opened + run.opened),
             )
 

@@ -14,6 +14,9 @@ from sagas.reconcile._policy import ReconcilePolicy, policy_from
 
 DEFAULT_MAX_BYTES = 1_048_576
 DEFAULT_MAX_LINES = 10_000
+MAX_STATEMENTS = 1_000
+"""Statements in one file: its import's record lists each, and stays well under Temporal's
+payload limit."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -58,6 +61,13 @@ def refuse_lines(count: int, max_lines: int) -> None:
         raise InvalidRequestError(
             "FILE",
             f"holds more than {max_lines} entries, the limit (FUNDSAGA_STATEMENT_MAX_LINES)",
+        )
+
+
+def refuse_statements(count: int) -> None:
+    if count > MAX_STATEMENTS:
+        raise InvalidRequestError(
+            "FILE", f"holds {count} statements, over the limit of {MAX_STATEMENTS} a file"
         )
 
 

@@ -15,6 +15,7 @@ from sagas.reconcile._breaks import BreakKind, BreakStatus, BreakView
 from sagas.reconcile._line_accounting import LineRefusal, StatementAccount
 from sagas.reconcile._line_identity import LineIdentity, booking, line_identities
 from sagas.reconcile._models import (
+    BankStatementRow,
     BreakRow,
     RailMatch,
     RailTransactionMatch,
@@ -22,6 +23,7 @@ from sagas.reconcile._models import (
     StatementLineRow,
 )
 from sagas.reconcile._statement import LineDirection, LineKind, Statement, StatementLine
+from sagas.reconcile._statement_store import describe
 from sagas.reconcile._transaction_store import add_transactions, booked_transactions
 
 
@@ -64,7 +66,8 @@ def add_file(
     now: datetime,
     action_id: str,
 ) -> StatementFile:
-    """The file as kept; its lines are kept by `keep_lines`."""
+    """The file as kept, its header columns `statement`'s (its first statement's); its
+    statements are kept by `add_statements`, their lines by `keep_lines`."""
     row = StatementFile(
         sha256=sha256,
         format=statement.format.value,
@@ -90,12 +93,19 @@ def add_file(
 
 
 def keep_lines(
-    session: Session, statement: Statement, file: StatementFile, *, now: datetime, action_id: str
+    session: Session,
+    statement: Statement,
+    file: StatementFile,
+    kept: BankStatementRow,
+    *,
+    now: datetime,
+    action_id: str,
 ) -> StatementAccount:
-    """Keep the statement's new lines with `file`; account for every line: new, known (in which
-    earlier file) or refused (a bank reference kept before with other content: a
-    `statement_conflict` break). Raises AccountingError, so nothing is kept, when the sums do
-    not close. `file` kept by `action_id` itself (a retried attempt) holds its lines as new."""
+    """Keep the statement's new lines with `file` and its row `kept`; account for every line:
+    new, known (in which file: an earlier one, or an earlier statement of this one) or refused
+    (a bank reference kept before with other content: a `statement_conflict` break). Raises
+    AccountingError, so nothing is kept, when the sums do not close. A statement kept by
+    `action_id` itself (a retried attempt) holds its lines as new."""
     account = statement.account[:64]
     identities = line_identities(account, statement.lines)
     stored = _held(session, account, [identity.key for identity in identities])
@@ -104,21 +114,23 @@ def keep_lines(
         account=account,
         copy_indicator=statement.copy_indicator,
         read=len(statement.lines),
+        position=kept.position + 1,
+        currency=statement.currency,
     )
-    ours = file.action_id == action_id
+    ours = kept.action_id == action_id
     added: list[tuple[StatementLineRow, StatementLine]] = []
     for position, (line, identity) in enumerate(zip(statement.lines, identities, strict=True), 1):
         tally.zero_amount += line.amount.minor == 0
         held = stored.get(identity.key)
         if held is None:
-            row = _line_row(file, position, account, line, identity, action_id)
+            row = _line_row(kept, position, line, identity, action_id)
             session.add(row)
             added.append((row, line))
             tally.new += 1
         elif _held_booking(held) != booking(line):
-            conflict = _conflict(session, file, position, line, held, now, action_id)
+            conflict = _conflict(session, file, kept, position, line, held, now, action_id)
             tally.refusals.append(conflict)
-        elif held.file_id == file.file_id and ours:
+        elif held.bank_statement_id == kept.bank_statement_id and ours:
             tally.new += 1
         else:
             tally.known += 1
@@ -151,17 +163,17 @@ def _held(session: Session, account: str, keys: list[str]) -> dict[str, Statemen
 
 
 def _line_row(
-    file: StatementFile,
+    kept: BankStatementRow,
     position: int,
-    account: str,
     line: StatementLine,
     identity: LineIdentity,
     action_id: str,
 ) -> StatementLineRow:
     return StatementLineRow(
-        file_id=file.file_id,
+        file_id=kept.file_id,
+        bank_statement_id=kept.bank_statement_id,
         position=position - 1,
-        account=account,
+        account=kept.account,
         bank_reference=line.bank_reference,
         identity=identity.key,
         occurrence=identity.occurrence,
@@ -186,14 +198,17 @@ def _held_booking(row: StatementLineRow) -> tuple[str, int, str, str]:
 def _conflict(
     session: Session,
     file: StatementFile,
+    kept: BankStatementRow,
     position: int,
     line: StatementLine,
     held: StatementLineRow,
     now: datetime,
     action_id: str,
 ) -> LineRefusal:
-    """The line is not kept; the break that says so is opened once per file and position."""
-    key = f"{BreakKind.STATEMENT_CONFLICT}:{held.line_id}:{file.file_id}:{position}"
+    """The line is not kept; the break that says so is opened once per statement of the file
+    and position (the first statement's keyed as before files held several)."""
+    where = f"{file.file_id}" if kept.position == 0 else f"{file.file_id}.{kept.position + 1}"
+    key = f"{BreakKind.STATEMENT_CONFLICT}:{held.line_id}:{where}:{position}"
     row = session.scalars(select(BreakRow).where(BreakRow.break_key == key)).first()
     before = Money.of(held.amount_minor, held.currency)
     reason = (
@@ -207,7 +222,7 @@ def _conflict(
             key,
             BreakKind.STATEMENT_CONFLICT,
             line.amount.currency.code,
-            f"line {position} of file {file.file_id} ({file.name}) not kept: {reason}",
+            f"line {position} of {describe(kept, file)} not kept: {reason}",
             now=now,
             action_id=action_id,
             line_id=held.line_id,
@@ -246,9 +261,10 @@ def matches(session: Session) -> dict[int, int]:
 
 
 def covered_until(session: Session) -> dict[str, datetime]:
-    """Per currency, the latest end of an imported statement's period."""
-    query = select(StatementFile.currency, func.max(StatementFile.period_end)).group_by(
-        StatementFile.currency
+    """Per currency, the latest end of an imported statement's period (of any statement of any
+    file)."""
+    query = select(BankStatementRow.currency, func.max(BankStatementRow.period_end)).group_by(
+        BankStatementRow.currency
     )
     return {currency: end for currency, end in session.execute(query) if end is not None}
 

@@ -63,6 +63,21 @@ def _action_problem(action: RowsOfAction, record: AuditRecord | None) -> str | N
         or list(action.files.values()) != [payload.get("sha256")]
     ):
         return f"record {record.sequence} imported no file {', '.join(action.files.values())}"
+    return _statements_problem(action, record)
+
+
+def _statements_problem(action: RowsOfAction, record: AuditRecord) -> str | None:
+    """The statements an import kept are the file's it kept, as many as its record lists
+    (records written before imports listed them state none to compare)."""
+    listed = record.payload.get("statements")
+    if not action.files:
+        kept = action.statements
+        return f"wrote {kept} statement(s) but no file" if kept else None
+    if isinstance(listed, list) and len(listed) != action.statements:
+        return (
+            f"record {record.sequence} lists {len(listed)} statement(s), "
+            f"the rows {action.statements}"
+        )
     return None
 
 

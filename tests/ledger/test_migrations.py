@@ -26,6 +26,7 @@ LEDGER_TABLES = {
     "hold",
     "saga_snapshot",
     "statement_file",
+    "bank_statement",
     "statement_line",
     "rail_match",
     "statement_transaction",

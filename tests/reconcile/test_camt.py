@@ -142,11 +142,12 @@ def test_a_bad_field_is_named_by_its_path() -> None:
     assert _refused(statement(entry(), account="<Ccy>EUR</Ccy>")).field == "Stmt/Acct/Id"
 
 
-def test_a_file_of_two_statements_is_refused() -> None:
+def test_read_statement_refuses_a_file_of_two_statements_naming_read_statements() -> None:
     refused = _refused(statement(entry(), statements=2))
 
     assert refused.field == "FILE"
-    assert "2 Stmt" in refused.problem
+    assert "holds 2 statements" in refused.problem
+    assert "read_statements" in refused.problem
 
 
 _BOMB = b"""<?xml version="1.0"?>

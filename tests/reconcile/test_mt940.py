@@ -71,11 +71,13 @@ def test_an_amount_with_more_decimals_than_its_currency_is_refused() -> None:
     assert raised.value.field == ":61:[2] amount"
 
 
-def test_two_statements_in_one_file_are_refused() -> None:
+def test_read_statement_refuses_a_file_of_two_statements_naming_read_statements() -> None:
     with pytest.raises(InvalidRequestError) as raised:
         read_statement(STATEMENT + STATEMENT.replace(b"STMT20261103", b"STMT20261104"))
 
     assert raised.value.field == "FILE"
+    assert "holds 2 statements" in raised.value.problem
+    assert "read_statements" in raised.value.problem
 
 
 def test_a_field_the_library_cannot_match_is_named_by_its_tag() -> None:

@@ -698,6 +698,7 @@ PUBLIC = {
         "policy_from",
         "rail_movements",
         "read_statement",
+        "read_statements",
         "DEFAULT_MAX_BYTES",
         "DEFAULT_MAX_LINES",
         "EXPLAIN_BREAK_ACTIVITY",
