@@ -10,7 +10,7 @@ from typing import Any, NoReturn
 
 import mt940
 
-from sagas.foundations import InvalidRequestError, parse_money
+from sagas.foundations import InvalidRequestError
 from sagas.reconcile import _mt940_details
 from sagas.reconcile._kinds import mt940_kind
 from sagas.reconcile._mt940_balance import mt940_balances, opening_currency
@@ -22,6 +22,7 @@ from sagas.reconcile._statement import (
     StatementFormat,
     StatementLine,
 )
+from sagas.reconcile._statement_amount import statement_money
 
 _TAGS = (re.compile(rb"^:20:", re.M), re.compile(rb"^:60[FM]:", re.M))
 _STATEMENT = re.compile(rb"(?m)^(?=:20:)")
@@ -83,7 +84,7 @@ def _numbered(block: bytes, n: int) -> Statement:
 
 def _statement(block: bytes) -> Statement:
     try:
-        (parsed,) = mt940.parse_statements(block)
+        (parsed,) = _parsed(block)
     except RuntimeError as err:
         raise _unparsed(err) from err
     except (ValueError, KeyError, InvalidOperation) as err:
@@ -109,6 +110,35 @@ def _statement(block: bytes) -> Statement:
     )
 
 
+_ASN_LINE = mt940.tags.StatementASNB()
+"""ASN Bank's :61:, whose customer reference runs to 18 characters where SWIFT allows 16."""
+
+
+def _parsed(block: bytes) -> list[Any]:
+    """The block as the library reads it; a :61: its standard pattern refuses is read again by
+    ASN's, and refused as first reported when that fails too."""
+    try:
+        return _parse(block, None)
+    except RuntimeError as err:
+        if not (len(err.args) == 3 and getattr(err.args[1], "id", None) == _ASN_LINE.id):
+            raise
+        try:
+            return _parse(block, {_ASN_LINE.id: _ASN_LINE})
+        except RuntimeError:
+            raise err from None
+
+
+def _parse(block: bytes, tags: dict[int | str, Any] | None) -> list[Any]:
+    return list(
+        mt940.parse_statements(
+            block,
+            processors=_mt940_details.RAW_DETAILS,
+            tags=tags,
+            options=_mt940_details.OPTIONS,
+        )
+    )
+
+
 def _unparsed(err: RuntimeError) -> InvalidRequestError:
     """The library's error names the tag and the text it could not match: so does ours."""
     if len(err.args) == 3 and hasattr(err.args[1], "id"):
@@ -131,21 +161,13 @@ def _line(data: dict[str, Any], n: int, code: str) -> StatementLine:
     if direction is None:
         raise InvalidRequestError(field, f"debit/credit mark {status!r} is none of D, C, RD, RC")
     amount: Decimal = abs(data["amount"].amount)
-    customer = (data.get("customer_reference") or "").strip()
     value_date: date = data["date"]
     bank = (data.get("bank_reference") or "").strip()
-    details = str(data.get("transaction_details") or "")
-    reference = _mt940_details.end_to_end_id(details) or (
-        None if customer in {"", _NO_REFERENCE} else customer
-    )
-    money = parse_money(format(amount, "f"), code, field=f"{field} amount", allow_zero=True)
-    kind = mt940_kind(status, str(data.get("id") or ""), direction)
-    description = " ".join(
-        str(part).strip()
-        for part in (data.get("transaction_details"), data.get("extra_details"))
-        if part and str(part).strip()
-    )
-    reason = _mt940_details.return_reason(details) if kind is LineKind.RETURN else None
+    details = _mt940_details.line_details(data)
+    reference = details.end_to_end_id
+    money = statement_money(format(amount, "f"), code, field=f"{field} amount")
+    kind = mt940_kind(status, str(data.get("id") or ""), direction, returned=details.states_return)
+    reason = details.return_reason if kind is LineKind.RETURN else None
     return StatementLine(
         bank_reference=None if bank in {"", _NO_REFERENCE} else bank,
         end_to_end_id=reference,
@@ -154,7 +176,7 @@ def _line(data: dict[str, Any], n: int, code: str) -> StatementLine:
         booking_date=_plain(data.get("entry_date") or value_date),
         value_date=_plain(value_date),
         kind=kind,
-        description=description,
+        description=details.description,
         # A return names the payout it returns and why: kept as its one transaction.
         transactions=(LineTransaction(end_to_end_id=reference, amount=money, return_reason=reason),)
         if kind is LineKind.RETURN

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sagas.foundations import InvalidRequestError
 from sagas.reconcile._camt import read_camt
 from sagas.reconcile._csv_mapping import CsvMapping
-from sagas.reconcile._csv_statement import read_csv
+from sagas.reconcile._csv_statement import read_csv_statements
 from sagas.reconcile._mt940 import looks_like_mt940, read_mt940
 from sagas.reconcile._rules import refuse_lines
 from sagas.reconcile._statement import Statement
@@ -28,7 +28,7 @@ def read_statements(
     if looks_like_mt940(data):
         return _within(read_mt940(data), max_lines)
     if csv_mapping is not None:
-        return _within((read_csv(data, csv_mapping),), max_lines)
+        return _within(read_csv_statements(data, csv_mapping), max_lines)
     problem = "is no camt.052, 053, 054 or MT940 statement; for a CSV, give its column mapping"
     raise InvalidRequestError("FILE", problem)
 

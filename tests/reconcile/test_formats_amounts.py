@@ -88,10 +88,6 @@ def test_an_mt940_balance_of_three_decimals_in_euro() -> None:
     assert opening.amount == Money.of(1000000, "EUR")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs the hook in _mt940.py (statement_money for a :61: amount; see the report)",
-)
 def test_an_mt940_line_of_three_decimals_in_euro() -> None:
     data = MT940.replace(b"D1,75NCHG", b"D1,750NCHG")
 

@@ -168,11 +168,6 @@ def test_read_statement_takes_a_return_s_reason_from_its_code_words() -> None:
     assert [(t.end_to_end_id, t.return_reason) for t in line.transactions] == [(PAYOUT(3), "AC04")]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs the hook in _mt940.py: parse with RAW_DETAILS and OPTIONS, and take the "
-    "reference, kind, reason and description from line_details (see the report)",
-)
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_read_statement_gives_each_dialect_s_details(name: str) -> None:
     lines = read_statement(_file(name)).lines

@@ -52,7 +52,7 @@ def test_a_statement_with_a_charge_and_a_reversal_reads_to_its_lines() -> None:
         (None, None, "credit", "other", _eur(120000), date(2026, 11, 3)),
     ]
     assert {line.booking_date for line in read.lines} == {date(2026, 11, 3)}
-    assert read.lines[0].description == "/EREF/PAYOUT-0001/REMI/Payout to supplier"
+    assert read.lines[0].description == "Payout to supplier"
     assert all(line.fee is None for line in read.lines)
 
 
