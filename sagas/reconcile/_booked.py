@@ -34,6 +34,8 @@ class BookedLine:
     value_date: date
     kind: LineKind = LineKind.OTHER
     bank_reference: str = ""
+    account: str = ""
+    """The rail account its statement names: what a matching rule may apply to."""
     transactions: tuple[BookedTransaction, ...] = ()
 
     @property
@@ -73,3 +75,5 @@ class Outcome:
     findings: list[Finding] = field(default_factory=list)
     matched_lines: set[int] = field(default_factory=set)
     matched_entries: set[int] = field(default_factory=set)
+    rules: dict[int, str] = field(default_factory=dict)
+    """Line id: the name of the matching rule that judged the line."""
