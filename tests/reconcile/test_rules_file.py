@@ -4,6 +4,7 @@ it; the settings' policy is the default rule."""
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -147,3 +148,21 @@ def test_a_rules_file_that_cannot_be_read_is_refused_naming_the_setting(tmp_path
 
     assert refused.value.field == "FUNDSAGA_RECONCILE_RULES"
     assert "missing.toml" in refused.value.problem
+
+
+def test_the_documented_example_is_a_valid_rules_file() -> None:
+    docs = Path(__file__).resolve().parents[2] / "docs" / "reconciliation.md"
+    found = re.search(r"<!-- example:rules -->\n```toml\n(.*?)\n```", docs.read_text(), re.DOTALL)
+    assert found is not None, "no toml block after <!-- example:rules -->"
+
+    sepa, acquirer, default = parse_rules(found.group(1), POLICY).rules
+
+    assert (sepa.name, sepa.require) == (
+        "sepa-eur",
+        frozenset({Requirement.END_TO_END_ID, Requirement.VALUE_DATE}),
+    )
+    assert (acquirer.amount_tolerance, acquirer.fees) == (
+        AmountTolerance(percent=Decimal("0.5")),
+        {},
+    )
+    assert default.name == "default"
