@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
+from activities.statements import StatementActivities
 from sagas.ledger import Ledger
 from sagas.payouts import EXTERNAL_PAYOUT_SAGA, PAYOUT_CLEARING, PAYOUT_ENTRY
 from sagas.reconcile import (
@@ -19,11 +20,15 @@ from sagas.reconcile import (
     ReconcilePolicy,
     Reconciliation,
     Statement,
+    StatementCall,
+    StatementRules,
+    StatementUpload,
     dry_run,
     metadata,
     parse_rules,
 )
 from tests.ledger._money import eur
+from tests.reconcile.test_line_accounting import camt, referenced
 from tests.reconcile.test_matching import line, new_action, sent, settle
 from tests.reconcile.test_rules import on
 
@@ -191,3 +196,34 @@ def test_a_dry_run_that_fails_half_way_leaves_nothing(books: Reconciliation) -> 
         fail_half_way()
 
     assert everything(books.ledger) == before
+
+
+def test_the_worker_s_dry_run_names_no_break_or_file_that_was_rolled_back(
+    books: Reconciliation,
+) -> None:
+    """A conflict would open a `statement_conflict` break; the dry run lists it, but the refusal
+    names no break id (the one it had is gone), nor the file its id."""
+    activities = StatementActivities(books.ledger, books.definitions, StatementRules(policy=POLICY))
+    kept = camt([referenced("BNK-1", "100.00")])
+    changed = camt([referenced("BNK-1", "120.00"), referenced("BNK-2", "5.00")])
+    activities.import_statement(call(kept, "d.xml"))
+    before = everything(books.ledger)
+
+    would: dict[str, Any] = activities.dry_run(call(changed, "d2.xml"))
+
+    assert everything(books.ledger) == before
+    (statement,) = would["statements"]
+    assert (statement["new"], statement["refused"], would["file_id"]) == (1, 1, None)
+    assert [r["break_id"] for r in statement["refusals"]] == [None]
+    kinds = sorted(b["kind"] for b in would["breaks"])
+    assert kinds == ["missing_in_ledger", "statement_conflict"]
+    done: dict[str, Any] = activities.import_statement(call(changed, "d2.xml"))
+    (real,) = done["statements"]
+    assert real["refusals"][0]["break_id"] is not None
+    assert done["opened"] == len(would["breaks"])
+
+
+def call(content: bytes, name: str) -> StatementCall:
+    return StatementCall(
+        action_id=new_action(), operator="t", upload=StatementUpload.of(content, name, None)
+    )
