@@ -119,7 +119,7 @@ class _Fields:
         if listed is None:
             return frozenset()
         if not listed:
-            raise self.refuse(key, "an empty list applies to nothing; leave the field out")
+            raise self.refuse(key, "is an empty list: leave the field out instead")
         found: set[str] = set()
         for position, value in enumerate(listed):
             if not isinstance(value, str) or not value:

@@ -76,7 +76,7 @@ def test_a_rule_states_every_field_it_is_given() -> None:
         (rule('kinds = ["wire"]'), "rules[0].kinds[0]", "'wire' is not one of"),
         (rule('currencies = ["EUR", "XYZ"]'), "rules[0].currencies[1]", "unknown currency"),
         (rule('currencies = ["EUR", "EUR"]'), "rules[0].currencies[1]", "listed twice"),
-        (rule("accounts = []"), "rules[0].accounts", "applies to nothing"),
+        (rule("accounts = []"), "rules[0].accounts", "leave the field out"),
         (rule('accounts = "NL91"'), "rules[0].accounts", "a list of strings"),
         (rule(f'accounts = ["{"9" * 65}"]'), "rules[0].accounts[0]", "longer than 64"),
         (rule('require = ["counterparty"]'), "rules[0].require[0]", "not one of"),
