@@ -75,5 +75,3 @@ class Outcome:
     findings: list[Finding] = field(default_factory=list)
     matched_lines: set[int] = field(default_factory=set)
     matched_entries: set[int] = field(default_factory=set)
-    rules: dict[int, str] = field(default_factory=dict)
-    """Line id: the name of the matching rule that judged the line."""

@@ -46,7 +46,6 @@ def match(
     pending: list[tuple[BookedLine, MatchingRule]] = []
     for line in sorted(lines, key=lambda booked: booked.line_id):
         rule = ruled.rule_for(line)
-        outcome.rules[line.line_id] = rule.name
         if line.is_batch:
             batches.match(line, rule)
             continue
