@@ -1,7 +1,9 @@
 """Reconciliation as one verified operator's action on the worker: a statement imported (the
 file travels in the request), matching run, a break explained. The worker checks the
 operator's proof first, then its activity writes the rows, stamped with this workflow's id,
-under the deployment's rules, and the record it writes counts what they add up to."""
+under the deployment's rules, and the record it writes counts what they add up to. A dry run
+of an import or a run does the same in a transaction its activity rolls back, and records
+nothing."""
 
 from datetime import timedelta
 
@@ -13,6 +15,7 @@ with workflow.unsafe.imports_passed_through():
 
     from sagas.engine import OperatorRole
     from sagas.reconcile import (
+        DRY_RUN_ACTIVITY,
         EXPLAIN_BREAK_ACTIVITY,
         IMPORT_STATEMENT_ACTIVITY,
         RECONCILE_RUN_ACTIVITY,
@@ -43,7 +46,10 @@ class StatementActionWorkflow(VerifiedFirst):
     @workflow.run
     async def run(self, request: StatementActionRequest) -> StatementOutcome:
         operator = await self._verify(
-            request.proof, OperatorRole.OPERATOR, request.act.audit_kind.value, request.refusal()
+            request.proof,
+            OperatorRole.OPERATOR,
+            request.act.binding(request.dry_run),
+            request.refusal(),
         )
         if operator is None:
             return StatementOutcome(refused_type="OperatorRefusedError", refused=self._refusal)
@@ -56,14 +62,17 @@ class StatementActionWorkflow(VerifiedFirst):
             note=request.note,
             evidence=request.evidence,
         )
+        activity, summary = _ACTIVITIES[request.act], f"{request.act} as {operator.name}"
+        if request.dry_run:
+            activity, summary = DRY_RUN_ACTIVITY, f"{summary}, dry run"
         try:
             facts: dict[str, JsonValue] = await workflow.execute_activity(
-                _ACTIVITIES[request.act],
+                activity,
                 call,
                 result_type=dict,
                 start_to_close_timeout=STATEMENT_TIMEOUT,
                 retry_policy=LEDGER_RETRY,
-                summary=f"{request.act} as {operator.name}",
+                summary=summary,
             )
         except ActivityError as err:
             cause = err.cause
@@ -72,5 +81,7 @@ class StatementActionWorkflow(VerifiedFirst):
             # Refused (a bad file, a limit, a closed break): nothing was written, nothing to record.
             return StatementOutcome(refused_type=cause.type, refused=cause.message)
         facts["note"] = request.note
+        if request.dry_run:  # nothing was written: nothing to record
+            return StatementOutcome(facts=facts)
         await record_by(request.act.audit_kind, action_id, _SUBJECTS[request.act], facts, operator)
         return StatementOutcome(facts=facts)

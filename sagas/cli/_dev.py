@@ -262,6 +262,7 @@ async def serve_worker(
 ) -> None:
     settings = invocation.settings
     registry, faults = registry_and_faults(settings)
+    statement_rules = StatementRules.of(settings)  # a bad rules file stops it before it waits
     client = await invocation.temporal(serve_metrics=True, wait=True)
     ledger = invocation.ledger(signing=True)
     store = invocation.audit(writer_keys(settings))
@@ -276,7 +277,7 @@ async def serve_worker(
         operators=worker_operator_check(settings),
         graceful_shutdown=grace_window(settings),
         running_activities=running,
-        statement_rules=StatementRules.of(settings),
+        statement_rules=statement_rules,
     )
     async with worker:
         print(

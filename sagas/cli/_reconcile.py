@@ -4,7 +4,7 @@ movements; breaks explained, and resolved by two operators."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 from pydantic import JsonValue
@@ -34,6 +34,13 @@ app = typer.Typer(
 )
 BreakId = Annotated[int, typer.Argument(metavar="BREAK", help="The break's number.", min=1)]
 Note = Annotated[str, typer.Option(help="Why; kept in the audit record.")]
+DryRun = Annotated[
+    bool,
+    typer.Option(
+        "--dry-run",
+        help="Show what it would keep, match and open under the worker's rules; write nothing.",
+    ),
+]
 BREAK_COLUMNS = ("break", "kind", "status", "reference", "ledger", "statement", "age", "detail")
 
 
@@ -52,11 +59,13 @@ def import_(
         Path | None, typer.Option(help="For a CSV file: which column holds what (TOML or JSON).")
     ] = None,
     note: Note = "",
+    dry_run: DryRun = False,
     output: Output = OutputFormat.TABLE,
 ) -> None:
     """Send the file to the worker, which keeps its lines with the file's hash and matches them
-    under the deployment's policy; the same file twice adds nothing. Exit 1 if any break is
-    open. A file over FUNDSAGA_STATEMENT_MAX_BYTES is refused unread."""
+    under the deployment's rules; the same file twice adds nothing. Exit 1 if any break is
+    open (with --dry-run: would be). A file over FUNDSAGA_STATEMENT_MAX_BYTES is refused
+    unread."""
     invocation = Invocation.of(ctx)
     max_bytes = invocation.settings.statement_max_bytes
     content = _read_file(file, max_bytes)
@@ -66,10 +75,12 @@ def import_(
     async def act() -> dict[str, JsonValue]:
         client = await invocation.client()
         return await client.reconcile_actions(books, max_bytes).import_statement(
-            content, name=file.name, csv_mapping=mapping, note=note
+            content, name=file.name, csv_mapping=mapping, note=note, dry_run=dry_run
         )
 
     facts = invocation.run(act())
+    if dry_run:
+        _finish_dry_run(facts, output)
     verb = "imported" if facts["new"] else "already imported: nothing added"
     line = (
         f"{file.name} ({facts['format']}, sha256 {str(facts['sha256'])[:12]}…) {verb}; "
@@ -85,15 +96,23 @@ def import_(
 
 
 @app.command()
-def run(ctx: typer.Context, note: Note = "", output: Output = OutputFormat.TABLE) -> None:
+def run(
+    ctx: typer.Context,
+    note: Note = "",
+    dry_run: DryRun = False,
+    output: Output = OutputFormat.TABLE,
+) -> None:
     """Match again: movements booked since, and missing lines past the grace period."""
     invocation = Invocation.of(ctx)
     books = reconciliation(invocation)
 
     async def act() -> dict[str, JsonValue]:
-        return await (await invocation.client()).reconcile_actions(books).run(note)
+        actions = (await invocation.client()).reconcile_actions(books)
+        return await actions.run(note, dry_run=dry_run)
 
     facts = invocation.run(act())
+    if dry_run:
+        _finish_dry_run(facts, output)
     line = (
         f"{facts['matched']} matched now, {facts['opened']} break(s) opened, "
         f"{facts['closed']} closed"
@@ -340,7 +359,12 @@ def _accounted(statement: dict[str, JsonValue], of: int) -> list[str]:
     if statement.get("zero_amount"):
         text += f"; {statement['zero_amount']} of 0.00, kept and marked"
     refusals = [
-        f"    line {refusal['position']} refused: {refusal['reason']} (break {refusal['break_id']})"
+        f"    line {refusal['position']} refused: {refusal['reason']} "
+        + (
+            f"(break {refusal['break_id']})"
+            if refusal.get("break_id") is not None
+            else "(a break would open)"
+        )
         for refusal in _listed(statement.get("refusals"))
     ]
     if statement.get("refusals_more"):
@@ -353,6 +377,52 @@ def _sums(counts: dict[str, JsonValue]) -> str:
         f"{counts['read']} line(s) read = {counts['new']} new + {counts['known']} already "
         f"known + {counts['refused']} refused"
     )
+
+
+def _finish_dry_run(facts: dict[str, JsonValue], output: OutputFormat) -> NoReturn:
+    """Say what the worker would have done, which it did not; exit 1 if breaks would be
+    open."""
+    head = "DRY RUN, nothing written: "
+    if "sha256" in facts:
+        verb = "would be imported" if facts["new"] else "is imported already: nothing to add"
+        head += f"{facts['file']} ({facts['format']}, sha256 {str(facts['sha256'])[:12]}…) {verb}; "
+    head += (
+        f"{facts['matched']} would match, {facts['opened']} break(s) would open, "
+        f"{facts['closed']} would close"
+    )
+    lines = [head]
+    statements = _listed(facts.get("statements"))
+    lines += [text for each in statements for text in _accounted(each, len(statements))]
+    for found in _listed(facts.get("matches")):
+        transaction = f" transaction {found['transaction']}" if found["transaction"] else ""
+        lines.append(
+            f"  match: {_line_text(found['line'])}{transaction} → entry {found['entry_id']} "
+            f"by {found['method']}, rule {found['rule']}"
+        )
+    if facts.get("matches_more"):
+        lines.append(f"  and {facts['matches_more']} more match(es)")
+    for found in _listed(facts.get("breaks")):
+        lines.append(f"  open: {found['kind']}: {found['detail']}")
+    if facts.get("breaks_more"):
+        lines.append(f"  and {facts['breaks_more']} more break(s)")
+    for found in _listed(facts.get("closes")):
+        lines.append(f"  close: break {found['break_id']} ({found['kind']}), matched")
+    rules = _listed(facts.get("rules"))
+    named = ", ".join(str(rule["name"]) for rule in rules)
+    lines.append(f"  rules: {named} (sha256 {str(facts.get('rules_sha256', ''))[:12]}…)")
+    open_after = facts.get("open_after") or 0
+    lines.append(f"{open_after} break(s) would be open after it")
+    emit(Shown({**facts, "open_breaks": open_after}, lines=lines), output)
+    raise typer.Exit(FAILURE if open_after else 0)
+
+
+def _line_text(line: JsonValue) -> str:
+    if not isinstance(line, dict):
+        return "?"
+    which = f"line {line['line_id']}" if line.get("line_id") else "new line"
+    named = ", ".join(str(r) for r in (line.get("bank_reference"), line.get("end_to_end_id")) if r)
+    text = f"{which} ({line['position']} of {line['file']}: {line['direction']} {line['amount']}"
+    return text + (f"; {named})" if named else ")")
 
 
 def _read_file(file: Path, max_bytes: int) -> bytes:

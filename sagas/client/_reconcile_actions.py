@@ -46,17 +46,22 @@ class ReconcileActions:
         name: str,
         csv_mapping: CsvMapping | None = None,
         note: str = "",
+        dry_run: bool = False,
     ) -> dict[str, JsonValue]:
         """Have the worker read the file, keep it and match: the `statement_imported` record's
         facts (the file's hash, its lines, and how many were added, matched, opened, closed).
-        A file over `max_bytes` is refused here, naming the limit, before anything is sent."""
+        A file over `max_bytes` is refused here, naming the limit, before anything is sent.
+        `dry_run`: the worker does all of it in a transaction it rolls back, and the facts
+        add what it would match and open (`matches`, `breaks`, `closes`, `open_after`);
+        nothing is written, no record."""
         refuse_size(len(content), self.max_bytes)
         upload = StatementUpload.of(content, name, csv_mapping)
-        return await self._act(StatementAct.IMPORT, note, upload=upload)
+        return await self._act(StatementAct.IMPORT, note, upload=upload, dry_run=dry_run)
 
-    async def run(self, note: str = "") -> dict[str, JsonValue]:
-        """Have the worker match again, as the `reconciliation_run` record says."""
-        return await self._act(StatementAct.RUN, note)
+    async def run(self, note: str = "", *, dry_run: bool = False) -> dict[str, JsonValue]:
+        """Have the worker match again, as the `reconciliation_run` record says; `dry_run`:
+        what it would match and open, nothing written."""
+        return await self._act(StatementAct.RUN, note, dry_run=dry_run)
 
     async def explain(self, break_id: int, note: str, evidence: str) -> BreakView:
         """Have the worker explain the break; the break as it stands then."""
@@ -72,9 +77,11 @@ class ReconcileActions:
         upload: StatementUpload | None = None,
         break_id: int | None = None,
         evidence: str = "",
+        dry_run: bool = False,
     ) -> dict[str, JsonValue]:
-        workflow_id = f"{STATEMENT_ACTION_PREFIX}{act}-{uuid.uuid4().hex}"
-        binding = OperatorBinding(workflow_id=workflow_id, action=act.audit_kind.value)
+        dry = "-dry-run" if dry_run else ""
+        workflow_id = f"{STATEMENT_ACTION_PREFIX}{act}{dry}-{uuid.uuid4().hex}"
+        binding = OperatorBinding(workflow_id=workflow_id, action=act.binding(dry_run))
         request = StatementActionRequest(
             act=act,
             note=note,
@@ -82,6 +89,7 @@ class ReconcileActions:
             upload=upload,
             break_id=break_id,
             evidence=evidence,
+            dry_run=dry_run,
         )
         handle: WorkflowHandle[
             object, StatementOutcome
@@ -92,7 +100,9 @@ class ReconcileActions:
             task_queue=self.actions.task_queue,
             id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
             result_type=StatementOutcome,
-            static_summary=f"reconcile {act}" + (f" {upload.name}" if upload else ""),
+            static_summary=f"reconcile {act}"
+            + (f" {upload.name}" if upload else "")
+            + (" (dry run)" if dry_run else ""),
         )
         await _verified(handle)
         outcome: StatementOutcome = await _result(handle)

@@ -133,6 +133,9 @@ class Settings(BaseSettings):
     it is a break."""
     reconcile_fees: str = Field("", alias="FUNDSAGA_RECONCILE_FEES")
     """The fee agreed with the rail per movement, `EUR=0.25,USD=0.30`; empty: none."""
+    reconcile_rules: str = Field("", alias="FUNDSAGA_RECONCILE_RULES")
+    """Workers: the matching rules file (TOML; docs/reconciliation.md, "Matching rules"); empty:
+    the five settings above are the one rule."""
     statement_max_bytes: int = Field(
         1_048_576, alias="FUNDSAGA_STATEMENT_MAX_BYTES", ge=1, le=STATEMENT_BYTES_CEILING
     )

@@ -3,7 +3,22 @@ every difference a break with a kind and a lifecycle."""
 
 from sagas.reconcile._breaks import CLOSED_STATUSES, BreakKind, BreakStatus, BreakView
 from sagas.reconcile._csv_mapping import CsvMapping
+from sagas.reconcile._dry_run import (
+    ClosedBreak,
+    DryRun,
+    Proposal,
+    ProposedBreak,
+    ProposedLine,
+    ProposedMatch,
+    dry_run,
+)
 from sagas.reconcile._line_accounting import AccountingError, LineRefusal, StatementAccount
+from sagas.reconcile._matching_rules import (
+    AmountTolerance,
+    MatchingRule,
+    MatchingRules,
+    Requirement,
+)
 from sagas.reconcile._models import metadata
 from sagas.reconcile._movements import RailMovement, rail_movements
 from sagas.reconcile._policy import ReconcilePolicy, parse_fees, policy_from
@@ -23,6 +38,7 @@ from sagas.reconcile._rules import (
     policy_facts,
     refuse_size,
 )
+from sagas.reconcile._rules_file import load_rules, parse_rules
 from sagas.reconcile._statement import (
     Balance,
     LineDirection,
@@ -33,6 +49,7 @@ from sagas.reconcile._statement import (
     StatementLine,
 )
 from sagas.reconcile._statement_action import (
+    DRY_RUN_ACTIVITY,
     EXPLAIN_BREAK_ACTIVITY,
     IMPORT_STATEMENT_ACTIVITY,
     RECONCILE_RUN_ACTIVITY,
@@ -50,6 +67,7 @@ __all__ = [
     "CLOSED_STATUSES",
     "DEFAULT_MAX_BYTES",
     "DEFAULT_MAX_LINES",
+    "DRY_RUN_ACTIVITY",
     "EXPLAIN_BREAK_ACTIVITY",
     "IMPORT_STATEMENT_ACTIVITY",
     "RECONCILE_RUN_ACTIVITY",
@@ -58,22 +76,32 @@ __all__ = [
     "AccountingError",
     "ActionCounts",
     "ActionRows",
+    "AmountTolerance",
     "Balance",
     "BreakKind",
     "BreakStatus",
     "BreakView",
+    "ClosedBreak",
     "CsvMapping",
+    "DryRun",
     "ImportResult",
     "LineDirection",
     "LineKind",
     "LineRefusal",
     "LineTransaction",
+    "MatchingRule",
+    "MatchingRules",
     "MovementStatus",
     "ProofItem",
     "ProofOfCash",
+    "Proposal",
+    "ProposedBreak",
+    "ProposedLine",
+    "ProposedMatch",
     "RailMovement",
     "ReconcilePolicy",
     "Reconciliation",
+    "Requirement",
     "RowsOfAction",
     "RunResult",
     "Statement",
@@ -86,8 +114,11 @@ __all__ = [
     "StatementOutcome",
     "StatementRules",
     "StatementUpload",
+    "dry_run",
+    "load_rules",
     "metadata",
     "parse_fees",
+    "parse_rules",
     "policy_facts",
     "policy_from",
     "rail_movements",

@@ -4,18 +4,22 @@ entry's amount must be the sum of its transactions'."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from sagas.reconcile._booked import BookedLine, BookedTransaction, Finding, Outcome
 from sagas.reconcile._breaks import BreakKind
 from sagas.reconcile._kinds import kinds_agree, reason_text
+from sagas.reconcile._matching_rules import MatchingRule
 from sagas.reconcile._movements import RailMovement
-from sagas.reconcile._policy import ReconcilePolicy
 from sagas.reconcile._statement import LineDirection, LineKind
+from sagas.reconcile._value_dates import value_date_finding
 
 BATCH_METHOD = "batch_reference"
 
 
 class Batches:
-    """Matches batch lines' transactions into `outcome`, as the line matcher does lines."""
+    """Matches batch lines' transactions into `outcome`, as the line matcher does lines, each
+    under its line's rule."""
 
     def __init__(
         self,
@@ -23,24 +27,22 @@ class Batches:
         by_entry: dict[int, RailMovement],
         matched: dict[int, int],
         outcome: Outcome,
-        policy: ReconcilePolicy,
     ) -> None:
         self.by_reference = by_reference
         self.by_entry = by_entry
         self.matched = matched
         self.outcome = outcome
-        self.policy = policy
 
-    def match(self, line: BookedLine) -> None:
-        findings = self.outcome.findings
-        findings += _total(line, self.policy)
+    def match(self, line: BookedLine, rule: MatchingRule) -> None:
+        findings: list[Finding] = []
+        findings += _total(line, rule)
         every_one = True
         for transaction in line.transactions:
             stored = self.matched.get(transaction.transaction_id)
             if stored is not None:
                 movement = self.by_entry.get(stored)
                 if movement is not None:
-                    findings += _difference(line, transaction, movement, self.policy)
+                    findings += _difference(line, transaction, movement, rule)
                 continue
             movement = self.by_reference.get((transaction.end_to_end_id or "", line.direction))
             if movement is None or not kinds_agree(line.kind, movement.kind):
@@ -54,16 +56,19 @@ class Batches:
                     (transaction.transaction_id, movement.entry_id, BATCH_METHOD)
                 )
                 self.outcome.matched_entries.add(movement.entry_id)
-                findings += _difference(line, transaction, movement, self.policy)
+                findings += _difference(line, transaction, movement, rule)
         if every_one:
             self.outcome.matched_lines.add(line.line_id)
+        self.outcome.findings += [
+            replace(finding, detail=f"{finding.detail} (rule {rule.name})") for finding in findings
+        ]
 
 
 def _units(line: BookedLine) -> str:
     return f"(minor units of {line.currency})"
 
 
-def _total(line: BookedLine, policy: ReconcilePolicy) -> list[Finding]:
+def _total(line: BookedLine, rule: MatchingRule) -> list[Finding]:
     """The entry's amount against its transactions', and its charges against the fee agreed
     for each of them."""
     found: list[Finding] = []
@@ -90,7 +95,7 @@ def _total(line: BookedLine, policy: ReconcilePolicy) -> list[Finding]:
                 statement_minor=line.amount_minor,
             )
         )
-    charged, agreed = line.fee_minor or 0, policy.expected_fee(line.currency) * count
+    charged, agreed = line.fee_minor or 0, rule.expected_fee(line.currency) * count
     if line.kind is not LineKind.RETURN and charged != agreed:
         detail = f"the rail charged {entry} a fee of {charged}, {agreed} is agreed for its "
         detail += f"{count} transactions {_units(line)}"
@@ -112,19 +117,23 @@ def _difference(
     line: BookedLine,
     transaction: BookedTransaction,
     movement: RailMovement,
-    policy: ReconcilePolicy,
+    rule: MatchingRule,
 ) -> list[Finding]:
     ledger, booked = movement.amount, transaction.amount_minor
     if ledger.currency.code != line.currency:
         detail = f"the ledger moved {ledger}, transaction {transaction.position} of entry "
         detail += f"{line.bank_reference} is in {line.currency}"
         return [_about(BreakKind.CURRENCY_MISMATCH, line, transaction, movement, detail)]
-    if booked is None or abs(ledger.minor - booked) <= policy.amount_tolerance_minor:
-        return []
+    found: list[Finding] = []
+    late = value_date_finding(line, movement, rule, transaction)
+    if late is not None:
+        found.append(late)
+    if booked is None or rule.amount_within(ledger.minor - booked, ledger.minor, line.currency):
+        return found
     detail = f"the ledger moved {ledger.minor}, transaction {transaction.position} of entry "
     detail += f"{line.bank_reference} booked {booked} {_units(line)}"
-    finding = _about(BreakKind.AMOUNT_MISMATCH, line, transaction, movement, detail)
-    return [finding]
+    found.insert(0, _about(BreakKind.AMOUNT_MISMATCH, line, transaction, movement, detail))
+    return found
 
 
 def _about(

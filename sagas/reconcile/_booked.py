@@ -34,6 +34,8 @@ class BookedLine:
     value_date: date
     kind: LineKind = LineKind.OTHER
     bank_reference: str = ""
+    account: str = ""
+    """The rail account its statement names: what a matching rule may apply to."""
     transactions: tuple[BookedTransaction, ...] = ()
 
     @property

@@ -24,6 +24,7 @@ class BreakKind(StrEnum):
     FEE = "fee"  # a fee booked on its own line that no ledger movement books
     INTEREST = "interest"  # interest booked on its own line that no ledger movement books
     BATCH_TOTAL_MISMATCH = "batch_total_mismatch"  # an entry's amount is not its transactions'
+    VALUE_DATE_MISMATCH = "value_date_mismatch"  # valued beyond the tolerance its rule requires
 
 
 class BreakStatus(StrEnum):

@@ -1,18 +1,22 @@
 """Matching statement lines to rail movements: by reference first, then by amount, currency
-and value date; what is left over, or differs, is a finding (a break to open)."""
+and value date; what is left over, or differs, is a finding (a break to open). Each line is
+judged by its matching rule (`MatchingRules.rule_for`), which its findings name."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from datetime import datetime
 
 from sagas.reconcile._batch import Batches
 from sagas.reconcile._booked import BookedLine, Finding, Outcome
 from sagas.reconcile._breaks import BreakKind
 from sagas.reconcile._kinds import NEVER_BY_AMOUNT, kinds_agree, reason_text
+from sagas.reconcile._matching_rules import DEFAULT_RULE, MatchingRule, MatchingRules, Requirement
 from sagas.reconcile._movements import RailMovement
 from sagas.reconcile._policy import ReconcilePolicy
 from sagas.reconcile._statement import LineKind
+from sagas.reconcile._value_dates import value_date_finding
 
 _OWN_BREAKS = {LineKind.FEE: BreakKind.FEE, LineKind.INTEREST: BreakKind.INTEREST}
 
@@ -24,9 +28,13 @@ def match(
     covered_until: dict[str, datetime],
     policy: ReconcilePolicy,
     matched_transactions: dict[int, int] | None = None,
+    rules: MatchingRules | None = None,
 ) -> Outcome:
     """`matched` is line id → entry id as stored, `matched_transactions` transaction id →
-    entry id; `covered_until` per currency how far the imported statements are complete."""
+    entry id; `covered_until` per currency how far the imported statements are complete.
+    `rules` judge each line (none: the policy's, as the default rule); the policy's cut-off
+    and grace judge each movement no line books."""
+    ruled = rules or MatchingRules.of(policy)
     by_entry = {movement.entry_id: movement for movement in movements}
     by_reference = {(m.reference, m.direction): m for m in by_entry.values()}
     of_transactions = matched_transactions or {}
@@ -34,38 +42,43 @@ def match(
         matched_lines=set(matched),
         matched_entries=set(matched.values()) | set(of_transactions.values()),
     )
-    batches = Batches(by_reference, by_entry, of_transactions, outcome, policy)
-    pending: list[BookedLine] = []
+    batches = Batches(by_reference, by_entry, of_transactions, outcome)
+    pending: list[tuple[BookedLine, MatchingRule]] = []
     for line in sorted(lines, key=lambda booked: booked.line_id):
+        rule = ruled.rule_for(line)
         if line.is_batch:
-            batches.match(line)
+            batches.match(line, rule)
             continue
         if line.line_id in matched:
             found = by_entry.get(matched[line.line_id])
             if found is not None:
-                outcome.findings += _differences(line, found, policy)
+                outcome.findings += _differences(line, found, rule)
             continue
         movement = by_reference.get((line.end_to_end_id or "", line.direction))
         if movement is None or not kinds_agree(line.kind, movement.kind):
-            pending.append(line)
+            pending.append((line, rule))
         elif movement.entry_id in outcome.matched_entries:
-            outcome.findings.append(_duplicate(line, movement))
+            outcome.findings.append(_judged(_duplicate(line, movement), rule))
         else:
             _pair(outcome, line, movement, "reference")
-            outcome.findings += _differences(line, movement, policy)
-    for line in pending:
-        movement = _by_amount(line, by_entry.values(), outcome, policy)
+            outcome.findings += _differences(line, movement, rule)
+    for line, rule in pending:
+        movement = _by_amount(line, by_entry.values(), outcome, rule)
         if movement is not None:
             _pair(outcome, line, movement, "amount_date")
-            outcome.findings += _differences(line, movement, policy)
+            outcome.findings += _differences(line, movement, rule)
         else:
-            outcome.findings.append(_missing_in_ledger(line))
+            outcome.findings.append(_judged(_missing_in_ledger(line), rule))
     for movement in by_entry.values():
         covered = covered_until.get(movement.amount.currency.code)
         unmatched = movement.entry_id not in outcome.matched_entries
         if unmatched and covered is not None and policy.overdue(movement.booked_at, covered):
             outcome.findings.append(_missing_in_statement(movement, covered))
     return outcome
+
+
+def _judged(finding: Finding, rule: MatchingRule) -> Finding:
+    return replace(finding, detail=f"{finding.detail} (rule {rule.name})")
 
 
 def _pair(outcome: Outcome, line: BookedLine, movement: RailMovement, method: str) -> None:
@@ -78,11 +91,14 @@ def _by_amount(
     line: BookedLine,
     movements: Iterable[RailMovement],
     outcome: Outcome,
-    policy: ReconcilePolicy,
+    rule: MatchingRule,
 ) -> RailMovement | None:
     """Only a line that names no reference of its own is matched by amount and date: one that
-    names a reference fundsaga never sent is not fundsaga's."""
+    names a reference fundsaga never sent is not fundsaga's; and only when its rule does not
+    require the end-to-end id."""
     if line.end_to_end_id or line.kind in NEVER_BY_AMOUNT:
+        return None
+    if rule.requires(Requirement.END_TO_END_ID):
         return None
     candidates = [
         movement
@@ -91,8 +107,10 @@ def _by_amount(
         and kinds_agree(line.kind, movement.kind)
         and movement.direction is line.direction
         and movement.amount.currency.code == line.currency
-        and abs(movement.amount.minor - line.amount_minor) <= policy.amount_tolerance_minor
-        and abs(movement.booked_at.date() - line.value_date) <= policy.date_tolerance
+        and rule.amount_within(
+            movement.amount.minor - line.amount_minor, movement.amount.minor, line.currency
+        )
+        and abs(movement.booked_at.date() - line.value_date) <= rule.date_tolerance
     ]
     return min(
         candidates,
@@ -101,26 +119,28 @@ def _by_amount(
     )
 
 
-def _differences(
-    line: BookedLine, movement: RailMovement, policy: ReconcilePolicy
-) -> list[Finding]:
+def _differences(line: BookedLine, movement: RailMovement, rule: MatchingRule) -> list[Finding]:
     ledger = movement.amount
     if ledger.currency.code != line.currency:
         detail = f"the ledger moved {ledger}, the statement booked {line.currency}"
-        return [_paired(BreakKind.CURRENCY_MISMATCH, line, movement, detail, None, None)]
-    found: list[Finding] = []
+        found = [_paired(BreakKind.CURRENCY_MISMATCH, line, movement, detail, None, None)]
+        return [_judged(finding, rule) for finding in found]
+    found = []
     units = f"(minor units of {line.currency})"
-    if abs(ledger.minor - line.amount_minor) > policy.amount_tolerance_minor:
+    if not rule.amount_within(ledger.minor - line.amount_minor, ledger.minor, line.currency):
         detail = (
             f"the ledger moved {ledger.minor}, the statement booked {line.amount_minor} {units}"
         )
         kind = BreakKind.AMOUNT_MISMATCH
         found.append(_paired(kind, line, movement, detail, ledger.minor, line.amount_minor))
-    charged, agreed = line.fee_minor or 0, policy.expected_fee(line.currency)
+    charged, agreed = line.fee_minor or 0, rule.expected_fee(line.currency)
     if charged != agreed:
         detail = f"the rail charged a fee of {charged}, {agreed} is agreed {units}"
         found.append(_paired(BreakKind.FEE_DIFFERENCE, line, movement, detail, agreed, charged))
-    return found
+    late = value_date_finding(line, movement, rule)
+    if late is not None:
+        found.append(late)
+    return [_judged(finding, rule) for finding in found]
 
 
 def _paired(
@@ -193,7 +213,8 @@ def _missing_in_statement(movement: RailMovement, covered: datetime) -> Finding:
         kind=BreakKind.MISSING_IN_STATEMENT,
         currency=movement.amount.currency.code,
         detail=f"booked {movement.booked_at.isoformat()} by {movement.saga_id}, on no statement "
-        f"complete up to {covered.isoformat()}",
+        f"complete up to {covered.isoformat()} "
+        f"(rule {DEFAULT_RULE}: the settings' cut-off and grace)",
         entry_id=movement.entry_id,
         reference=movement.reference,
         ledger_minor=movement.amount.minor,

@@ -20,6 +20,7 @@ from sagas.reconcile._balance_breaks import open_balance_breaks
 from sagas.reconcile._breaks import CLOSED_STATUSES, BreakKind, BreakStatus, BreakView
 from sagas.reconcile._line_accounting import StatementAccount, check_file, file_facts
 from sagas.reconcile._matcher import match
+from sagas.reconcile._matching_rules import MatchingRules
 from sagas.reconcile._models import BreakRow, RailMatch, RailTransactionMatch
 from sagas.reconcile._movements import RailMovement, rail_movements
 from sagas.reconcile._policy import ReconcilePolicy
@@ -83,10 +84,14 @@ class Reconciliation:
         ledger: Ledger,
         definitions: Iterable[SagaDefinition[Any, Any]],
         policy: ReconcilePolicy | None = None,
+        rules: MatchingRules | None = None,
     ) -> None:
+        """`rules` judge each line (none: the policy's tolerances and fees, as one rule); the
+        policy's cut-off and grace judge the movements no line books."""
         self.ledger = ledger
         self.definitions = list(definitions)
         self.policy = policy or ReconcilePolicy()
+        self.rules = rules or MatchingRules.of(self.policy)
 
     def import_statement(
         self, statement: Statement, content: bytes, *, name: str, imported_by: str, action_id: str
@@ -179,6 +184,7 @@ class Reconciliation:
             _store.covered_until(session),
             self.policy,
             transaction_matches(session),
+            self.rules,
         )
         _store.add_matches(session, outcome.matches, now, action_id)
         add_transaction_matches(session, outcome.transaction_matches, now, action_id)

@@ -1,5 +1,6 @@
-"""The worker's reconciliation rules: the matching policy and the statement size limits, as the
-deployment configures them, never as an importing operator's environment says."""
+"""The worker's reconciliation rules: the matching policy, the matching rules file and the
+statement size limits, as the deployment configures them, never as an importing operator's
+environment says."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from dataclasses import dataclass, field
 from pydantic import JsonValue
 
 from sagas.foundations import InvalidRequestError, Settings
+from sagas.reconcile._matching_rules import MatchingRules
 from sagas.reconcile._policy import ReconcilePolicy, policy_from
+from sagas.reconcile._rules_file import load_rules
 
 DEFAULT_MAX_BYTES = 1_048_576
 DEFAULT_MAX_LINES = 10_000
@@ -26,10 +29,19 @@ class StatementRules:
     """FUNDSAGA_STATEMENT_MAX_BYTES: a larger file is refused unread."""
     max_lines: int = DEFAULT_MAX_LINES
     """FUNDSAGA_STATEMENT_MAX_LINES: a file with more entries is refused, nothing kept."""
+    matching: MatchingRules | None = None
+    """FUNDSAGA_RECONCILE_RULES: the file's rules above the policy's default rule; None: the
+    policy's rule alone."""
+
+    @property
+    def matching_rules(self) -> MatchingRules:
+        """What judges each line: the file's rules, else the policy's as the one rule."""
+        return self.matching or MatchingRules.of(self.policy)
 
     @classmethod
     def of(cls, settings: Settings) -> StatementRules:
-        """The rules the worker's settings (FUNDSAGA_RECONCILE_*, FUNDSAGA_STATEMENT_*) set."""
+        """The rules the worker's settings (FUNDSAGA_RECONCILE_*, FUNDSAGA_STATEMENT_*) set; the
+        rules file is read and checked whole here, when the worker starts."""
         policy = policy_from(
             date_tolerance_days=settings.reconcile_date_tolerance_days,
             amount_tolerance=settings.reconcile_amount_tolerance,
@@ -37,8 +49,10 @@ class StatementRules:
             grace_hours=settings.reconcile_grace_hours,
             fees=settings.reconcile_fees,
         )
+        path = settings.reconcile_rules
         return cls(
             policy=policy,
+            matching=load_rules(path, policy) if path else None,
             max_bytes=settings.statement_max_bytes,
             max_lines=settings.statement_max_lines,
         )

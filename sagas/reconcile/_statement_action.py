@@ -25,6 +25,8 @@ STATEMENT_ACTION_WORKFLOW = "StatementAction"
 IMPORT_STATEMENT_ACTIVITY = "reconcile.import_statement"
 RECONCILE_RUN_ACTIVITY = "reconcile.run"
 EXPLAIN_BREAK_ACTIVITY = "reconcile.explain_break"
+DRY_RUN_ACTIVITY = "reconcile.dry_run"
+"""An import (the call carries its file) or a run, rolled back: what it would do."""
 STATEMENT_ACTION_PREFIX = "statement-action-"
 """Each action's workflow id, which every row it writes and its audit record carry."""
 _ENCODED_CEILING = 4 * (STATEMENT_BYTES_CEILING // 3 + 1)
@@ -40,6 +42,11 @@ class StatementAct(StrEnum):
     @property
     def audit_kind(self) -> AuditKind:
         return _AUDIT_KINDS[self]
+
+    def binding(self, dry_run: bool = False) -> str:
+        """The action an operator's token for it is bound to: a token for a dry run is no
+        token for the act itself, nor the other way round."""
+        return f"dry_run:{self.audit_kind.value}" if dry_run else self.audit_kind.value
 
 
 _AUDIT_KINDS = {
@@ -93,6 +100,9 @@ class StatementActionRequest(BaseModel):
     break_id: int | None = Field(default=None, ge=1)
     """EXPLAIN: the break."""
     evidence: str = Field(default="", max_length=4000)
+    dry_run: bool = False
+    """IMPORT, RUN: show what the act would keep, match and open, and write nothing (no row,
+    no audit record)."""
 
     def refusal(self) -> str | None:
         """Why the request is no action the workflow takes."""
@@ -102,6 +112,8 @@ class StatementActionRequest(BaseModel):
             return "break_id: an explanation, and only one, names its break"
         if self.act is StatementAct.EXPLAIN and not self.note.strip():
             return "--note: an explanation needs a note"
+        if self.dry_run and self.act is StatementAct.EXPLAIN:
+            return "dry_run: only an import or a run has a dry run"
         return None
 
 

@@ -246,6 +246,7 @@ def booked_lines(session: Session) -> list[BookedLine]:
             value_date=row.value_date,
             kind=LineKind(row.kind),
             bank_reference=row.bank_reference or "",
+            account=row.account,
             transactions=transactions.get(row.line_id, ()),
         )
         for row in session.scalars(
