@@ -6,6 +6,18 @@ from sagas.reconcile._csv_mapping import CsvMapping
 from sagas.reconcile._line_accounting import AccountingError, LineRefusal, StatementAccount
 from sagas.reconcile._models import metadata
 from sagas.reconcile._movements import RailMovement, rail_movements
+from sagas.reconcile._period import reconciliation_period
+from sagas.reconcile._period_model import (
+    LineMatch,
+    LineStatus,
+    PeriodBreak,
+    PeriodFile,
+    PeriodLine,
+    PeriodScope,
+    PeriodStatement,
+    PeriodTransaction,
+    ReconciliationPeriod,
+)
 from sagas.reconcile._policy import ReconcilePolicy, parse_fees, policy_from
 from sagas.reconcile._proof import ProofItem, ProofOfCash
 from sagas.reconcile._provenance import ActionRows, RowsOfAction, reconciliation_rows
@@ -66,14 +78,23 @@ __all__ = [
     "ImportResult",
     "LineDirection",
     "LineKind",
+    "LineMatch",
     "LineRefusal",
+    "LineStatus",
     "LineTransaction",
     "MovementStatus",
+    "PeriodBreak",
+    "PeriodFile",
+    "PeriodLine",
+    "PeriodScope",
+    "PeriodStatement",
+    "PeriodTransaction",
     "ProofItem",
     "ProofOfCash",
     "RailMovement",
     "ReconcilePolicy",
     "Reconciliation",
+    "ReconciliationPeriod",
     "RowsOfAction",
     "RunResult",
     "Statement",
@@ -92,6 +113,7 @@ __all__ = [
     "policy_from",
     "rail_movements",
     "read_statement",
+    "reconciliation_period",
     "reconciliation_rows",
     "refuse_size",
 ]
