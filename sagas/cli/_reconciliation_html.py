@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from sagas.cli._evidence_html import STYLE
 from sagas.cli._evidence_html_parts import Cell, definitions, esc, table
-from sagas.cli._reconciliation_text import match_text, who
+from sagas.cli._reconciliation_text import batch_lines, match_text, returned, who
 from sagas.verify import (
     AccountProof,
     BreakEvidence,
@@ -124,11 +124,6 @@ def _statement(statement: StatementEvidence) -> str:
     )
     rows: list[list[Cell]] = []
     for line in statement.lines:
-        transactions = [
-            f"transaction {t.position} {t.end_to_end_id or '-'} {t.amount or '?'}: "
-            f"{match_text(t.match, t.breaks)}"
-            for t in line.transactions
-        ]
         shown = match_text(line.match, line.breaks) if line.status != "known" else "see its file"
         rows.append(
             [
@@ -137,10 +132,10 @@ def _statement(statement: StatementEvidence) -> str:
                 ("num", "-" if line.line_id is None else str(line.line_id)),
                 line.bank_reference or "-",
                 ("key", line.end_to_end_id or "-"),
-                f"{line.direction or '-'} {line.kind or ''}".strip(),
+                f"{line.direction or '-'} {line.kind or ''}{returned(line)}".strip(),
                 ("num", line.amount or "-"),
                 line.booking_date or "-",
-                ("lines", "\n".join([shown, *transactions])),
+                ("lines", "\n".join([shown, *batch_lines(line)])),
             ]
         )
     header = ["#", "Status", "Line", "Bank ref", "End-to-end id", "Kind", "Amount", "Booked"]

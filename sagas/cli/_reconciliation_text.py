@@ -111,16 +111,29 @@ def _line(line: LineEvidence) -> Iterator[str]:
     fee = f", fee {line.fee}" if line.fee else ""
     yield (
         f"      {line.position}. line {line.line_id} {references or '(no reference)'}: "
-        f"{line.direction} {line.amount} {line.kind}{fee}, booked {line.booking_date}: "
-        f"{match_text(line.match, line.breaks)}"
+        f"{line.direction} {line.amount} {line.kind}{fee}{returned(line)}, booked "
+        f"{line.booking_date}: {match_text(line.match, line.breaks)}"
     )
-    for transaction in line.transactions:
-        yield (
-            f"         transaction {transaction.position} {transaction.end_to_end_id or '-'} "
-            f"{transaction.amount or '?'}"
-            + (f" returned {transaction.return_reason}" if transaction.return_reason else "")
-            + f": {match_text(transaction.match, transaction.breaks)}"
-        )
+    yield from (f"         {text}" for text in batch_lines(line))
+
+
+def returned(line: LineEvidence) -> str:
+    """Of a line of one returned transaction, the rail's reason."""
+    reasons = [t.return_reason for t in line.transactions if t.return_reason]
+    return f" (returned, {reasons[0]})" if len(line.transactions) == 1 and reasons else ""
+
+
+def batch_lines(line: LineEvidence) -> list[str]:
+    """Each transaction of a batch line with its own match; a line of one transaction is
+    matched as a line, so it has none of its own."""
+    if len(line.transactions) < 2:
+        return []
+    return [
+        f"transaction {t.position} {t.end_to_end_id or '-'} {t.amount or '?'}"
+        + (f" returned {t.return_reason}" if t.return_reason else "")
+        + f": {match_text(t.match, t.breaks)}"
+        for t in line.transactions
+    ]
 
 
 def _break(found: BreakEvidence) -> Iterator[str]:

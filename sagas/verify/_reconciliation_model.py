@@ -79,6 +79,8 @@ class LineEvidence(Evidence):
     match: MatchEvidence | None
     breaks: list[int]
     transactions: list[TransactionEvidence]
+    """As the rail details the entry; a line of one transaction is matched as a line, its
+    transaction has no match of its own."""
 
 
 class StatementEvidence(Evidence):
