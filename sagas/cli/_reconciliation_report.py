@@ -54,7 +54,9 @@ def report(
     ] = None,
     account: Annotated[
         list[str] | None,
-        typer.Option("--account", help="Only this rail account's statements; repeat for more."),
+        typer.Option(
+            "--account", metavar="ACCOUNT", help="Only this rail account's statements; repeat."
+        ),
     ] = None,
     output: Annotated[
         PackFormat,
