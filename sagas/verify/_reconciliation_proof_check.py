@@ -41,13 +41,15 @@ def _figures(where: str, proof: StatementProof) -> Iterator[str]:
     )
     adds_up = opening + lines == closing
     balances = adds_up and difference == explained
+    items = [*proof.unmatched_lines, *proof.unmatched_movements, *proof.amount_differences]
+    left = any(money_of(item.amount).minor for item in [*items, *proof.charges])
     recomputed = (
         adds_up,
         str(balance),
         str(difference),
         str(explained),
         balances,
-        balances and difference.minor == 0 and explained.minor == 0,
+        balances and difference.minor == 0 and not left,
     )
     shown = (
         proof.adds_up,

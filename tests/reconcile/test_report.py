@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
+from dataclasses import replace
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from sagas.reconcile import (
     ImportResult,
     LineDirection,
     LineKind,
+    LineTransaction,
     PeriodScope,
     ReconcilePolicy,
     Reconciliation,
@@ -255,6 +257,32 @@ def test_a_clean_day_s_proof_of_cash_balances_with_nothing_to_reconcile(
     assert proof.unmatched_lines == proof.unmatched_movements == []
     assert pack.breaks == []
     assert (pack.verdict.ok, pack.findings) == (True, [])
+
+
+def test_a_batch_booking_matched_by_its_transactions_leaves_nothing_to_reconcile(
+    books: Reconciliation, store: AnchoredAuditStore, tmp_path: Path
+) -> None:
+    settle(books.ledger, "a", 25_000)
+    settle(books.ledger, "b", 12_050)
+    parts = (
+        LineTransaction(end_to_end_id=sent("a"), amount=eur(25_000)),
+        LineTransaction(end_to_end_id=sent("b"), amount=eur(12_050)),
+    )
+    batch = replace(line("B1", 37_050), transactions=parts)
+    imported(books, store, statement("S1", batch, opening=1_000_000))
+
+    pack = pack_of(books, store, tmp_path, None)
+
+    ((shown,),) = [s.lines for f in pack.files for s in f.statements]
+    ((proof,),) = [account.statements for account in pack.proofs]
+    assert [t.match.saga_id for t in shown.transactions if t.match] == ["payout-a", "payout-b"]
+    assert (proof.unmatched_lines, proof.unmatched_movements) == ([], [])
+    assert (proof.ledger_balance, proof.closing, proof.reconciled) == (
+        "9629.50 EUR",
+        "9629.50 EUR",
+        True,
+    )
+    assert pack.verdict.ok, pack.findings
 
 
 def test_a_day_that_does_not_reconcile_lists_the_unmatched_items_on_each_side(
