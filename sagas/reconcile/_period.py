@@ -5,6 +5,7 @@ about the ledger's rail movements of the period, and their proofs of cash."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import date
 
 from sqlalchemy import select
@@ -57,6 +58,20 @@ class _Reading:
             (row, break_places(row.break_key))
             for row in session.scalars(select(BreakRow).order_by(BreakRow.break_id))
         ]
+        self.of_line: dict[int, list[int]] = {}
+        self.of_transaction: dict[int, list[int]] = {}
+        self.of_balances: dict[int, list[int]] = {}
+        self.refused: dict[tuple[int, int], int] = {}
+        for row, places in self.breaks:
+            if places.transaction_id is not None:
+                self.of_transaction.setdefault(places.transaction_id, []).append(row.break_id)
+            elif row.line_id is not None:
+                self.of_line.setdefault(row.line_id, []).append(row.break_id)
+            if places.refused_at is not None:
+                self.refused[places.refused_at] = row.break_id
+            else:
+                for file_id in places.file_ids:
+                    self.of_balances.setdefault(file_id, []).append(row.break_id)
 
     def period(self) -> ReconciliationPeriod:
         files = list(
@@ -128,9 +143,9 @@ class _Reading:
     def _statement(self, filed: FiledStatement, matches: _Matches) -> PeriodStatement:
         code = filed.currency
         refused = {
-            places.refused_at[1]: row.break_id
-            for row, places in self.breaks
-            if places.refused_at is not None and places.refused_at[0] == filed.file_id
+            position: found
+            for (file_id, position), found in self.refused.items()
+            if file_id == filed.file_id
         }
         kept = {row.position + 1: self._line(row, matches) for row in filed.kept}
         refused_lines = {
@@ -155,11 +170,7 @@ class _Reading:
             closing_date=filed.closing_date,
             read=filed.read,
             lines=lines,
-            break_ids=tuple(
-                row.break_id
-                for row, places in self.breaks
-                if filed.file_id in places.file_ids and places.refused_at is None
-            ),
+            break_ids=tuple(self.of_balances.get(filed.file_id, ())),
         )
 
     def _line(self, row: StatementLineRow, matches: _Matches) -> PeriodLine:
@@ -179,11 +190,7 @@ class _Reading:
             description=row.description,
             zero_amount=row.zero_amount,
             match=None if found is None else self._match(found.entry_id, found.method),
-            break_ids=tuple(
-                b.break_id
-                for b, places in self.breaks
-                if b.line_id == row.line_id and places.transaction_id is None
-            ),
+            break_ids=tuple(self.of_line.get(row.line_id, ())),
             transactions=tuple(
                 self._transaction(t, matches, row.currency)
                 for t in matches.transactions_of.get(row.line_id, [])
@@ -201,11 +208,7 @@ class _Reading:
             amount=_money(row.amount_minor, code),
             return_reason=row.return_reason,
             match=None if found is None else self._match(found.entry_id, found.method),
-            break_ids=tuple(
-                b.break_id
-                for b, places in self.breaks
-                if places.transaction_id == row.transaction_id
-            ),
+            break_ids=tuple(self.of_transaction.get(row.transaction_id, ())),
         )
 
     def _match(self, entry_id: int, method: str) -> LineMatch:
@@ -246,17 +249,12 @@ class _Reading:
         return in_days and (not self.scope.accounts or movement.amount.currency.code in currencies)
 
 
+@dataclass(frozen=True, kw_only=True)
 class _Matches:
-    def __init__(
-        self,
-        *,
-        lines: dict[int, RailMatch],
-        transactions: dict[int, RailTransactionMatch],
-        transactions_of: dict[int, list[StatementTransactionRow]],
-    ) -> None:
-        self.lines = lines
-        self.transactions = transactions
-        self.transactions_of = transactions_of
+    lines: dict[int, RailMatch]
+    transactions: dict[int, RailTransactionMatch]
+    transactions_of: dict[int, list[StatementTransactionRow]]
+    """Line id: its transactions, in the rail's order."""
 
 
 def _days(filed: FiledStatement) -> tuple[date, date] | None:

@@ -5,9 +5,8 @@ signature."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from sagas.audit import Keyring
 from sagas.verify._evidence_check import compensation_problems
@@ -64,11 +63,13 @@ def check_report(
             f"this is a {kind.what} report, not a {expected.what} report: its signed format says so"
         )
         return check
-    model: type[BaseModel] = (
-        EvidencePack if kind is ReportKind.COMPENSATIONS else ReconciliationPack
-    )
+    content = {k: v for k, v in document.items() if k != SIGNATURE_FIELD}
     try:
-        pack = model.model_validate({k: v for k, v in document.items() if k != SIGNATURE_FIELD})
+        pack: EvidencePack | ReconciliationPack = (
+            EvidencePack.model_validate(content)
+            if kind is ReportKind.COMPENSATIONS
+            else ReconciliationPack.model_validate(content)
+        )
         raw = document[SIGNATURE_FIELD]
         signature = None if raw is None else Signature.model_validate(raw)
     except ValidationError as err:
@@ -86,7 +87,10 @@ def check_report(
 
 
 def _check_content(
-    check: ReportCheck, pack: Any, signature: Signature | None, keyring: Keyring
+    check: ReportCheck,
+    pack: EvidencePack | ReconciliationPack,
+    signature: Signature | None,
+    keyring: Keyring,
 ) -> None:
     if isinstance(pack, ReconciliationPack):
         check.reconciliation = ReconciliationReport(pack, signature)
@@ -98,7 +102,7 @@ def _check_content(
             len(b.acts) for b in pack.breaks
         )
         check.problems += reconciliation_problems(pack, keyring)
-    elif isinstance(pack, EvidencePack):
+    else:
         check.report = EvidenceReport(pack, signature)
         check.sagas = len(pack.sagas)
         check.entries = sum(len(saga.entries) for saga in pack.sagas)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import xml.etree.ElementTree as ET
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,8 @@ RULES = StatementRules(policy=ReconcilePolicy(grace=timedelta()), max_bytes=200_
 CAMT = "urn:iso:std:iso:20022:tech:xsd:camt.053.001.08"
 IBAN = "DE89370400440532013000"
 RETURN_DETAILS = "<RtrInf><Rsn><Cd>AC04</Cd></Rsn></RtrInf>"
+Act = Callable[..., Awaitable[tuple[int, str]]]
+"""`fundsaga ARGV` as the operator named first: its exit code and what it printed."""
 
 
 def day_statement() -> bytes:
@@ -99,7 +102,8 @@ def stage(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
-) -> Any:
+) -> Act:
+    """The day's payouts a and b settled in the ledger; the CLI as the operator named."""
     ledger.declare(system_accounts=[PAYOUT_CLEARING], entry_kinds=[PAYOUT_ENTRY])
     ledger.open_account("alice", "EUR", opening_balance=eur(1_000_000))
     settle(ledger, "a", 25_000)
@@ -114,7 +118,7 @@ def stage(
 
 async def test_the_pack_of_a_reconciled_day_is_what_an_auditor_accepts(
     worker: Worker,
-    stage: Any,
+    stage: Act,
     ledger: Ledger,
     audit_store: AuditStore,
     tmp_path: Path,
@@ -216,7 +220,7 @@ async def test_the_pack_of_a_reconciled_day_is_what_an_auditor_accepts(
     assert (register["status"], register["difference"]) == ("resolved", "5.00 EUR")
 
     # The break_resolved record itself names the maker and the approver, each with their note.
-    payload = resolved.payload
+    payload: dict[str, Any] = dict(resolved.payload)
     assert payload["entry_id"] == adjusting.entry_id
     assert (payload["proposed_by"]["operator"], payload["proposed_by"]["note"]) == (
         "ana",
@@ -255,13 +259,13 @@ async def test_the_pack_of_a_reconciled_day_is_what_an_auditor_accepts(
     at = text_of_pack.index("bank's return advice checked")
     tampered.write_text(text_of_pack[:at] + "B" + text_of_pack[at + 1 :])
     ok_json, ok_html = await verified(pack), await verified(page)
-    assert ok_json == (0, ok_json[1]) and ok_json[1].startswith(
-        "reconciliation pack verified: 1 statements, 3 lines, 1 breaks"
-    )
+    assert ok_json[0] == 0, ok_json[1]
+    assert ok_json[1].startswith("reconciliation pack verified: 1 statements, 3 lines, 1 breaks")
     assert ok_html[0] == 0, ok_html[1]
     changed, why = await verified(tampered)
     assert changed == 1
-    assert "report NOT verified" in why and "did not make" in why
+    assert why.startswith("report NOT verified: ")
+    assert "did not make" in why
     as_pack, refused = await verified(comp)
     assert as_pack == 1
     assert "this is a compensation audit report, not a reconciliation pack report" in refused
