@@ -266,15 +266,18 @@ async def approve_proposal(
     spent: set[str],
     what: str,
     also_distinct_from: Sequence[VerifiedOperator] = (),
+    on_approved: Callable[[], None] = lambda: None,
 ) -> None:
     """Take the operator `proof` verifies (the validator checked it; the identity activity
     spends it), with the approver role and neither the proposer nor any of
     `also_distinct_from`, as the approver of the proposal with this `digest`; return once the
-    proposal is carried out."""
+    proposal is carried out. `on_approved` runs as the approver is taken, before the proposal
+    goes on: what it keeps (the approver's note) is the approver's, whoever else tried."""
     spent.add(token_digest(proof))
     checker = await verified_operator(proof, OperatorRole.APPROVER, _approval(digest))
     _check_approver(proposal, checker, what, also_distinct_from)
     assert proposal is not None  # _check_approver refuses a missing proposal
+    on_approved()
     proposal.approved_by = checker
     await workflow.wait_condition(lambda: proposal.status is not FundingStatus.AWAITING_APPROVAL)
 

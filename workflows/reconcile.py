@@ -99,6 +99,10 @@ class BreakResolutionWorkflow(VerifiedFirst):
         view.entry_id = entry_id if isinstance(entry_id, int) else None
         view.status = FundingStatus.FUNDED
         resolved = self._facts() | {"entry_id": view.entry_id} | self._excess_approval()
+        resolved |= {
+            "proposed_by": _acted(maker, request.note),
+            "approved_by": _acted(view.approved_by, view.approval_note),
+        }
         await self._record(AuditKind.BREAK_RESOLVED, resolved, view.approved_by)
         return view
 
@@ -113,8 +117,19 @@ class BreakResolutionWorkflow(VerifiedFirst):
         An adjustment beyond the break's difference is refused until the excess is approved."""
         view = self._view
         self._refuse_unapproved_excess()
+
+        def keep_note() -> None:
+            assert view is not None
+            view.approval_note = approval.note
+
         await approve_proposal(
-            view, approval.proof, self._proposal(), self._spent, "resolution", self._excess()
+            view,
+            approval.proof,
+            self._proposal(),
+            self._spent,
+            "resolution",
+            self._excess(),
+            on_approved=keep_note,
         )
         assert view is not None
         return view
@@ -156,8 +171,10 @@ class BreakResolutionWorkflow(VerifiedFirst):
         view = self._view
         assert view is not None  # _check_treasurer refuses without a proposal
         self._excess_taken = True
+        view.excess_note = approval.note
         # Recorded before the approver may act on it: the records keep the order of the acts.
-        await self._record(AuditKind.BREAK_EXCESS_APPROVED, self._facts(), treasurer)
+        approved = self._facts() | {"excess_approved_by": _acted(treasurer, approval.note)}
+        await self._record(AuditKind.BREAK_EXCESS_APPROVED, approved, treasurer)
         view.excess_approved_by = treasurer
         return view
 
@@ -209,15 +226,10 @@ class BreakResolutionWorkflow(VerifiedFirst):
         return bound, None
 
     def _excess_approval(self) -> dict[str, JsonValue]:
-        excess = self._view.excess_approved_by if self._view else None
-        if excess is None:
+        view = self._view
+        if view is None or view.excess_approved_by is None:
             return {}
-        return {
-            "excess_approved_by": {
-                "operator": excess.name,
-                "identity": excess.model_dump(mode="json"),
-            }
-        }
+        return {"excess_approved_by": _acted(view.excess_approved_by, view.excess_note)}
 
     def _facts(self) -> dict[str, JsonValue]:
         """What the records say: the break, the note and the adjustment as the funding
@@ -244,6 +256,12 @@ class BreakResolutionWorkflow(VerifiedFirst):
         view = self._view
         assert view is not None
         await record_by(kind, view.resolution_id, "break", facts, by)
+
+
+def _acted(by: VerifiedOperator, note: str) -> dict[str, JsonValue]:
+    """An operator who took one act of the resolution, as the worker verified them, with the
+    note they gave with it."""
+    return {"operator": by.name, "identity": by.model_dump(mode="json"), "note": note}
 
 
 def _adjustment_text(view: ResolutionView) -> str:

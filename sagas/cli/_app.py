@@ -18,6 +18,7 @@ from sagas.cli import (
     _dev,
     _ledger,
     _reconcile,
+    _reconciliation_report,
     _retry_plan,
     _sagas,
     _schedules,
@@ -47,7 +48,7 @@ app.add_typer(_accounts.app, rich_help_panel=BOOKS)
 app.add_typer(_ledger.app, rich_help_panel=BOOKS)
 app.add_typer(_reconcile.app, rich_help_panel=BOOKS)
 _audit.app.command()(_audit_report.compensations)
-_reconcile.app.command("report")(_audit_report.compensations)
+_reconcile.app.command("report")(_reconciliation_report.report)
 _audit.app.command("verify-report")(_verify_report.verify_report)
 app.add_typer(_audit.app, rich_help_panel=BOOKS)
 app.command(rich_help_panel=RUNNING)(_dev.dev)

@@ -1,5 +1,5 @@
-"""The demo's last step: the evidence pack of what it ran, written where a newcomer opens it
-and verified offline, each by the command an auditor would run."""
+"""The demo's last step: the reconciliation pack of the day it ran, written where a newcomer
+opens it and verified offline, each by the command an auditor would run."""
 
 from __future__ import annotations
 
@@ -16,12 +16,13 @@ async def write_demo_report(temporal_address: str) -> Path:
     """`fundsaga reconcile report` to an HTML file, then `fundsaga audit verify-report` of it;
     prints what each said."""
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-    path = (DEFAULT_HOME / "reports" / f"evidence-{stamp}.html").resolve()
+    path = (DEFAULT_HOME / "reports" / f"reconciliation-{stamp}.html").resolve()
     path.parent.mkdir(parents=True, exist_ok=True)
     env = os.environ | {"TEMPORAL_ADDRESS": temporal_address}
     report = ("reconcile", "report", "--output", "html", "--file", str(path), "--by", "demo")
+    verify = ("audit", "verify-report", str(path), "--kind", "reconciliation")
     print(f"  {await _fundsaga(env, *report)}")
-    print(f"  {await _fundsaga(env, 'audit', 'verify-report', str(path))}")
+    print(f"  {await _fundsaga(env, *verify)}")
     print(f"  open file://{path} to read it")
     return path
 

@@ -202,7 +202,7 @@ async def serve_dev(
             journal = anchor_journal(ledger, audit.anchors)
             if journal is not None:
                 print(f"ledger journal anchored at entry {journal.sequence}")
-            print("the evidence pack of the demo:")
+            print("the reconciliation pack of the demo's day:")
             await write_demo_report(f"127.0.0.1:{ports.port}")
         print(f"ready in {time.monotonic() - started:.1f} s")
         print(f"open {ui_url} to read the histories; Ctrl-C stops everything")

@@ -13,7 +13,7 @@ from sagas.cli._evidence_html_parts import Cell, definitions, esc, saga_section,
 from sagas.verify import EvidencePack, EvidenceReport
 
 EMBEDDED = re.compile(r'<script type="application/json" id="evidence">(.*?)</script>', re.DOTALL)
-_STYLE = """
+STYLE = """
 body{font:10.5pt/1.4 system-ui,sans-serif;color:#111;max-width:64rem;margin:0 auto;padding:1rem}
 h1{font-size:1.45em;margin:0 0 .3em}h2{font-size:1.2em;margin:1em 0 .3em}
 h3{font-size:1em;margin:.9em 0 .2em}small{font-weight:400;color:#555}
@@ -44,7 +44,7 @@ def evidence_html(report: EvidenceReport) -> str:
     return (
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>Compensation audit: {esc(pack.verdict.summary)}</title>"
-        f"<style>{_STYLE}</style></head><body>"
+        f"<style>{STYLE}</style></head><body>"
         f'<section class="summary {box}">'
         f'<h1 class="{css}">Compensation audit: {esc(pack.verdict.summary)}</h1>'
         f"{_summary(report)}</section>"

@@ -14,15 +14,28 @@ from sagas.cli._errors import FAILURE
 from sagas.cli._evidence_html import embedded_json, evidence_html
 from sagas.cli._invocation import Invocation
 from sagas.cli._output import Output, OutputFormat, Shown, emit
+from sagas.cli._reconciliation_html import reconciliation_html
 from sagas.foundations import InvalidRequestError, loads_one_reading
-from sagas.verify import ReportCheck, check_report, verifier_keys
+from sagas.verify import ReportCheck, ReportKind, check_report, verifier_keys
 
 
 def verify_report(
     ctx: typer.Context,
     report: Annotated[
-        Path, typer.Argument(help="A report of `audit compensations -o json` or `-o html`.")
+        Path,
+        typer.Argument(
+            help="A report of `audit compensations` or `reconcile report`, as json or html."
+        ),
     ],
+    kind: Annotated[
+        ReportKind | None,
+        typer.Option(
+            "--kind",
+            help="Accept only this kind of report (its signed format says which it is).",
+            case_sensitive=False,
+            show_default="either",
+        ),
+    ] = None,
     public_key: Annotated[
         list[Path] | None,
         typer.Option(
@@ -35,7 +48,8 @@ def verify_report(
 ) -> None:
     """Check a report's signature, re-hash its records and entries, recompute its figures.
 
-    Offline, with public keys only; exit 1 naming the first problem.
+    Offline, with public keys only; exit 1 naming the first problem. A compensation audit is
+    not a reconciliation pack: with --kind, a report of the other kind is refused.
     """
     keyring = _keyring(ctx, public_key)
     try:
@@ -44,7 +58,7 @@ def verify_report(
         raise InvalidRequestError("REPORT", f"{report}: {err.strerror}") from None
     except UnicodeDecodeError:
         raise InvalidRequestError("REPORT", f"{report}: not UTF-8 text") from None
-    check, notes = _checked(text, keyring)
+    check, notes = _checked(text, keyring, kind)
     emit(_shown(check, report, notes), output)
     if not check.ok:
         raise typer.Exit(FAILURE)
@@ -59,41 +73,60 @@ def _keyring(ctx: typer.Context, paths: list[Path] | None) -> Keyring:
         raise InvalidRequestError("--public-key", err.problem) from None
 
 
-def _checked(text: str, keyring: Keyring) -> tuple[ReportCheck, list[str]]:
+def _checked(text: str, keyring: Keyring, kind: ReportKind | None) -> tuple[ReportCheck, list[str]]:
     page = text.lstrip().startswith("<")
     try:
         document = loads_one_reading(embedded_json(text) if page else text)
     except (ValueError, InvalidRequestError) as err:
         problem = f"not an evidence report: {str(err).splitlines()[0]}"
         return ReportCheck(problems=[problem]), []
-    check = check_report(document, keyring)
-    if not page or check.report is None:
+    check = check_report(document, keyring, kind)
+    rendered = _page(check)
+    if not page or rendered is None:
         return check, []
-    made_by = check.report.pack.scope.fundsaga_version
+    page_of, made_by = rendered
     if made_by != version("fundsaga"):
         return check, [f"note: the page was made by fundsaga {made_by}: only its JSON is checked"]
-    if evidence_html(check.report) != text:
+    if page_of != text:
         check.problems.append(
             "the page shows other than its signed JSON renders to: its HTML was changed"
         )
     return check, []
 
 
+def _page(check: ReportCheck) -> tuple[str, str] | None:
+    """The page the checked report renders to, and the version that made it; None when the
+    report could not be read."""
+    if check.reconciliation is not None:
+        pack = check.reconciliation.pack
+        return reconciliation_html(check.reconciliation), pack.scope.fundsaga_version
+    if check.report is not None:
+        return evidence_html(check.report), check.report.pack.scope.fundsaga_version
+    return None
+
+
 def _shown(check: ReportCheck, report: Path, notes: list[str]) -> Shown:
     data = {
         "ok": check.ok,
         "file": str(report),
+        "kind": None if check.kind is None else check.kind.value,
         "sagas": check.sagas,
         "entries": check.entries,
+        "statements": check.statements,
+        "lines": check.lines,
+        "breaks": check.breaks,
         "records": check.records,
         "signed_by": check.signed_by,
         "problems": check.problems,
     }
     if check.ok:
         line = (
-            f"report verified: {check.sagas} sagas, {check.entries} entries, "
-            f"{check.records} records, signed by {check.signed_by}"
+            f"reconciliation pack verified: {check.statements} statements, {check.lines} lines, "
+            f"{check.breaks} breaks"
+            if check.kind is ReportKind.RECONCILIATION
+            else f"report verified: {check.sagas} sagas, {check.entries} entries"
         )
+        line += f", {check.records} records, signed by {check.signed_by}"
         return Shown(data, lines=[*notes, line])
     first, *more = check.problems
     lines = [*notes, f"report NOT verified: {first}", *(f"  also: {m}" for m in more)]

@@ -76,6 +76,10 @@ class ResolutionView(BaseModel):
     exceeds_difference: bool = False
     """The adjustment is beyond the break's difference: a treasury operator approves first."""
     excess_approved_by: VerifiedOperator | None = None
+    approval_note: str = ""
+    """The approver's own note, as they gave it with their approval."""
+    excess_note: str = ""
+    """The treasury operator's own note, as they gave it approving the excess."""
 
 
 def resolution_id(break_id: int) -> str:

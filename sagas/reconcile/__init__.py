@@ -21,6 +21,18 @@ from sagas.reconcile._matching_rules import (
 )
 from sagas.reconcile._models import metadata
 from sagas.reconcile._movements import RailMovement, rail_movements
+from sagas.reconcile._period import reconciliation_period
+from sagas.reconcile._period_model import (
+    LineMatch,
+    LineStatus,
+    PeriodBreak,
+    PeriodFile,
+    PeriodLine,
+    PeriodScope,
+    PeriodStatement,
+    PeriodTransaction,
+    ReconciliationPeriod,
+)
 from sagas.reconcile._policy import ReconcilePolicy, parse_fees, policy_from
 from sagas.reconcile._proof import ProofItem, ProofOfCash
 from sagas.reconcile._provenance import ActionRows, RowsOfAction, reconciliation_rows
@@ -87,11 +99,19 @@ __all__ = [
     "ImportResult",
     "LineDirection",
     "LineKind",
+    "LineMatch",
     "LineRefusal",
+    "LineStatus",
     "LineTransaction",
     "MatchingRule",
     "MatchingRules",
     "MovementStatus",
+    "PeriodBreak",
+    "PeriodFile",
+    "PeriodLine",
+    "PeriodScope",
+    "PeriodStatement",
+    "PeriodTransaction",
     "ProofItem",
     "ProofOfCash",
     "Proposal",
@@ -101,6 +121,7 @@ __all__ = [
     "RailMovement",
     "ReconcilePolicy",
     "Reconciliation",
+    "ReconciliationPeriod",
     "Requirement",
     "RowsOfAction",
     "RunResult",
@@ -124,6 +145,7 @@ __all__ = [
     "rail_movements",
     "read_statement",
     "read_statements",
+    "reconciliation_period",
     "reconciliation_rows",
     "refuse_size",
 ]

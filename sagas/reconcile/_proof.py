@@ -20,7 +20,13 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from sagas.foundations import Money
-from sagas.reconcile._models import BankStatementRow, RailMatch, StatementLineRow
+from sagas.reconcile._models import (
+    BankStatementRow,
+    RailMatch,
+    RailTransactionMatch,
+    StatementLineRow,
+    StatementTransactionRow,
+)
 from sagas.reconcile._movements import RailMovement
 from sagas.reconcile._statement import LineDirection
 
@@ -86,16 +92,27 @@ class ProofOfCash:
 
     @property
     def reconciled(self) -> bool:
-        """It balances with no reconciling item left: statement and books agree."""
-        return self.balances and self.difference.minor == 0 and not self.explained.minor
+        """It balances with no reconciling item left: statement and books agree. A 0.00 line,
+        never matched, moves nothing and leaves none; items that cancel each other do."""
+        items = (
+            *self.unmatched_lines,
+            *self.unmatched_movements,
+            *self.amount_differences,
+            *self.charges,
+        )
+        return (
+            self.balances and self.difference.minor == 0 and not any(i.amount.minor for i in items)
+        )
 
 
 def proofs_of_cash(session: Session, movements: Iterable[RailMovement]) -> list[ProofOfCash]:
     """A proof for each stored statement that states both balances, in import order (and a
     file's statements in the file's order)."""
     every = list(movements)
-    matched = {row.line_id: row.entry_id for row in session.scalars(select(RailMatch))}
-    matched_entries = set(matched.values())
+    matched = {row.line_id: [row.entry_id] for row in session.scalars(select(RailMatch))}
+    for line_id, entries in _batches_matched(session).items():
+        matched.setdefault(line_id, entries)
+    matched_entries = {entry for entries in matched.values() for entry in entries}
     query = (
         select(BankStatementRow)
         .where(
@@ -107,11 +124,27 @@ def proofs_of_cash(session: Session, movements: Iterable[RailMovement]) -> list[
     return [_proof(session, row, every, matched, matched_entries) for row in session.scalars(query)]
 
 
+def _batches_matched(session: Session) -> dict[int, list[int]]:
+    """The batch lines whose every transaction is matched, with the entries they book: such a
+    line is matched as a whole (`Batches`), through its transactions."""
+    entry_of = {
+        row.transaction_id: row.entry_id for row in session.scalars(select(RailTransactionMatch))
+    }
+    of_line: dict[int, list[int | None]] = {}
+    for row in session.scalars(select(StatementTransactionRow)):
+        of_line.setdefault(row.line_id, []).append(entry_of.get(row.transaction_id))
+    return {
+        line_id: [entry for entry in entries if entry is not None]
+        for line_id, entries in of_line.items()
+        if len(entries) > 1 and None not in entries
+    }
+
+
 def _proof(
     session: Session,
     row: BankStatementRow,
     movements: list[RailMovement],
-    matched: dict[int, int],
+    matched: dict[int, list[int]],
     matched_entries: set[int],
 ) -> ProofOfCash:
     code = row.currency
@@ -140,8 +173,8 @@ def _proof(
                     day=line.booking_date,
                 )
             )
-        movement = by_entry.get(matched.get(line.line_id, -1))
-        if movement is None:
+        booked = [by_entry[entry] for entry in matched.get(line.line_id, []) if entry in by_entry]
+        if not booked:
             unmatched_lines.append(
                 ProofItem(
                     side="statement",
@@ -152,15 +185,17 @@ def _proof(
                 )
             )
             continue
-        scope.append(movement)
-        moved = _signed(movement)
-        if moved.minor != signed:
+        scope += booked
+        moved = sum(_signed(movement).minor for movement in booked)
+        if moved != signed:
             differences.append(
                 ProofItem(
                     side="statement",
                     item_id=line.line_id,
-                    reference=movement.reference,
-                    amount=Money.of(signed - moved.minor, code),
+                    reference=booked[0].reference
+                    if len(booked) == 1
+                    else line.bank_reference or "",
+                    amount=Money.of(signed - moved, code),
                     day=line.booking_date,
                 )
             )

@@ -1,17 +1,15 @@
-"""Checking an evidence report offline, with public keys only: no database, no Temporal and no
-payload key. Every audit record listed is hashed again from its signed content, every journal
-entry from its postings, every signature checked, every figure recomputed from the entries."""
+"""Checking a compensation audit's evidence report offline, with public keys only: no database,
+no Temporal and no payload key. Every audit record listed is hashed again from its signed
+content, every journal entry from its postings, every signature checked, every figure
+recomputed from the entries."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
-
-from pydantic import ValidationError
+from collections.abc import Iterator
 
 from sagas.audit import Keyring
 from sagas.engine import SagaStatus
-from sagas.foundations import InvalidRequestError, canonical_json, sha256_hex
+from sagas.foundations import InvalidRequestError
 from sagas.ledger import entry_message, proof_hash, seal_hash
 from sagas.verify._evidence_figures import (
     entry_proof,
@@ -20,59 +18,15 @@ from sagas.verify._evidence_figures import (
     reversals_of,
     totals_of,
 )
-from sagas.verify._evidence_model import EntryEvidence, EvidencePack, SagaEvidence, Signature
-from sagas.verify._evidence_scope import Anchor, SignedRecord
-from sagas.verify._evidence_signing import (
-    SIGNATURE_FIELD,
-    EvidenceReport,
-    report_signature_problem,
-)
+from sagas.verify._evidence_model import EntryEvidence, EvidencePack, SagaEvidence
+from sagas.verify._record_check import anchor_problems, record_problems
 
 
-@dataclass
-class ReportCheck:
-    sagas: int = 0
-    entries: int = 0
-    records: int = 0
-    signed_by: str | None = None
-    problems: list[str] = field(default_factory=list)
-    report: EvidenceReport | None = None
-    """The report as read, when it is one."""
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
-
-
-def check_report(document: object, keyring: Keyring) -> ReportCheck:
-    """Every problem of the report `document` (a parsed JSON object), the first one first."""
-    check = ReportCheck()
-    if not isinstance(document, dict) or SIGNATURE_FIELD not in document:
-        check.problems.append("not an evidence report: no JSON object with a signature member")
-        return check
-    try:
-        content = {k: v for k, v in document.items() if k != SIGNATURE_FIELD}
-        pack = EvidencePack.model_validate(content)
-        raw = document[SIGNATURE_FIELD]
-        signature = None if raw is None else Signature.model_validate(raw)
-    except ValidationError as err:
-        error = err.errors()[0]
-        where = ".".join(str(part) for part in error["loc"])
-        check.problems.append(f"not an evidence report: {where}: {error['msg']}")
-        return check
-    check.report = EvidenceReport(pack, signature)
-    check.sagas = len(pack.sagas)
-    check.entries = sum(len(saga.entries) for saga in pack.sagas)
-    check.records = sum(len(saga.records) for saga in pack.sagas)
+def compensation_problems(pack: EvidencePack, keyring: Keyring) -> Iterator[str]:
+    """Every problem of a compensation audit's pack but its signature's, the first one first."""
     for saga in pack.sagas:
-        check.problems += _saga_problems(saga, keyring)
-    check.problems += _pack_problems(pack, keyring)
-    found = report_signature_problem(document, signature, keyring)
-    if found is not None:
-        check.problems.append(found)
-    elif signature is not None:
-        check.signed_by = signature.key_id
-    return check
+        yield from _saga_problems(saga, keyring)
+    yield from _pack_problems(pack, keyring)
 
 
 def _pack_problems(pack: EvidencePack, keyring: Keyring) -> Iterator[str]:
@@ -91,26 +45,14 @@ def _pack_problems(pack: EvidencePack, keyring: Keyring) -> Iterator[str]:
         ("ledger journal", chains.journal.latest_anchor, seals),
     ):
         if anchor is not None:
-            yield from _anchor_problems(name, anchor, listed, keyring)
-
-
-def _anchor_problems(
-    name: str, anchor: Anchor, listed: Mapping[int, str], keyring: Keyring
-) -> Iterator[str]:
-    at = f"the {name}'s latest anchor"
-    yield from _record_problems(at, anchor.record, keyring)
-    payload = anchor.record.signed.get("payload")
-    if payload != {"sequence": anchor.sequence, "hash": anchor.hash}:
-        yield f"{at}: names another place than its signed record: changed"
-    if anchor.sequence in listed and listed[anchor.sequence] != anchor.hash:
-        yield f"{at}: names #{anchor.sequence} with another hash than the report lists"
+            yield from anchor_problems(name, anchor, listed, keyring)
 
 
 def _saga_problems(saga: SagaEvidence, keyring: Keyring) -> Iterator[str]:
     where = f"saga {saga.saga_id}"
     for record in saga.records:
         at = f"{where}: audit record {record.sequence}"
-        yield from _record_problems(at, record, keyring)
+        yield from record_problems(at, record, keyring)
         if record.signed.get("saga_id") != saga.saga_id:
             yield f"{at}: is about another saga"
     for entry in saga.entries:
@@ -133,18 +75,6 @@ def _figure_problems(where: str, saga: SagaEvidence) -> Iterator[str]:
     undone = not net and all(hold.status != "active" for hold in saga.holds)
     if saga.status == SagaStatus.COMPENSATED and saga.verdict.ok and not undone:
         yield f"{where}: judged undone, but its entries or holds leave money moved"
-
-
-def _record_problems(at: str, record: SignedRecord, keyring: Keyring) -> Iterator[str]:
-    signed = record.signed
-    if sha256_hex(canonical_json(signed)) != record.hash:
-        yield f"{at}: its signed content does not hash to its hash: changed"
-    named = (signed.get("sequence"), signed.get("kind"), signed.get("key_id"))
-    if named != (record.sequence, record.kind, record.key_id):
-        yield f"{at}: its sequence, kind or key id differ from its signed content: changed"
-    found = keyring.problem(record.key_id, record.signature, record.hash.encode())
-    if found is not None:
-        yield f"{at}: {found}"
 
 
 def _entry_problems(at: str, saga_id: str, entry: EntryEvidence, keyring: Keyring) -> Iterator[str]:

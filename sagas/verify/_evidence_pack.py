@@ -80,7 +80,9 @@ def build_evidence_pack(
         findings=list(audit.findings),
         verdict=_verdict(audit, sum(len(s.entries) for s in sagas)),
         scope=_scope(store, request, runs),
-        chains=Chains(audit=_audit_chain(store, trail), journal=_journal(ledger, store, journal)),
+        chains=Chains(
+            audit=audit_chain_of(store, trail), journal=journal_of(ledger, store, journal)
+        ),
         totals=totals_of(sagas),
         sagas=sagas,
         rail_movements=list(rail_movements),
@@ -136,19 +138,19 @@ def _scope(
         task_queues_seen=task_queues(runs),
         sources=request.sources,
         made_at=timestamp(store.now()),
-        made_by=MadeBy(os_user=_os_user(), host=socket.gethostname(), operator=request.operator),
+        made_by=MadeBy(os_user=os_user(), host=socket.gethostname(), operator=request.operator),
         fundsaga_version=version("fundsaga"),
     )
 
 
-def _os_user() -> str:
+def os_user() -> str:
     try:
         return getpass.getuser()
     except (KeyError, OSError):
         return "unknown"
 
 
-def _audit_chain(store: AnchoredAuditStore, trail: TrailVerdict) -> AuditChain:
+def audit_chain_of(store: AnchoredAuditStore, trail: TrailVerdict) -> AuditChain:
     head = store.head()
     return AuditChain(
         ok=trail.ok,
@@ -161,7 +163,7 @@ def _audit_chain(store: AnchoredAuditStore, trail: TrailVerdict) -> AuditChain:
     )
 
 
-def _journal(ledger: Ledger, store: AnchoredAuditStore, verdict: LedgerVerdict) -> Journal:
+def journal_of(ledger: Ledger, store: AnchoredAuditStore, verdict: LedgerVerdict) -> Journal:
     return Journal(
         ok=verdict.ok,
         sealed_head_sequence=verdict.head.sequence,

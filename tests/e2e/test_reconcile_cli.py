@@ -50,7 +50,7 @@ async def test_a_break_is_found_explained_and_resolved_by_two_operators(cli_stac
     explained = await fundsaga(
         cli_stack, "reconcile", "explain", number, "--note", "a return", "--evidence", "CASE-7"
     )
-    while_open = await fundsaga(cli_stack, "reconcile", "report", "-o", "json")
+    while_open = await fundsaga(cli_stack, "audit", "compensations", "-o", "json")
     proposed = await fundsaga(
         cli_stack,
         "reconcile",
