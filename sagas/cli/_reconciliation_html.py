@@ -140,7 +140,7 @@ def _statement(statement: StatementEvidence) -> str:
         )
     header = ["#", "Status", "Line", "Bank ref", "End-to-end id", "Kind", "Amount", "Booked"]
     return (
-        f"<h3>Statement {esc(statement.statement_id)}</h3>{facts}"
+        f"<h3>Statement {statement.position}: {esc(statement.statement_id)}</h3>{facts}"
         f"{table([*header, 'Match or break'], rows)}"
     )
 
@@ -211,7 +211,7 @@ def _proof(proof: StatementProof) -> str:
     verdict = "balances" if proof.balances else "DOES NOT BALANCE"
     figures = definitions(
         [
-            ("Statement", f"{proof.statement_id} (file {proof.file_id}): {verdict}"),
+            ("Statement", f"{proof.statement_id} ({proof.place}): {verdict}"),
             (
                 "Statement side",
                 f"opening {proof.opening} + lines {proof.statement_lines}; closing {proof.closing}",

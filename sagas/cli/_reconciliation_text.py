@@ -80,13 +80,18 @@ def _file(file: FileEvidence) -> Iterator[str]:
         yield from _statement(statement)
 
 
+def _place(position: int) -> str:
+    return "" if position == 1 else f" (its statement {position})"
+
+
 def _statement(statement: StatementEvidence) -> Iterator[str]:
     counts = statement.counts
     period = f"{statement.period_start or '?'} to {statement.period_end or '?'}"
     opening = f"{statement.opening} ({statement.opening_date})" if statement.opening else "none"
     closing = f"{statement.closing} ({statement.closing_date})" if statement.closing else "none"
     yield (
-        f"    statement {statement.statement_id}, account {statement.account} "
+        f"    statement {statement.statement_id}{_place(statement.position)}, account "
+        f"{statement.account} "
         f"({statement.currency}), {period}; opening {opening}, closing {closing}"
     )
     stated = "" if statement.stated_counts is None else " (as its import's record counts)"
@@ -181,7 +186,7 @@ def _proof(proof: StatementProof) -> Iterator[str]:
     verdict = "balances" if proof.balances else "DOES NOT BALANCE"
     if proof.reconciled:
         verdict += ", nothing to reconcile"
-    yield f"    statement {proof.statement_id} (file {proof.file_id}): {verdict}"
+    yield f"    statement {proof.statement_id} ({proof.place}): {verdict}"
     yield (
         f"      opening {proof.opening} + lines {proof.statement_lines}; closing stated "
         f"{proof.closing}" + ("" if proof.adds_up else " (the statement does not add up)")

@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session, defer
 from sagas.foundations import Money, database_now
 from sagas.reconcile._break_places import BreakPlaces, break_places
 from sagas.reconcile._models import (
+    BankStatementRow,
     BreakRow,
     RailMatch,
     RailTransactionMatch,
@@ -61,7 +62,9 @@ class _Reading:
         self.of_line: dict[int, list[int]] = {}
         self.of_transaction: dict[int, list[int]] = {}
         self.of_balances: dict[int, list[int]] = {}
-        self.refused: dict[tuple[int, int], int] = {}
+        """Statement (`bank_statement_id`): the breaks about its balances."""
+        self.refused: dict[tuple[int, int, int], int] = {}
+        """(File id, statement's place, line's place): the conflict that refused the line."""
         for row, places in self.breaks:
             if places.transaction_id is not None:
                 self.of_transaction.setdefault(places.transaction_id, []).append(row.break_id)
@@ -69,9 +72,14 @@ class _Reading:
                 self.of_line.setdefault(row.line_id, []).append(row.break_id)
             if places.refused_at is not None:
                 self.refused[places.refused_at] = row.break_id
-            else:
-                for file_id in places.file_ids:
-                    self.of_balances.setdefault(file_id, []).append(row.break_id)
+            for statement in places.statement_ids:
+                self.of_balances.setdefault(statement, []).append(row.break_id)
+        self.file_of: dict[int, int] = {
+            row.bank_statement_id: row.file_id
+            for row in session.execute(
+                select(BankStatementRow.bank_statement_id, BankStatementRow.file_id)
+            )
+        }
 
     def period(self) -> ReconciliationPeriod:
         files = list(
@@ -85,21 +93,22 @@ class _Reading:
         for filed in filed_statements(self.session, files):
             if self._in_scope(filed):
                 by_file.setdefault(filed.file_id, []).append(filed)
-        kept = [row for stated in by_file.values() for s in stated for row in s.kept]
+        statements = [s for stated in by_file.values() for s in stated]
+        kept = [row for s in statements for row in s.kept]
         matches = self._matches(kept)
         shown = tuple(
             self._file(file, by_file[file.file_id], matches)
             for file in files
             if file.file_id in by_file
         )
-        currencies = {s.currency for stated in by_file.values() for s in stated}
+        places = {(s.file_id, s.position) for s in statements}
         proofs = proofs_of_cash(self.session, self.movements.values())
         return ReconciliationPeriod(
             scope=self.scope,
             as_of=database_now(self.session.connection()),
             files=shown,
-            breaks=tuple(self._register(set(by_file), {r.line_id for r in kept}, currencies)),
-            proofs=tuple(p for p in proofs if p.file_id in by_file),
+            breaks=tuple(self._register(statements, {r.line_id for r in kept})),
+            proofs=tuple(p for p in proofs if (p.file_id, p.position) in places),
             movements=self.movements,
         )
 
@@ -144,8 +153,8 @@ class _Reading:
         code = filed.currency
         refused = {
             position: found
-            for (file_id, position), found in self.refused.items()
-            if file_id == filed.file_id
+            for (file_id, statement, position), found in self.refused.items()
+            if (file_id, statement) == (filed.file_id, filed.position)
         }
         kept = {row.position + 1: self._line(row, matches) for row in filed.kept}
         refused_lines = {
@@ -159,6 +168,7 @@ class _Reading:
             for n in sorted(places)
         )
         return PeriodStatement(
+            position=filed.position,
             statement_id=filed.statement_id,
             account=filed.account,
             currency=code,
@@ -170,7 +180,7 @@ class _Reading:
             closing_date=filed.closing_date,
             read=filed.read,
             lines=lines,
-            break_ids=tuple(self.of_balances.get(filed.file_id, ())),
+            break_ids=tuple(self.of_balances.get(filed.bank_statement_id, ())),
         )
 
     def _line(self, row: StatementLineRow, matches: _Matches) -> PeriodLine:
@@ -217,36 +227,57 @@ class _Reading:
         return LineMatch(entry_id=entry_id, saga_id=saga_id, method=method)
 
     def _register(
-        self, files: set[int], lines: set[int], currencies: set[str]
+        self, statements: Sequence[FiledStatement], lines: set[int]
     ) -> Iterable[PeriodBreak]:
         unbounded = self.scope == PeriodScope()
+        shown = _Shown(
+            statements={s.bank_statement_id for s in statements},
+            places={(s.file_id, s.position) for s in statements},
+            lines=lines,
+            currencies={s.currency for s in statements},
+        )
         for row, places in self.breaks:
-            if unbounded or self._about_period(row, places, files, lines, currencies):
+            if unbounded or self._about_period(row, places, shown):
+                files = [self.file_of.get(s) for s in places.statement_ids]
                 yield PeriodBreak(
                     view=break_view(row),
                     currency=row.currency,
                     transaction_id=places.transaction_id,
-                    file_ids=places.file_ids,
+                    file_ids=tuple(
+                        dict.fromkeys([*places.file_ids, *(f for f in files if f is not None)])
+                    ),
                     opened_by_action=row.action_id,
                     closed_by_action=row.closed_by_action,
                 )
 
-    def _about_period(
-        self,
-        row: BreakRow,
-        places: BreakPlaces,
-        files: set[int],
-        lines: set[int],
-        currencies: set[str],
-    ) -> bool:
-        if row.line_id in lines or files.intersection(places.file_ids):
+    def _about_period(self, row: BreakRow, places: BreakPlaces, shown: _Shown) -> bool:
+        refused_in = None if places.refused_at is None else places.refused_at[:2]
+        if (
+            row.line_id in shown.lines
+            or refused_in in shown.places
+            or shown.statements.intersection(places.statement_ids)
+        ):
             return True
         movement = None if row.entry_id is None else self.movements.get(row.entry_id)
         if movement is None or row.line_id is not None:
             return False
         day = movement.booked_at.date()
         in_days = self.scope.meets(day, day)
-        return in_days and (not self.scope.accounts or movement.amount.currency.code in currencies)
+        return in_days and (
+            not self.scope.accounts or movement.amount.currency.code in shown.currencies
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Shown:
+    """What the period shows, that a break may be about."""
+
+    statements: set[int]
+    """By `bank_statement_id`."""
+    places: set[tuple[int, int]]
+    """(File id, the statement's place in it)."""
+    lines: set[int]
+    currencies: set[str]
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -70,7 +70,7 @@ class PeriodTransaction:
 
 @dataclass(frozen=True, kw_only=True)
 class PeriodLine:
-    """One line of a statement, at its place in the file (1 for the first). A known or refused
+    """One line of a statement, at its place in the statement (1 for the first). A known or refused
     line is not kept with this file: only its place, and a refused one's break, are known."""
 
     position: int
@@ -93,6 +93,9 @@ class PeriodLine:
 
 @dataclass(frozen=True, kw_only=True)
 class PeriodStatement:
+    position: int
+    """Its place in its file: 1 for the first. A statement id may repeat within a file (an
+    MT940 :20: and :28C: some banks repeat); the place does not."""
     statement_id: str
     account: str
     currency: str
@@ -134,7 +137,8 @@ class PeriodBreak:
     transaction_id: int | None
     """Of a batch line, the transaction the break is about."""
     file_ids: tuple[int, ...]
-    """The statement files the break is about (a balance break, a refused line's file)."""
+    """The statement files the break is about (its statements' files for a balance break, a
+    refused line's file)."""
     opened_by_action: str | None
     closed_by_action: str | None
     """The matching run that found it matched since."""

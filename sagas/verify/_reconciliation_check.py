@@ -78,10 +78,19 @@ def _file_problems(file: FileEvidence, keyring: Keyring) -> Iterator[str]:
             yield f"{at}: imported another file: its SHA-256 differs"
         if payload and identity_of(payload) != file.verified_importer:
             yield f"{at}: names another importer than the pack shows: changed"
+    places = [statement.position for statement in file.statements]
+    if places != sorted(set(places)) or places[:1] < [1]:
+        yield f"{where}: its statements are not listed once each at their places, in order"
     for statement in file.statements:
-        yield from _statement_problems(f"statement {statement.statement_id} of {where}", statement)
-        if payload and stated_counts(payload, statement.statement_id) != statement.stated_counts:
-            yield f"statement {statement.statement_id} of {where}: its counts are not its record's"
+        at = f"statement {statement.statement_id}{_place(statement.position)} of {where}"
+        yield from _statement_problems(at, statement)
+        stated = stated_counts(payload, statement.statement_id, statement.position)
+        if payload and stated != statement.stated_counts:
+            yield f"{at}: its counts are not its record's"
+
+
+def _place(position: int) -> str:
+    return "" if position == 1 else f" (its statement {position})"
 
 
 def _statement_problems(at: str, statement: StatementEvidence) -> Iterator[str]:

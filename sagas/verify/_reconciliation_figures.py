@@ -34,11 +34,12 @@ def age_seconds(opened_at: str, closed_at: str | None, as_of: str) -> int:
 def account_proof(
     account: str, currency: str, statements: Sequence[StatementProof]
 ) -> AccountProof:
-    """The account's proof from its statements' proofs, in the order they chain; a statement id
-    delivered again (a copy, a correction) takes no second place in the chain."""
+    """The account's proof from its statements' proofs, in the order they chain; a statement
+    delivered again (a copy, a correction: the same id and balance days) takes no second place
+    in the chain, as its balance breaks see it."""
     chain: list[StatementProof] = []
     for proof in statements:
-        if all(proof.statement_id != seen.statement_id for seen in chain):
+        if all(_delivered(proof) != _delivered(seen) for seen in chain):
             chain.append(proof)
     movements = Money.of(0, currency)
     for proof in chain:
@@ -55,3 +56,7 @@ def account_proof(
         balances=chained and all(proof.balances for proof in statements),
         statements=list(statements),
     )
+
+
+def _delivered(proof: StatementProof) -> tuple[str, str | None, str | None]:
+    return (proof.statement_id, proof.opening_date, proof.closing_date)

@@ -27,7 +27,7 @@ def file_findings(files: Sequence[FileEvidence]) -> Iterator[str]:
         elif _payload(record.signed).get("sha256") not in (None, file.sha256):
             yield f"{where}: record {record.sequence} imported another file (its SHA-256)"
         for statement in file.statements:
-            at = f"statement {statement.statement_id} of {where}"
+            at = f"statement {statement.statement_id}{_place(statement.position)} of {where}"
             counts = statement.counts
             if counts.read != counts.new + counts.known + counts.refused:
                 yield (
@@ -67,6 +67,10 @@ def break_findings(breaks: Sequence[BreakEvidence], period: Sequence[PeriodBreak
                 )
 
 
+def _place(position: int) -> str:
+    return "" if position == 1 else f" (its statement {position})"
+
+
 def proof_findings(proofs: Sequence[AccountProof]) -> Iterator[str]:
     for account in proofs:
         where = f"account {account.account} ({account.currency})"
@@ -75,8 +79,8 @@ def proof_findings(proofs: Sequence[AccountProof]) -> Iterator[str]:
         for proof in account.statements:
             if not proof.balances:
                 yield (
-                    f"{where}: the proof of cash of statement {proof.statement_id} (file "
-                    f"{proof.file_id}) does not balance: opening {proof.opening} + lines "
+                    f"{where}: the proof of cash of statement {proof.statement_id} "
+                    f"({proof.place}) does not balance: opening {proof.opening} + lines "
                     f"{proof.statement_lines}, closing {proof.closing}; difference with the "
                     f"ledger {proof.difference}, its items explain {proof.explained}"
                 )

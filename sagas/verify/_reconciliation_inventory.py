@@ -52,6 +52,7 @@ def file_evidence(file: PeriodFile, imports: Mapping[str, ReadRecord]) -> FileEv
 def _statement(statement: PeriodStatement, record: Mapping[str, JsonValue]) -> StatementEvidence:
     lines = [_line(line) for line in statement.lines]
     return StatementEvidence(
+        position=statement.position,
         statement_id=statement.statement_id,
         account=statement.account,
         currency=statement.currency,
@@ -62,7 +63,7 @@ def _statement(statement: PeriodStatement, record: Mapping[str, JsonValue]) -> S
         closing=_amount(statement.closing),
         closing_date=_day(statement.closing_date),
         counts=counts_of(statement.read, lines),
-        stated_counts=stated_counts(record, statement.statement_id),
+        stated_counts=stated_counts(record, statement.statement_id, statement.position),
         lines=lines,
         breaks=list(statement.break_ids),
     )

@@ -84,6 +84,9 @@ class LineEvidence(Evidence):
 
 
 class StatementEvidence(Evidence):
+    position: int = 1
+    """Its place in its file (1 for the first): what names it there, its id may repeat. A pack
+    written before a file could hold several states none: its file's one statement."""
     statement_id: str
     account: str
     currency: str
@@ -191,7 +194,13 @@ class ProofItemEvidence(Evidence):
 
 class StatementProof(Evidence):
     file_id: int
+    position: int = 1
+    """The statement's place in its file, as the inventory lists it."""
     statement_id: str
+    opening_date: str | None = None
+    closing_date: str | None = None
+    """Its balances' days: with its id, what tells a statement delivered again from the next
+    one of the same id (None in a pack written before they were stated)."""
     period_end: str | None
     opening: str
     statement_lines: str
@@ -207,6 +216,12 @@ class StatementProof(Evidence):
     unmatched_movements: list[ProofItemEvidence]
     amount_differences: list[ProofItemEvidence]
     charges: list[ProofItemEvidence]
+
+    @property
+    def place(self) -> str:
+        """Its file, and its place there when it is not the file's first."""
+        file = f"file {self.file_id}"
+        return file if self.position == 1 else f"{file}, its statement {self.position}"
 
 
 class AccountProof(Evidence):

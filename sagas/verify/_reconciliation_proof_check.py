@@ -17,12 +17,12 @@ from sagas.verify._reconciliation_model import (
 
 
 def proof_problems(pack: ReconciliationPack) -> Iterator[str]:
-    statements = {(f.file_id, s.statement_id): s for f in pack.files for s in f.statements}
+    statements = {(f.file_id, s.position): s for f in pack.files for s in f.statements}
     for account in pack.proofs:
         for proof in account.statements:
-            where = f"the proof of statement {proof.statement_id} (file {proof.file_id})"
-            statement = statements.get((proof.file_id, proof.statement_id))
-            if statement is None:
+            where = f"the proof of statement {proof.statement_id} ({proof.place})"
+            statement = statements.get((proof.file_id, proof.position))
+            if statement is None or statement.statement_id != proof.statement_id:
                 yield f"{where}: its statement is not in the inventory"
                 continue
             yield from _figures(where, proof)

@@ -18,18 +18,18 @@ from sagas.verify._evidence_saga import timestamp
 from sagas.verify._reconciliation_figures import account_proof
 from sagas.verify._reconciliation_model import AccountProof, ProofItemEvidence, StatementProof
 
-_Order = tuple[date, date, str, int]
+_Order = tuple[date, date, str, int, int]
 
 
 def account_proofs(period: ReconciliationPeriod) -> list[AccountProof]:
     """Per account and currency, its statements' proofs in the order the statements chain: by
-    closing day, opening day, statement id and import."""
-    statements = {f.file_id: s for f in period.files for s in f.statements}
+    closing day, opening day, statement id, import and place in the file."""
+    statements = {(f.file_id, s.position): s for f in period.files for s in f.statements}
     groups: dict[tuple[str, str], list[tuple[_Order, StatementProof]]] = {}
     for proof in period.proofs:
-        statement = statements[proof.file_id]
+        statement = statements[proof.file_id, proof.position]
         order = _order(statement, proof.file_id)
-        shown = _statement_proof(proof, period.movements)
+        shown = _statement_proof(proof, statement, period.movements)
         groups.setdefault((statement.account, statement.currency), []).append((order, shown))
     return [
         account_proof(account, currency, [shown for _, shown in sorted(found, key=_first)])
@@ -47,16 +47,22 @@ def _order(statement: PeriodStatement, file_id: int) -> _Order:
         statement.opening_date or date.min,
         statement.statement_id,
         file_id,
+        statement.position,
     )
 
 
-def _statement_proof(proof: ProofOfCash, movements: Mapping[int, RailMovement]) -> StatementProof:
+def _statement_proof(
+    proof: ProofOfCash, statement: PeriodStatement, movements: Mapping[int, RailMovement]
+) -> StatementProof:
     def items(found: tuple[ProofItem, ...]) -> list[ProofItemEvidence]:
         return [_item(item, movements) for item in found]
 
     return StatementProof(
         file_id=proof.file_id,
+        position=proof.position,
         statement_id=proof.statement_id,
+        opening_date=_day(statement.opening_date),
+        closing_date=_day(statement.closing_date),
         period_end=None if proof.period_end is None else timestamp(proof.period_end),
         opening=str(proof.opening),
         statement_lines=str(proof.statement_lines),
@@ -85,3 +91,7 @@ def _item(item: ProofItem, movements: Mapping[int, RailMovement]) -> ProofItemEv
         day=item.day.isoformat(),
         saga_id=None if movement is None else movement.saga_id,
     )
+
+
+def _day(day: date | None) -> str | None:
+    return None if day is None else day.isoformat()

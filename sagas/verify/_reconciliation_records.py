@@ -77,11 +77,19 @@ def identity_of(facts: Mapping[str, JsonValue]) -> OperatorIdentity | None:
     )
 
 
-def stated_counts(payload: Mapping[str, JsonValue], statement_id: str) -> LineCounts | None:
-    """How an import's record counts the lines of `statement_id`; None when it does not."""
+def stated_counts(
+    payload: Mapping[str, JsonValue], statement_id: str, position: int
+) -> LineCounts | None:
+    """How an import's record counts the lines of the statement `statement_id` at `position` in
+    its file (a record written before files held several states no position: its one
+    statement's is 1); None when it does not."""
     statements = payload.get("statements")
     for stated in statements if isinstance(statements, list) else []:
-        if isinstance(stated, dict) and stated.get("statement_id") == statement_id:
+        if (
+            isinstance(stated, dict)
+            and stated.get("statement_id") == statement_id
+            and stated.get("position", 1) == position
+        ):
             counts = {what: stated.get(what) for what in ("read", "new", "known", "refused")}
             if all(type(count) is int for count in counts.values()):
                 return LineCounts.model_validate(counts)

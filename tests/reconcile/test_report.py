@@ -35,7 +35,9 @@ from sagas.reconcile import (
     Statement,
     StatementFormat,
     StatementLine,
+    read_statements,
 )
+from sagas.reconcile._break_places import BreakPlaces, break_places
 from sagas.verify import (
     ReconciliationPack,
     ReconciliationRequest,
@@ -51,6 +53,7 @@ from sagas.verify import (
 from tests.evidence._offline import parked_payout
 from tests.fixtures_audit import TEST_KEYS, TEST_SIGNER
 from tests.ledger._money import eur
+from tests.reconcile.fixture_files import FIXTURES
 from tests.reconcile.test_matching import sent, settle, today
 
 ISSUER = "https://idp.test"
@@ -122,23 +125,42 @@ def imported(
     bytes (its own, made up for the test) and what the import did."""
     content = f"{read!r} {uuid.uuid4()}".encode()
     action = f"statement-action-{uuid.uuid4().hex[:12]}"
+    name = f"{read.statement_id}.xml"
     result = books.import_statement(
-        read, content, name=f"{read.statement_id}.xml", imported_by=operator, action_id=action
+        read, content, name=name, imported_by=operator, action_id=action
     )
+    record_import(store, action, name, result, operator)
+    return content, result
+
+
+def imported_file(
+    books: Reconciliation, store: AnchoredAuditStore, content: bytes, name: str
+) -> ImportResult:
+    """A file of several statements imported as the worker's action does, with its record."""
+    action = f"statement-action-{uuid.uuid4().hex[:12]}"
+    result = books.import_statements(
+        read_statements(content), content, name=name, imported_by="ana", action_id=action
+    )
+    record_import(store, action, name, result, "ana")
+    return result
+
+
+def record_import(
+    store: AnchoredAuditStore, action: str, name: str, result: ImportResult, operator: str
+) -> None:
     statements: list[JsonValue] = [s.facts() for s in result.statements]
     store.append(
         kind="statement_imported",
         saga_id=action,
         dedupe_key=f"{action}:statement_imported",
         payload={
-            "file": f"{read.statement_id}.xml",
+            "file": name,
             "sha256": result.sha256,
             "file_id": result.file_id,
             "statements": statements,
             **operator_facts(operator),
         },
     )
-    return content, result
 
 
 def operator_facts(name: str, note: str | None = None) -> dict[str, JsonValue]:
@@ -331,6 +353,91 @@ def test_a_statement_that_does_not_add_up_is_a_proof_that_does_not_balance(
     assert any("does not balance" in finding for finding in pack.findings)
     (unbalanced,) = pack.breaks
     assert pack.files[0].statements[0].breaks == [unbalanced.break_id]
+
+
+def test_each_statement_of_a_file_of_several_is_listed_once_at_its_place_with_its_proof(
+    books: Reconciliation, store: AnchoredAuditStore, tmp_path: Path
+) -> None:
+    """ING's three days in one MT940, whose second day's ING-0302 an earlier statement holds
+    with another amount; Rabobank's two statements under the same :20: and :28C:."""
+    ing = (FIXTURES / "mt940_ing_three_days.sta").read_bytes()
+    rabobank = (Path(__file__).parent / "dialects" / "mt940_rabobank.sta").read_bytes()
+    account = "NL20INGB0001234567EUR"
+    imported(books, store, statement("EARLIER", line("ING-0302", 999), account=account))
+    ing_file = imported_file(books, store, ing, "ing-week.sta")
+    rabo_file = imported_file(books, store, rabobank, "rabo.sta")
+
+    pack = pack_of(books, store, tmp_path, None)
+
+    files = {file.file_id: file for file in pack.files}
+    ing_shown, rabo_shown = files[ing_file.file_id], files[rabo_file.file_id]
+    read = read_statements(ing)
+    assert [(s.position, s.statement_id) for s in ing_shown.statements] == [
+        (n, s.statement_id) for n, s in enumerate(read, 1)
+    ]
+    for shown, source in zip(ing_shown.statements, read, strict=True):
+        assert [line.position for line in shown.lines] == list(range(1, len(source.lines) + 1))
+        assert shown.counts == shown.stated_counts
+    day_two = ing_shown.statements[1]
+    assert [line.status for line in day_two.lines] == ["new", "refused", "new"]
+    refused = day_two.lines[1]
+    (conflict,) = [b for b in pack.breaks if b.kind == BreakKind.STATEMENT_CONFLICT]
+    assert refused.breaks == [conflict.break_id]
+    assert conflict.files == [ing_file.file_id]
+    assert [line.bank_reference for line in day_two.lines if line.status == "new"] == [
+        "ING-0301",
+        "ING-0303",
+    ]
+    others = [s for n, s in enumerate(ing_shown.statements) if n != 1]
+    assert all(line.status == "new" for s in others for line in s.lines)
+    kept = [line.line_id for f in pack.files for s in f.statements for line in s.lines]
+    assert len([k for k in kept if k is not None]) == len({k for k in kept if k is not None})
+
+    assert [s.statement_id for s in rabo_shown.statements] == ["940S261102/0"] * 2
+    assert [s.position for s in rabo_shown.statements] == [1, 2]
+    assert [[line.amount for line in s.lines] for s in rabo_shown.statements] == [
+        ["125.00 EUR", "10.00 EUR"],
+        ["125.00 EUR", "40.00 EUR"],
+    ]
+    proofs = {proof.account: proof for proof in pack.proofs}
+    rabo, ing_proof = proofs["NL44RABO0123456789"], proofs[account]
+    assert [(p.file_id, p.position) for p in rabo.statements] == [
+        (rabo_file.file_id, 1),
+        (rabo_file.file_id, 2),
+    ]
+    assert [p.statement_lines for p in rabo.statements] == ["-135.00 EUR", "-85.00 EUR"]
+    assert (rabo.opening, rabo.closing, rabo.chained) == ("2500.00 EUR", "2280.00 EUR", True)
+    assert [(p.file_id, p.position) for p in ing_proof.statements] == [
+        (ing_file.file_id, n) for n in (1, 2, 3)
+    ]
+    # Day two's proof holds the lines kept with it: the refused one is not among them.
+    assert ing_proof.statements[1].statement_lines == "-151.00 EUR"
+
+    document = signed(pack)
+    assert check_report(document, TEST_KEYS.keyring).problems == []
+    document["files"][1]["statements"][1]["position"] = 3
+    del document["signature"]
+    forged = sign_reconciliation(ReconciliationPack.model_validate(document), TEST_SIGNER)
+    problems = check_report(forged.document(), TEST_KEYS.keyring).problems
+    assert any("its statement 2" in p and "not in the inventory" in p for p in problems)
+
+
+@pytest.mark.parametrize(
+    ("key", "places"),
+    [
+        ("statement_unbalanced:statement:12", BreakPlaces(statement_ids=(12,))),
+        ("statement_unbalanced:file:7", BreakPlaces(statement_ids=(7,))),
+        ("statement_gap:12:13", BreakPlaces(statement_ids=(12, 13))),
+        ("statement_conflict:40:7:3", BreakPlaces(refused_at=(7, 1, 3))),
+        ("statement_conflict:40:7.2:3", BreakPlaces(refused_at=(7, 2, 3))),
+        ("statement_conflict:40:7.x:3", BreakPlaces()),
+    ],
+    ids=["unbalanced", "unbalanced before 0019", "gap", "conflict", "conflict later", "garbled"],
+)
+def test_a_break_key_names_the_statements_it_is_about(key: str, places: BreakPlaces) -> None:
+    """Balance breaks name statements (a file's id before files held several: its one
+    statement's); a conflict, its file, the statement's place in it and the line's."""
+    assert break_places(key) == places
 
 
 def test_a_period_and_an_account_select_statements_by_their_days(
