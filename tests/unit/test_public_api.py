@@ -536,7 +536,9 @@ PUBLIC = {
         "to_application_error",
         "total_backoff",
     ],
+    "sagas.app": [],
     "sagas.foundations": [
+        "moved_names",
         "RecoveryRefusedError",
         "configured_access_tokens",
         "AccessTokenCheck",
