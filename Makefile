@@ -77,3 +77,4 @@ outage-long: $(STAMP)
 
 clean:
 	rm -rf $(VENV) $(LOCK_VENV) .fundsaga .mypy_cache .pytest_cache .ruff_cache
+	rm -rf examples/node-operator/node_modules examples/node-operator/dist examples/node-operator/.npm-cache
