@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-long lint clean bench bench-ledger chaos outage-long lock
+.PHONY: run test test-long lint clean bench bench-ledger chaos outage-long lock cli-help
 
 LOCK_VENV := .venv-lock
 PIP_COMPILE = $(LOCK_VENV)/bin/pip-compile --quiet --generate-hashes --allow-unsafe --strip-extras \
@@ -24,8 +24,15 @@ lock:
 	$(PIP_COMPILE) --extra dev -o requirements-dev.lock pyproject.toml
 
 # RUN_ARGS go to `fundsaga dev`: say RUN_ARGS="--port 17233 --ui-port 17234".
+# The clock starts when make does, so that "ready in" counts setting up too.
+RUN_STARTED_AT := $(shell date +%s)
 run: $(STAMP)
-	$(BIN)/python -m tooling.demo $(RUN_ARGS)
+	FUNDSAGA_RUN_STARTED_AT=$(RUN_STARTED_AT) $(BIN)/python -m tooling.demo $(RUN_ARGS)
+
+# After a change to a command's options or docstring: the help `--help` prints without loading
+# the commands (sagas/cli_help.json; tests/unit/test_cli_help.py says when it is stale).
+cli-help: $(STAMP)
+	$(BIN)/python -m tooling.cli_help
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -70,3 +77,4 @@ outage-long: $(STAMP)
 
 clean:
 	rm -rf $(VENV) $(LOCK_VENV) .fundsaga .mypy_cache .pytest_cache .ruff_cache
+	rm -rf examples/node-operator/node_modules examples/node-operator/dist examples/node-operator/.npm-cache

@@ -178,7 +178,9 @@ class FundingWorkflow(VerifiedFirst):
             currency=request.currency,
             status=FundingStatus.AWAITING_APPROVAL,
         )
-        maker = await self._verify(request.proof, OperatorRole.OPERATOR, OperatorAct.PROPOSE)
+        maker = await self._verify(
+            request.proof, OperatorRole.OPERATOR, OperatorAct.PROPOSE, request.refusal()
+        )
         if maker is None:
             view.status = FundingStatus.REFUSED
             return view

@@ -17,6 +17,7 @@ from activities.audit import anchor_journal
 from sagas.cli._db import databases_to_migrate
 from sagas.cli._demo_report import write_demo_report
 from sagas.cli._dev_ports import DevPorts
+from sagas.cli._dev_shell import second_shell_settings, since_run_started, write_dev_env
 from sagas.cli._invocation import Invocation
 from sagas.client import (
     DevIdentityProvider,
@@ -152,6 +153,10 @@ async def serve_dev(
         own_group=True,
     )
     audit = invocation.audit(keys)
+    shell = second_shell_settings(settings, ports.port)
+    dev_env = write_dev_env(shell)
+    print(f"for a second shell in this directory: . {dev_env}  (sets {', '.join(shell)})")
+    print(f"  TEMPORAL_ADDRESS={shell['TEMPORAL_ADDRESS']}")
     async with env, AsyncExitStack() as stack:
         if payload_keys is not None:
             token = dev_codec_token(settings)
@@ -204,9 +209,15 @@ async def serve_dev(
                 print(f"ledger journal anchored at entry {journal.sequence}")
             print("the reconciliation pack of the demo's day:")
             await write_demo_report(f"127.0.0.1:{ports.port}")
-        print(f"ready in {time.monotonic() - started:.1f} s")
+        print(ready_line(time.monotonic() - started, since_run_started()))
         print(f"open {ui_url} to read the histories; Ctrl-C stops everything")
         await stop.wait()
+
+
+def ready_line(in_dev: float, since_make_run: float | None) -> str:
+    if since_make_run is None:
+        return f"ready in {in_dev:.1f} s"
+    return f"ready in {since_make_run:.1f} s from `make run` ({in_dev:.1f} s of it in fundsaga dev)"
 
 
 async def run_catalog(

@@ -14,7 +14,7 @@ from datetime import datetime
 from decimal import Decimal
 from enum import Enum, StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from pydantic import BaseModel
@@ -27,10 +27,13 @@ from sagas.engine import (
     BatchOutcome,
     BatchView,
     SagaOutcome,
-    SagaView,
+    SagaStatus,
     StepFailure,
     item_counts,
 )
+
+if TYPE_CHECKING:
+    from sagas.client import ListedSaga, SagaReading
 
 WIDE = 1000
 """Columns of a table that goes to a file or a pipe: never wrapped or cut for a screen."""
@@ -138,16 +141,44 @@ def _json_value(value: object) -> object:
     raise TypeError(f"{type(value).__name__} has no JSON form in the CLI")
 
 
-SAGA_COLUMNS = ("saga_id", "saga_type", "key", "status")
+SAGA_COLUMNS = ("saga_id", "saga_type", "key", "status", "amount", "parties", "reference")
 
 
-def sagas_shown(found: list[tuple[str, str, str]]) -> Shown:
-    """(saga id, saga type, status) rows as `FundsagaClient.list_sagas` returns them."""
-    records = [
-        {"saga_id": sid, "saga_type": kind, "key": key_of(sid, kind), "status": status}
-        for sid, kind, status in found
+def sagas_shown(found: Sequence[ListedSaga]) -> Shown:
+    """Sagas as `FundsagaClient.sagas` lists them: each status as `sagas view` shows it, and
+    the money its saga type declares (`-` where it declares none)."""
+    rows = [
+        [
+            saga.saga_id,
+            saga.saga_type,
+            saga.key,
+            saga.standing.text(),
+            saga.money.amount_text(),
+            saga.money.parties_text(),
+            saga.money.reference_text(),
+        ]
+        for saga in found
     ]
-    return listing(records, SAGA_COLUMNS)
+    records = [listed_record(saga) for saga in found]
+    return Shown(data=records, columns=SAGA_COLUMNS, rows=rows)
+
+
+def listed_record(saga: ListedSaga) -> dict[str, Any]:
+    """A saga's facts in JSON, the same in `sagas list` and `sagas view`."""
+    standing = saga.standing
+    return {
+        "saga_id": saga.saga_id,
+        "saga_type": saga.saga_type,
+        "key": saga.key,
+        "status": standing.status.value,
+        "waiting_on": standing.waiting_on,
+        "waiting_since": standing.waiting_since,
+        "killed_as": standing.killed_as,
+        "recovery_id": standing.recovery_id,
+        "amounts": dict(saga.money.amounts),
+        "parties": dict(saga.money.parties),
+        "reference": saga.money.reference,
+    }
 
 
 def key_of(saga_id: str, saga_type: str) -> str:
@@ -155,11 +186,22 @@ def key_of(saga_id: str, saga_type: str) -> str:
     return saga_id.removeprefix(f"{saga_type}-")
 
 
-def view_shown(view: SagaView) -> Shown:
+def view_shown(reading: SagaReading) -> Shown:
+    """The saga headed as `sagas list` lists it, then its snapshots."""
+    view, listed = reading.view, reading.listed
+    data = view.model_dump(mode="json") | listed_record(listed)
     if isinstance(view, BatchView):
-        running = f"{view.status.value}, {len(view.items)} of {view.total} ended, "
-        return _batch_shown(view, view.items, running + f"running: {view.running or '-'}")
-    lines = [f"{view.saga_id}: {view.status.value} (step: {view.current_step or '-'})"]
+        running = f"{listed.standing.text()}, {len(view.items)} of {view.total} ended, "
+        state = running + f"running: {view.running or '-'}"
+        return _batch_shown(data, f"{view.saga_id}: {state}", view.items)
+    money = listed.money
+    lines = [
+        f"{view.saga_id}: {listed.standing.text()} (step: {view.current_step or '-'})",
+        f"  amount: {money.amount_text()}; parties: {money.parties_text()}; "
+        f"reference: {money.reference_text()}",
+    ]
+    if listed.standing.killed_as is not None:
+        lines.append(f"  killed: {killed_text(listed)}")
     if view.failure is not None:
         lines.append(f"  failure: {failure_text(view.failure)}")
     if view.waiting_on is not None and view.waiting_since is not None:
@@ -180,12 +222,31 @@ def view_shown(view: SagaView) -> Shown:
         for s in view.snapshots
     ]
     columns = ("#", "step", "status", "attempt", "recorded_at", "compensation stack")
-    return Shown(data=view, lines=lines, columns=columns, rows=rows)
+    return Shown(data=data, lines=lines, columns=columns, rows=rows)
+
+
+def killed_text(listed: ListedSaga) -> str:
+    """Where a killed saga's story goes on: its recovery workflow, and what it waits for."""
+    standing = listed.standing
+    closed = f"Temporal closed its execution from outside ({standing.killed_as})"
+    command = f"fundsaga attention {{}} {listed.key} --type {listed.saga_type}"
+    if standing.recovery_id is None:
+        return (
+            f"{closed}; the collector starts its recovery, or "
+            f"`{command.format('recover')} --note TEXT`"
+        )
+    if standing.status is SagaStatus.KILLED:
+        return (
+            f"{closed}; its recovery {standing.recovery_id} waits for two operators: "
+            f"`{command.format('recover')} --note TEXT`, then another "
+            f"`{command.format('approve-recovery')} --proposal ID`"
+        )
+    return f"{closed}; {standing.recovery_id} took it over, and this view is the recovery's"
 
 
 def outcome_shown(outcome: SagaOutcome) -> Shown:
     if isinstance(outcome, BatchOutcome):
-        return _batch_shown(outcome, outcome.items, f"{outcome.status.value}")
+        return _batch_shown(outcome, f"{outcome.saga_id}: {outcome.status.value}", outcome.items)
     lines = [f"{outcome.saga_id}: {outcome.status.value}"]
     if outcome.failure is not None:
         lines.append(f"  failure: {failure_text(outcome.failure)}")
@@ -198,9 +259,9 @@ def failure_text(failure: StepFailure) -> str:
     return f"{failure.reason.value} at {failure.step_name or '-'}: {failure.message}"
 
 
-def _batch_shown(data: SagaOutcome | SagaView, items: list[BatchItemOutcome], state: str) -> Shown:
+def _batch_shown(data: object, head: str, items: list[BatchItemOutcome]) -> Shown:
     counts = ", ".join(f"{status} {n}" for status, n in item_counts(items).items()) or "none"
-    lines = [f"{data.saga_id}: {state}", f"  items: {counts}"]
+    lines = [head, f"  items: {counts}"]
     rows = [
         [i.number, i.saga_id, i.status, failure_text(i.failure) if i.failure else i.note]
         for i in items

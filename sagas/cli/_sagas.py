@@ -23,13 +23,12 @@ from sagas.cli._output import (
     said,
     view_shown,
 )
-from sagas.client import Launch, WaitingSaga
+from sagas.client import Launch, ListedSaga, SagaReading, WaitingSaga
 from sagas.engine import (
     SAGA_STATUS,
     SagaOutcome,
     SagaRequest,
     SagaStatus,
-    SagaView,
     completed_or_raise,
 )
 from sagas.registry import load_registry
@@ -128,7 +127,8 @@ def list_sagas(
     ] = False,
     output: Output = OutputFormat.TABLE,
 ) -> None:
-    """Sagas on this deployment's task queue, newest first."""
+    """Sagas on this deployment's task queue, newest first: status (as `sagas view` shows
+    it), amount, parties, reference."""
     show_list(Invocation.of(ctx), saga_type, status, output, waiting=waiting)
 
 
@@ -136,7 +136,8 @@ def list_sagas(
 def view(
     ctx: typer.Context, key: Key, saga_type: SagaType, output: Output = OutputFormat.TABLE
 ) -> None:
-    """Status, failure, snapshots and compensation stack of one saga."""
+    """One saga as `sagas list` shows it, then its failure, snapshots and compensation
+    stack; a killed saga names its recovery."""
     show_view(Invocation.of(ctx), saga_type, key, output)
 
 
@@ -168,8 +169,8 @@ def show_list(
         show_waiting(invocation, saga_type, status, output)
         return
 
-    async def found() -> list[tuple[str, str, str]]:
-        return await (await invocation.client()).list_sagas(saga_type, status)
+    async def found() -> list[ListedSaga]:
+        return await (await invocation.client()).sagas(saga_type, status)
 
     emit(sagas_shown(invocation.run(found())), output)
 
@@ -232,9 +233,9 @@ def waited_text(waited: timedelta | None) -> str:
 
 
 def show_view(invocation: Invocation, saga_type: str, key: str, output: OutputFormat) -> None:
-    async def viewed() -> SagaView:
+    async def viewed() -> SagaReading:
         client = await invocation.client(with_ledger=True)  # each step's recorded attempts
-        return await client.saga(saga_type, key).view()
+        return await client.saga(saga_type, key).read()
 
     emit(view_shown(invocation.run(viewed())), output)
 

@@ -22,6 +22,7 @@ from sagas.client._process_exit import end_process
 from sagas.client._reconcile_actions import ReconcileActions
 from sagas.client._recoveries import SagaRecoveries
 from sagas.client._saga_handle import SagaHandle
+from sagas.client._saga_reading import SagaReading
 from sagas.client._schedule_dst import DST_HORIZON_YEARS, matching_times
 from sagas.client._schedules import (
     COMPANION_SUFFIX,
@@ -32,6 +33,7 @@ from sagas.client._schedules import (
     ScheduleSummary,
     ScheduleView,
 )
+from sagas.client._standing import ListedSaga, SagaStanding, saga_standing
 from sagas.engine import saga_id
 
 __all__ = [
@@ -47,6 +49,7 @@ __all__ = [
     "DevOperator",
     "FundsagaClient",
     "Launch",
+    "ListedSaga",
     "OperatorActions",
     "OperatorCredential",
     "Overlap",
@@ -55,8 +58,10 @@ __all__ = [
     "ReconcileActions",
     "SagaActionResult",
     "SagaHandle",
+    "SagaReading",
     "SagaRecoveries",
     "SagaSchedules",
+    "SagaStanding",
     "ScheduleSummary",
     "ScheduleView",
     "ScheduledRunView",
@@ -70,4 +75,5 @@ __all__ = [
     "ensure_anchor_schedule",
     "matching_times",
     "saga_id",
+    "saga_standing",
 ]

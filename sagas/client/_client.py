@@ -14,6 +14,7 @@ from typing import Any
 
 from temporalio.client import (
     Client,
+    WorkflowExecution,
     WorkflowExecutionDescription,
     WorkflowExecutionStatus,
     WorkflowHandle,
@@ -35,23 +36,28 @@ from sagas.client._operator_actions import OperatorActions
 from sagas.client._operator_credentials import OperatorCredential, configured_operator
 from sagas.client._process_exit import collect_before_exit
 from sagas.client._reconcile_actions import ReconcileActions
-from sagas.client._recoveries import KILLED_CLAUSES, NOT_RECOVERY, SagaRecoveries
+from sagas.client._recoveries import NOT_RECOVERY, SagaRecoveries, quoted
 from sagas.client._saga_handle import SagaHandle
 from sagas.client._schedules import SagaSchedules
+from sagas.client._standing import CLOSED_FROM_OUTSIDE, ListedSaga, is_killed, listed_saga
 from sagas.codec import refuse_plain_text_start
 from sagas.engine import (
     AUDIT_COMPLETED_MEMO,
     FINGERPRINT_MEMO,
+    MONEY_MEMO,
     OPEN_SAGA_STATUSES,
+    RECOVERY_WORKFLOW,
     SAGA_STATUS,
     SAGA_TYPE,
     SAGA_WAITING_ON,
     SAGA_WAITING_SINCE,
     FailureReason,
+    SagaMoney,
     SagaOutcome,
     SagaRequest,
     SagaStatus,
     deadline_pair,
+    killed_saga_id,
     saga_id,
 )
 from sagas.foundations import (
@@ -64,6 +70,14 @@ from sagas.foundations import (
 from sagas.ledger import Ledger
 from sagas.reconcile import DEFAULT_MAX_BYTES, Reconciliation
 from sagas.registry import SagaRegistry, built_in_registry, load_registry
+
+RECOVERY = f"WorkflowType = '{RECOVERY_WORKFLOW}'"
+KILLED_RUN = (
+    f"({NOT_RECOVERY} AND ExecutionStatus IN ({quoted(list(CLOSED_FROM_OUTSIDE.values()))}) "
+    f"AND {SAGA_STATUS.name} IN ({quoted(OPEN_SAGA_STATUSES)}))"
+)
+"""A saga's run that Temporal closed while the engine showed it open: its recovery's status is
+the saga's."""
 
 
 class FundsagaClient:
@@ -238,8 +252,15 @@ class FundsagaClient:
 
     def saga(self, saga_type: str, idempotency_key: str) -> SagaHandle:
         """The saga of this type and key, to view, wait for, cancel or operate (no RPC)."""
-        name = self.registry.get(saga_type).name
-        return SagaHandle(self.temporal, name, idempotency_key, self.operator, self.ledger)
+        definition = self.registry.get(saga_type).definition
+        return SagaHandle(
+            self.temporal,
+            definition.saga_type,
+            idempotency_key,
+            self.operator,
+            self.ledger,
+            definition=definition,
+        )
 
     async def list_sagas(
         self,
@@ -248,39 +269,64 @@ class FundsagaClient:
         *,
         waiting: bool = False,
     ) -> list[tuple[str, str, str]]:
-        """(saga id, saga type, status) of every saga on this client's task queue, newest
-        first, optionally of one type and status; `waiting`: only those waiting out a fault of
-        the infrastructure now.
-
-        A saga whose execution was closed from outside shows as KILLED until its recovery is
-        approved, then with its recovery's status; one whose execution was deleted while open
-        shows as KILLED once the collector found it."""
+        """(saga id, saga type, status) of each saga `sagas()` lists; `waiting`: only those
+        waiting out a fault of the infrastructure now."""
         if waiting:
             waits = await self.waiting_sagas(saga_type, status)
             return [(saga.saga_id, saga.saga_type, saga.status.value) for saga in waits]
-        clauses = self._listed(saga_type)
+        return [
+            (s.saga_id, s.saga_type, s.status.value) for s in await self.sagas(saga_type, status)
+        ]
+
+    async def sagas(
+        self, saga_type: str | None = None, status: SagaStatus | None = None
+    ) -> list[ListedSaga]:
+        """Every saga on this client's task queue, newest first, optionally of one type and
+        status: each with its status as `saga_standing` decides it (as `SagaHandle.read()`
+        does) and its money from its memo. One visibility query lists the sagas and their
+        recoveries together; no worker is asked.
+
+        A saga closed from outside shows as KILLED until its recovery is approved, then with
+        its recovery's status; one whose execution was deleted while open shows as KILLED once
+        the collector found it. Every run of a key is listed (a REJECTED run and the corrected
+        one after it); a run that continued as new is not, its successor is."""
         wanted = None if status is None else SagaStatus(status)
-        if wanted is SagaStatus.KILLED:
-            clauses.extend(KILLED_CLAUSES)
-        elif wanted is not None:
-            clauses.append(f"{SAGA_STATUS.name} = '{wanted.value}'")
+        runs: list[WorkflowExecution] = []
+        recoveries: dict[str, WorkflowExecution] = {}
+        async for execution in self.temporal.list_workflows(self._listing(saga_type, wanted)):
+            if execution.workflow_type == RECOVERY_WORKFLOW:
+                killed = killed_saga_id(execution.id)
+                if killed is not None:
+                    recoveries.setdefault(killed, execution)
+            elif execution.status is not WorkflowExecutionStatus.CONTINUED_AS_NEW:
+                runs.append(execution)
+        found = [
+            await listed_saga(run, recoveries.get(run.id) if is_killed(run) else None)
+            for run in runs
+        ]
+        listed = {run.id for run in runs}
+        found += [
+            await listed_saga(None, recovery)
+            for saga, recovery in recoveries.items()
+            if saga not in listed
+        ]
+        return [saga for saga in found if wanted is None or saga.status is wanted]
+
+    def _listing(self, saga_type: str | None, wanted: SagaStatus | None) -> str:
+        """The visibility query of `sagas()`: the sagas (of `wanted`'s status, and every killed
+        one, whose recovery may carry it) and their recoveries."""
+        clauses = [f"{SAGA_TYPE.name} IS NOT NULL", f"TaskQueue = '{self.task_queue}'"]
+        if saga_type is not None:
+            clauses.append(f"{SAGA_TYPE.name} = '{self.registry.get(saga_type).name}'")
+        if wanted is None:
+            return " AND ".join(clauses)
+        either = [KILLED_RUN, RECOVERY]
+        if wanted is not SagaStatus.KILLED:
+            mine = [NOT_RECOVERY, f"{SAGA_STATUS.name} = '{wanted.value}'"]
             if not wanted.is_terminal:
-                clauses.append("ExecutionStatus = 'Running'")
-        found: list[tuple[str, str, str]] = []
-        killed: list[int] = []
-        async for execution in self.temporal.list_workflows(" AND ".join(clauses)):
-            attributes = execution.typed_search_attributes
-            shown = attributes.get(SAGA_STATUS) or ""
-            if _killed(execution.status, shown):
-                killed.append(len(found))
-            found.append((execution.id, attributes.get(SAGA_TYPE) or "", shown))
-        if killed or (wanted is not None and wanted.is_terminal):
-            found = await self._with_recoveries(found, killed, saga_type, wanted)
-        if wanted in (None, SagaStatus.KILLED):  # those whose execution is deleted
-            listed = {row[0] for row in found}
-            awaiting = await self.recoveries().awaiting(saga_type)
-            found += [(s, t, SagaStatus.KILLED.value) for s, t in awaiting if s not in listed]
-        return found
+                mine.append("ExecutionStatus = 'Running'")
+            either.insert(0, f"({' AND '.join(mine)})")
+        return " AND ".join([*clauses, f"({' OR '.join(either)})"])
 
     async def waiting_sagas(
         self, saga_type: str | None = None, status: SagaStatus | None = None
@@ -310,38 +356,6 @@ class FundsagaClient:
             clauses.append(f"{SAGA_TYPE.name} = '{self.registry.get(saga_type).name}'")
         return clauses
 
-    async def _with_recoveries(
-        self,
-        found: list[tuple[str, str, str]],
-        killed: list[int],
-        saga_type: str | None,
-        wanted: SagaStatus | None,
-    ) -> list[tuple[str, str, str]]:
-        """Killed sagas shown with their recovery's status (KILLED until it is approved), and
-        the recovered ones that `wanted` asks for."""
-        recoveries = await self.recoveries().recovery_statuses(saga_type)
-        shown = list(found)
-        for index in killed:
-            saga, kind, _ = shown[index]
-            shown[index] = (saga, kind, recoveries.get(saga, SagaStatus.KILLED.value))
-        if wanted is SagaStatus.KILLED:
-            return [row for row in shown if row[2] == SagaStatus.KILLED.value]
-        if wanted is not None:
-            listed = {row[0] for row in shown}
-            types = {row[0]: row[1] for row in await self._killed_rows(saga_type)}
-            shown += [
-                (saga, types.get(saga, saga_type or ""), status)
-                for saga, status in recoveries.items()
-                if status == wanted.value and saga not in listed
-            ]
-        return shown
-
-    async def _killed_rows(self, saga_type: str | None) -> list[tuple[str, str]]:
-        return [
-            (execution.id, execution.typed_search_attributes.get(SAGA_TYPE) or "")
-            for execution in await self.recoveries().killed(saga_type)
-        ]
-
     def _parse(self, saga_type: str, request: SagaRequest | Mapping[str, Any]) -> SagaRequest:
         return self.registry.parse_request(saga_type, request)
 
@@ -370,6 +384,7 @@ class FundsagaClient:
             memo={
                 FINGERPRINT_MEMO: request.fingerprint(),
                 AUDIT_COMPLETED_MEMO: self.audit_completed,
+                MONEY_MEMO: SagaMoney.of(self.registry.get(saga_type).definition, request).memo(),
             },
             search_attributes=TypedSearchAttributes(
                 [
@@ -402,13 +417,6 @@ class WaitingSaga:
         if self.waiting_since is None:
             return None
         return max(now - self.waiting_since, timedelta())
-
-
-def _killed(execution: WorkflowExecutionStatus | None, shown: str) -> bool:
-    """Closed by Temporal while the engine still showed it open."""
-    return execution is not WorkflowExecutionStatus.RUNNING and shown in {
-        s.value for s in OPEN_SAGA_STATUSES
-    }
 
 
 async def _found(

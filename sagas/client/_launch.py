@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from temporalio.client import WorkflowExecutionDescription, WorkflowExecutionStatus, WorkflowHandle
+from temporalio.client import WorkflowExecutionDescription, WorkflowHandle
 
-from sagas.engine import OPEN_SAGA_STATUSES, SAGA_STATUS, SagaOutcome, SagaStatus
+from sagas.client._standing import saga_standing
+from sagas.engine import SagaOutcome, SagaStatus
 
 GOING = frozenset({SagaStatus.RUNNING, SagaStatus.COMPENSATING})
 """Open and moving by itself: a start that finds one is an idempotent repeat."""
@@ -31,8 +32,6 @@ class Launch:
 
 
 def shown_status(description: WorkflowExecutionDescription) -> SagaStatus:
-    """The saga status of a described run: its search attribute, KILLED when its execution
-    closed while the engine still showed it open."""
-    shown = SagaStatus(description.typed_search_attributes.get(SAGA_STATUS) or "RUNNING")
-    closed = description.status is not WorkflowExecutionStatus.RUNNING
-    return SagaStatus.KILLED if closed and shown in OPEN_SAGA_STATUSES else shown
+    """The saga status of a described run, as `saga_standing` decides it without its recovery:
+    KILLED when its execution closed while the engine still showed it open."""
+    return saga_standing(description).status

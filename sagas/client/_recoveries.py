@@ -23,11 +23,13 @@ from temporalio.common import (
 from temporalio.exceptions import ApplicationError, WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
+from sagas.client._history_request import request_in_history
 from sagas.client._operator_credentials import (
     OperatorCredential,
     bound_token,
     required_operator,
 )
+from sagas.client._standing import CLOSED_FROM_OUTSIDE, DELETED
 from sagas.engine import (
     APPROVE_RECOVERY_UPDATE,
     KILLED_EXECUTION_STATUSES,
@@ -59,13 +61,6 @@ from sagas.foundations import (
     SameOperatorError,
 )
 
-_CLOSED_AS = {
-    WorkflowExecutionStatus.TERMINATED: "Terminated",
-    WorkflowExecutionStatus.TIMED_OUT: "TimedOut",
-    WorkflowExecutionStatus.FAILED: "Failed",
-}
-DELETED = "Deleted"
-"""How a saga whose execution Temporal no longer knows is shown closed."""
 _BATCH = 50
 """Saga ids per visibility query when looking for deleted executions."""
 _REFUSALS: dict[str, type[FundsagaError]] = {
@@ -78,16 +73,17 @@ def _closed_as(status: WorkflowExecutionStatus | None) -> str:
     """As visibility names it: Terminated, TimedOut, Failed."""
     if status is None:
         return "Unknown"
-    return _CLOSED_AS.get(status, status.name.title())
+    return CLOSED_FROM_OUTSIDE.get(status, status.name.title())
 
 
-def _quoted(values: Sequence[str]) -> str:
+def quoted(values: Sequence[str]) -> str:
+    """`'a', 'b'`: values for a visibility query's `IN (...)`."""
     return ", ".join(f"'{value}'" for value in values)
 
 
 KILLED_CLAUSES = (
-    f"ExecutionStatus IN ({_quoted(KILLED_EXECUTION_STATUSES)})",
-    f"{SAGA_STATUS.name} IN ({_quoted(OPEN_SAGA_STATUSES)})",
+    f"ExecutionStatus IN ({quoted(KILLED_EXECUTION_STATUSES)})",
+    f"{SAGA_STATUS.name} IN ({quoted(OPEN_SAGA_STATUSES)})",
 )
 """A saga execution that closed while the engine still showed it open."""
 NOT_RECOVERY = f"WorkflowType != '{RECOVERY_WORKFLOW}'"
@@ -151,7 +147,7 @@ class SagaRecoveries:
         for batch in (claims[i : i + _BATCH] for i in range(0, len(claims), _BATCH)):
             ids = [claim.saga_id for claim in batch]
             listed = [recovery_id(saga) for saga in ids] + ids
-            query = f"WorkflowId IN ({_quoted(listed)})"
+            query = f"WorkflowId IN ({quoted(listed)})"
             known = {execution.id async for execution in self.temporal.list_workflows(query)}
             for claim in batch:
                 if claim.saga_id in known or recovery_id(claim.saga_id) in known:
@@ -187,7 +183,7 @@ class SagaRecoveries:
             closed_as=_closed_as(execution.status),
             closed_at=execution.close_time,
             shown_as=execution.typed_search_attributes.get(SAGA_STATUS) or "",
-            request=await self._request_of(execution),
+            request=await request_in_history(self.temporal, execution.id, execution.run_id),
         )
         return await self._start(killed)
 
@@ -211,22 +207,6 @@ class SagaRecoveries:
         except WorkflowAlreadyStartedError:
             return False
         return True
-
-    async def _request_of(self, execution: WorkflowExecution) -> dict[str, Any] | None:
-        """The saga's request, from the first event of its history; None when it is gone."""
-        handle = self.temporal.get_workflow_handle(execution.id, run_id=execution.run_id)
-        try:
-            async for event in handle.fetch_history_events(page_size=1):
-                payloads = event.workflow_execution_started_event_attributes.input.payloads
-                if not payloads:
-                    return None
-                [request] = await self.temporal.data_converter.decode(payloads[:1], [dict])
-                return request if isinstance(request, dict) else None
-        except RPCError as err:
-            if err.status is RPCStatusCode.NOT_FOUND:
-                return None
-            raise
-        return None
 
     def _handle(self, saga_id: str) -> WorkflowHandle[Any, Any]:
         return self.temporal.get_workflow_handle(recovery_id(saga_id))

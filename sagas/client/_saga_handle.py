@@ -27,15 +27,17 @@ from sagas.client._operator_credentials import (
     bound_token,
     required_operator,
 )
+from sagas.client._saga_reading import SagaReading, money_of_run, standing_and_view
+from sagas.client._standing import ListedSaga
 from sagas.engine import (
     APPROVE_UPDATE,
     EVENT_SIGNAL,
     PROPOSE_UPDATE,
     RETRY_UPDATE,
-    VIEW_QUERY,
     OperatorAct,
     OperatorAction,
     OperatorBinding,
+    SagaDefinition,
     SagaEvent,
     SagaOutcome,
     SagaStatus,
@@ -44,7 +46,6 @@ from sagas.engine import (
     outcome_from,
     recovery_id,
     saga_id,
-    view_from,
 )
 from sagas.foundations import (
     FundsagaError,
@@ -79,6 +80,9 @@ class SagaHandle:
     and its operator actions are refused."""
     ledger: Ledger | None = None
     """Where the steps' snapshots are durable: `view()` reads each step's attempts there."""
+    definition: SagaDefinition[Any, Any] | None = None
+    """The saga type's definition: `read()` finds the money of a request that the memo does
+    not hold with it."""
 
     @property
     def saga_id(self) -> str:
@@ -89,25 +93,26 @@ class SagaHandle:
         return self.temporal.get_workflow_handle(self.saga_id, result_type=SagaOutcome)
 
     async def view(self) -> SagaView:
-        """Status, snapshots and compensation stack, from the saga's query; with a ledger, each
-        step's attempts as its durable snapshot counts them (the workflow sees a step's result,
-        not how many attempts it took).
+        """Status, snapshots and compensation stack, from the saga's query; its status and
+        wait as `sagas list` decides them (`saga_standing`); with a ledger, each step's attempts
+        as its durable snapshot counts them (the workflow sees a step's result, not how many
+        attempts it took).
 
         When the latest run was refused by the launch fence, the view is that of the run that
-        took effects, while Temporal still holds its history.
+        took effects, while Temporal still holds its history. Once a killed saga's recovery is
+        approved, the view is the recovery's, which runs as the saga.
         """
-        return self._with_attempts(await self._queried_view())
+        view = (await standing_and_view(self.temporal, self.saga_type, self.saga_id))[2]
+        return self._with_attempts(view)
 
-    async def _queried_view(self) -> SagaView:
-        view = await _query_view(self.workflow)
-        claimed_by = view.failure.claimed_by if view.failure is not None else None
-        if claimed_by is None:
-            return view
-        effects = self.temporal.get_workflow_handle(self.saga_id, run_id=claimed_by)
-        try:
-            return await _query_view(effects)
-        except SagaNotFoundError:
-            return view
+    async def read(self) -> SagaReading:
+        """What `fundsaga sagas view` shows: the saga as `sagas list` lists it (its standing and
+        money) and its view. Its money comes from its memo, or, for a saga started by a client
+        that keeps none there, from the request at the start of its history."""
+        run, standing, view = await standing_and_view(self.temporal, self.saga_type, self.saga_id)
+        money = await money_of_run(self.temporal, run, self.definition)
+        listed = ListedSaga(self.saga_id, self.saga_type, standing, money)
+        return SagaReading(listed=listed, view=self._with_attempts(view))
 
     def _with_attempts(self, view: SagaView) -> SagaView:
         if self.ledger is None or not view.snapshots:
@@ -285,13 +290,3 @@ async def _update(
         if isinstance(cause, ApplicationError) and cause.type in _REFUSALS:
             raise _REFUSALS[cause.type](cause.message) from err
         raise
-
-
-async def _query_view(handle: WorkflowHandle[Any, Any]) -> SagaView:
-    try:
-        raw = await handle.query(VIEW_QUERY)
-    except RPCError as err:
-        if err.status is RPCStatusCode.NOT_FOUND:
-            raise SagaNotFoundError(f"no saga {handle.id}") from err
-        raise
-    return view_from(raw)

@@ -37,6 +37,7 @@ from sagas.client._schedule_dst import (
 from sagas.engine import (
     SAGA_STATUS,
     AuditKind,
+    SagaMoney,
     SagaRequest,
     ScheduledLaunch,
     check_schedule_id,
@@ -162,6 +163,7 @@ class SagaSchedules:
             zone=tz,
             request=dumped,
             audit_completed=self.audit_completed,
+            money=SagaMoney.of(saga.definition, parsed).memo(),
         )
         corrections = await dst_corrections(self.temporal, cron, zone, datetime.now(UTC))
         memo = {

@@ -200,6 +200,7 @@ from sagas.engine._retry_specs import (
     overlay,
     read_retry_specs,
 )
+from sagas.engine._saga_money import MONEY_MEMO, SagaAmount, SagaMoney
 from sagas.engine._schedule_launch import (
     FINGERPRINT_MEMO,
     SCHEDULED_START_TIME,
@@ -269,6 +270,7 @@ __all__ = [
     "MAX_PROOF_LENGTH",
     "MAX_WAIT",
     "METRICS_HISTOGRAM_BUCKETS",
+    "MONEY_MEMO",
     "OPEN_SAGA_STATUSES",
     "OPERATOR_ACTION_DETAIL",
     "OPERATOR_ACTION_WORKFLOW",
@@ -358,11 +360,13 @@ __all__ = [
     "RetrySpecsCall",
     "RetrySpecsSource",
     "RunClaim",
+    "SagaAmount",
     "SagaBatchWorkflow",
     "SagaCompensatedError",
     "SagaDefinition",
     "SagaEffects",
     "SagaEvent",
+    "SagaMoney",
     "SagaNotCompletedError",
     "SagaOutcome",
     "SagaRecoveryBase",

@@ -40,6 +40,7 @@ from sagas.engine._batch import (
 )
 from sagas.engine._metrics import saga_finished, saga_started
 from sagas.engine._outcome import SagaOutcome
+from sagas.engine._saga_money import MONEY_MEMO, SagaMoney
 from sagas.engine._search_attributes import (
     SAGA_STATUS,
     SAGA_STATUS_SINCE,
@@ -148,7 +149,10 @@ class BatchRuntime:
                 result_type=SagaOutcome,
                 parent_close_policy=ParentClosePolicy.ABANDON,
                 id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
-                memo={AUDIT_COMPLETED_MEMO: audit_completed_sagas()},
+                memo={
+                    AUDIT_COMPLETED_MEMO: audit_completed_sagas(),
+                    MONEY_MEMO: SagaMoney.of(self.definition.item_saga, request).memo(),
+                },
                 search_attributes=TypedSearchAttributes(
                     [
                         SearchAttributePair(SAGA_TYPE, self.definition.item_saga.saga_type),

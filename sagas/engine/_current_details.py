@@ -4,15 +4,25 @@ step, the amount, and when an operator is needed, what failed and the command th
 Temporal's own status (the list's colour) cannot tell a compensated saga from a completed one,
 nor a parked saga from a running one: this text, and the `SagaStatus` search attribute, do.
 Built from the generic view and request only, so every saga type shows the same.
+
+A killed saga and its recovery point at each other's page: a closed execution's details cannot
+change (Temporal rebuilds them on each look from its history, up to where it was killed), so an
+open saga's details always say where its recovery would be.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from urllib.parse import quote
 
 from sagas.engine._definition import SagaRequest
 from sagas.engine._outcome import CompensationResult, OperatorDecision, SagaView
-from sagas.engine._recovery import RecoveryStatus, RecoveryView
+from sagas.engine._recovery import (
+    OPEN_SAGA_STATUSES,
+    RecoveryStatus,
+    RecoveryView,
+    recovery_id,
+)
 from sagas.engine._status import SagaStatus
 from sagas.foundations import Money
 
@@ -28,6 +38,8 @@ MEANING: Mapping[SagaStatus, str] = {
 }
 """What each status means to someone looking at the saga's page."""
 
+KILLED_BADGES = "Terminated, Timed Out or Failed"
+"""How the Web UI's badge names an execution closed from outside (see KILLED_EXECUTION_STATUSES)."""
 UPDATES = "updates `retry_compensation`, `propose_resolution`, `approve_resolution`"
 RECOVERY_UPDATES = "updates `propose_recovery`, `approve_recovery`"
 
@@ -38,13 +50,21 @@ def current_details(
     waiting: str | None = None,
     *,
     amount: str | None = None,
+    shown_on: str | None = None,
 ) -> str:
     """The saga's current details as Markdown, one fact a paragraph. `amount` is the request's
-    `amount_text`, when the caller keeps it (a saga's request never changes)."""
-    lines = [
-        f"**Status:** {view.status.value}: {MEANING[view.status]}",
-        f"**Step:** {view.current_step or '-'}",
-    ]
+    `amount_text`, when the caller keeps it (a saga's request never changes). `shown_on` is the
+    workflow whose page shows them: the saga's own (None) or its recovery's."""
+    lines = [f"**Status:** {view.status.value}: {MEANING[view.status]}"]
+    if shown_on is not None and shown_on != view.saga_id:
+        lines.append(f"**Recovery of:** {page_link(view.saga_id)}, killed")
+    elif view.status in OPEN_SAGA_STATUSES:
+        lines.append(
+            f"**If the badge says {KILLED_BADGES}:** the saga was killed here and these "
+            f"details stopped with it; its recovery {page_link(recovery_id(view.saga_id))} "
+            "says what it did and what to do"
+        )
+    lines.append(f"**Step:** {view.current_step or '-'}")
     if amount is None:
         amount = amount_text(request)
     if amount:
@@ -65,6 +85,12 @@ def current_details(
     if view.events:
         lines.append(f"**Events:** {', '.join(f'{e.event} {e.result.value}' for e in view.events)}")
     return "\n\n".join(lines)
+
+
+def page_link(workflow_id: str) -> str:
+    """A Markdown link to the workflow's page in the Web UI, relative so that it holds under any
+    public path; the UI puts its namespace in place of `{namespace}`."""
+    return f"[{workflow_id}](namespaces/{{namespace}}/workflows/{quote(workflow_id, safe='')})"
 
 
 def amount_text(request: SagaRequest | None) -> str:
@@ -134,9 +160,11 @@ def recovery_details(view: RecoveryView, request: SagaRequest | None) -> str:
     killed execution cannot change its own."""
     killed = view.killed
     key = killed.saga_id.removeprefix(f"{killed.saga_type}-")
+    saga = page_link(killed.saga_id) if killed.run_id else f"{killed.saga_id} (deleted)"
     lines = [
         f"**Status:** {SagaStatus.KILLED.value}: {killed.saga_id}'s execution was "
         f"{killed.closed_as} from outside; recovery {view.status.value}",
+        f"**Recovery of:** {saga}, whose own page still shows what it said when it was killed",
         f"**Step in flight:** {_in_flight(view)}",
     ]
     amount = amount_text(request)

@@ -69,7 +69,8 @@ class SagaRequest(BaseModel):
         return {}
 
     def amounts(self) -> dict[str, Money]:
-        """Field name → the money it asks for: shown in the Temporal UI's current details."""
+        """Field name → the money it asks for: shown in the Temporal UI's current details and
+        by `sagas list` and `sagas view` (with the definition's `parties` and `reference`)."""
         return {}
 
     def touched_accounts(self) -> frozenset[str]:
@@ -189,9 +190,17 @@ class SagaDefinition(Generic[RequestT, StateT]):
     request_type: type[RequestT]
     state_type: type[StateT]
     steps: tuple[StepDefinition[RequestT], ...]
+    parties: tuple[str, ...] = ()
+    """The request's fields that name the saga's parties, the one paying first (debtor then
+    creditor, from then to): account ids, or a party outside the ledger such as a beneficiary.
+    `sagas list` and `sagas view` show them beside the request's `amounts()`; none: `-`."""
+    reference: str | None = None
+    """The request's field that holds its reference for statements and people, shown the same
+    way; None: `-`."""
     call_type: type[StepCall[RequestT, StateT]] = field(init=False)
 
     def __post_init__(self) -> None:
+        self._check_shown_fields()
         names = [step.name for step in self.steps]
         if len(set(names)) != len(names):
             raise ValueError(f"saga {self.saga_type}: step names must be unique, got {names}")
@@ -207,6 +216,14 @@ class SagaDefinition(Generic[RequestT, StateT]):
         if any(step.awaits is not None and step.local for step in self.steps):
             raise ValueError(f"saga {self.saga_type}: a step that awaits an event is not local")
         object.__setattr__(self, "call_type", StepCall[self.request_type, self.state_type])  # type: ignore[name-defined]
+
+    def _check_shown_fields(self) -> None:
+        for name in (*self.parties, *([self.reference] if self.reference else [])):
+            if name not in self.request_type.model_fields:
+                raise ValueError(
+                    f"saga {self.saga_type}: {name!r} (parties or reference) is not a field "
+                    f"of {self.request_type.__name__}"
+                )
 
     @functools.cached_property
     def has_local_steps(self) -> bool:

@@ -16,6 +16,7 @@ from sagas.engine._audit_trail import AUDIT_COMPLETED_MEMO
 from sagas.engine._definition import SagaRequest, saga_id
 from sagas.engine._metrics import scheduled_run_ended
 from sagas.engine._outcome import SagaOutcome
+from sagas.engine._saga_money import MONEY_MEMO
 from sagas.engine._schedule_launch import (
     FINGERPRINT_MEMO,
     SCHEDULED_START_TIME,
@@ -53,6 +54,7 @@ async def launch_scheduled(launch: ScheduledLaunch) -> ScheduledRun:
             memo={
                 FINGERPRINT_MEMO: sha256_hex(canonical_json(request)),
                 AUDIT_COMPLETED_MEMO: launch.audit_completed,
+                **({} if launch.money is None else {MONEY_MEMO: launch.money}),
             },
             search_attributes=TypedSearchAttributes(
                 [

@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 
 from sagas.engine._audit_call import AuditKind
 from sagas.engine._operator_identity import MAX_PROOF_LENGTH, VerifiedOperator
+from sagas.foundations import InvalidRequestError, parse_money
 
 OPERATOR_ACTION_WORKFLOW = "OperatorAction"
 FUNDING_WORKFLOW = "Funding"
@@ -96,7 +97,10 @@ class OperatorActionRequest(BaseModel):
         if self.account_limit is not None:
             if self.subject_type != "account" or self.account_limit.account_id != self.subject_id:
                 return "subject_id: not the account whose limit is set"
-            return None if self.account_status is None else "account_status: not with a limit"
+            limit = self.account_limit
+            return _money_refusal(limit.overdraft, limit.currency, "overdraft") or (
+                None if self.account_status is None else "account_status: not with a limit"
+            )
         wanted = _ACCOUNT_STATUS_OF.get(self.kind)
         if wanted is not None:
             status = self.account_status.status if self.account_status else None
@@ -129,6 +133,20 @@ class FundingRequest(BaseModel):
     currency: str = Field(min_length=3, max_length=3)
     note: str = Field(default="", max_length=4000)
     proof: str = Field(default="", max_length=MAX_PROOF_LENGTH, repr=False)
+
+    def refusal(self) -> str | None:
+        """Why this proposal is refused before anything is recorded: an amount that is not
+        money in `currency` would otherwise be found only when the approved entry is posted."""
+        return _money_refusal(self.amount, self.currency, "amount")
+
+
+def _money_refusal(amount: str, currency: str, field: str) -> str | None:
+    """Why `amount` is not money in `currency`, naming the field; None when it is."""
+    try:
+        parse_money(amount, currency, field=field)
+    except InvalidRequestError as err:
+        return str(err)
+    return None
 
 
 class FundingApproval(BaseModel):

@@ -793,7 +793,11 @@ class SagaRuntime(Generic[RequestT, StateT]):
         if self._amount is None:
             self._amount = amount_text(self.request)
         details = current_details(
-            view, self.request, self.infrastructure.describe(), amount=self._amount
+            view,
+            self.request,
+            self.infrastructure.describe(),
+            amount=self._amount,
+            shown_on=workflow.info().workflow_id,
         )
         workflow.set_current_details(details)
 

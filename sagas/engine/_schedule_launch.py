@@ -54,6 +54,9 @@ class ScheduledLaunch(BaseModel):
     request: dict[str, JsonValue]
     """The saga's request without its key, as the saga type's model dumps it."""
     audit_completed: bool = False
+    money: dict[str, JsonValue] | None = None
+    """The request's `SagaMoney` for the memo of each saga the schedule starts (None in
+    schedules created before it)."""
 
 
 class ScheduledRun(BaseModel):

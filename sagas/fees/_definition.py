@@ -39,6 +39,8 @@ FEE_COLLECTION_SAGA = SagaDefinition(
     saga_type=FEE_COLLECTION,
     request_type=FeeRequest,
     state_type=FeeState,
+    parties=("customer_account",),
+    reference="reference",
     steps=(
         StepDefinition(
             name="reserve",

@@ -13,6 +13,7 @@ from sagas.foundations._db import DatabaseTimeouts, alembic_config, make_engine,
 from sagas.foundations._db_errors import translate_db_errors
 from sagas.foundations._db_roles import DATABASE_OWNER_ROLE, DATABASE_WORKER_ROLE
 from sagas.foundations._db_types import KEY_LENGTH, NAMING_CONVENTION, UtcDateTime
+from sagas.foundations._deprecation import moved_names
 from sagas.foundations._errors import (
     BUSINESS_ERRORS,
     TRANSIENT_ERRORS,
@@ -136,6 +137,7 @@ __all__ = [
     "load_settings",
     "loads_one_reading",
     "make_engine",
+    "moved_names",
     "names_look_alike",
     "non_retryable_error_types",
     "not_before",

@@ -67,6 +67,8 @@ FX_TRANSFER_SAGA = SagaDefinition(
     saga_type=FX_TRANSFER,
     request_type=FxRequest,
     state_type=FxState,
+    parties=("source_account", "destination_account"),
+    reference="reference",
     steps=(
         _step("quote", "lock a {r.source_currency}/{r.target_currency} rate for {m}", None),
         _step(

@@ -67,6 +67,8 @@ EXTERNAL_PAYOUT_SAGA = SagaDefinition(
     saga_type=EXTERNAL_PAYOUT,
     request_type=PayoutRequest,
     state_type=PayoutState,
+    parties=("account", "beneficiary"),
+    reference="reference",
     steps=(
         _step("reserve", "hold", "release the hold of"),
         _step("authorize", "ask the provider to accept", None),

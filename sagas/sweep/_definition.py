@@ -40,6 +40,8 @@ EOD_SWEEP_SAGA = SagaDefinition(
     saga_type=EOD_SWEEP,
     request_type=SweepRequest,
     state_type=SweepState,
+    parties=("operating_account", "treasury_account"),
+    reference="reference",
     steps=(
         StepDefinition(
             name="sweep",

@@ -52,6 +52,8 @@ TRANSFER_SAGA = SagaDefinition(
     saga_type="transfer",
     request_type=TransferRequest,
     state_type=TransferState,
+    parties=("source_account", "destination_account"),
+    reference="reference",
     steps=(
         _step(
             "reserve",

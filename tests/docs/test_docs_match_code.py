@@ -124,7 +124,9 @@ def test_query_and_update_examples_use_the_real_names() -> None:
         [RETRY_UPDATE, PROPOSE_UPDATE, APPROVE_UPDATE]
     )
     for words in updates:
-        OperatorAction.model_validate_json(flags(words)["--input"][0])
+        action = OperatorAction.model_validate_json(flags(words)["--input"][0])
+        assert action.proof, words  # without one the worker refuses the update
+        assert not action.operator, words  # ignored: the saga records the verified name
 
 
 @pytest.mark.parametrize("step", STEP_NAMES)

@@ -129,16 +129,13 @@ class MakeRun:
 @pytest.fixture
 def make_run(tmp_path: Path) -> Iterator[tuple[MakeRun, Path, dict[str, str]]]:
     """A fresh checkout's view of the stack: `.venv` beside `.fundsaga`, no FUNDSAGA_ or
-    TEMPORAL_ settings but the address of this stack's Temporal."""
+    TEMPORAL_ settings: the second terminal learns the stack's address as the README says."""
     (tmp_path / ".venv").symlink_to(Path(sys.executable).parents[1])
     ports = [free_port() for _ in range(4)]
     inherited = {
         k: v for k, v in os.environ.items() if not k.startswith(("FUNDSAGA_", "TEMPORAL_"))
     }
-    env = inherited | {
-        "PYTHONPATH": str(ROOT),
-        "TEMPORAL_ADDRESS": f"127.0.0.1:{ports[0]}",
-    }
+    env = inherited | {"PYTHONPATH": str(ROOT)}
     stack = MakeRun(tmp_path, env, ports)
     try:
         stack.wait_ready()
@@ -147,14 +144,20 @@ def make_run(tmp_path: Path) -> Iterator[tuple[MakeRun, Path, dict[str, str]]]:
         stack.close()
 
 
-def run_block(block: Block, home: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+def run_block(
+    block: Block, home: Path, env: dict[str, str]
+) -> tuple[subprocess.CompletedProcess[str], dict[str, str]]:
+    """The block's run, and the environment the terminal has after it: what a shell block
+    exports stays for the blocks after it, as in one terminal."""
+    kept = home / ".terminal-env"
+    kept.unlink(missing_ok=True)
     if block.language == "python":
         script = home / f"readme-line-{block.line}.py"
         script.write_text(block.code, encoding="utf-8")
         argv = [str(home / ".venv" / "bin" / "python"), str(script)]
     else:
-        argv = ["bash", "-euo", "pipefail", "-c", block.code]
-    return subprocess.run(
+        argv = ["bash", "-euo", "pipefail", "-c", f"{block.code}\nenv -0 > {kept}"]
+    done = subprocess.run(
         argv,
         cwd=home,
         env=env,
@@ -162,6 +165,10 @@ def run_block(block: Block, home: Path, env: dict[str, str]) -> subprocess.Compl
         text=True,
         timeout=BLOCK_TIMEOUT_SECONDS,
     )
+    if not kept.exists():
+        return done, env
+    pairs = kept.read_text(encoding="utf-8").split("\0")
+    return done, dict(pair.split("=", 1) for pair in pairs if "=" in pair)
 
 
 def test_every_block_runs_in_order_after_make_run(
@@ -169,8 +176,9 @@ def test_every_block_runs_in_order_after_make_run(
 ) -> None:
     stack, home, env = make_run
     outputs = []
+    assert "TEMPORAL_ADDRESS" not in env
     for block in blocks_to_run():
-        done = run_block(block, home, env)
+        done, env = run_block(block, home, env)
         assert done.returncode == 0, (
             f"README line {block.line} ({block.language}) exited {done.returncode}:\n"
             f"{done.stdout}\n{done.stderr}"

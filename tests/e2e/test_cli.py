@@ -180,12 +180,21 @@ async def test_transfer_start_wait_status_and_list(
         if any(row["saga_id"] == f"transfer-{key}" for row in listed):
             break
         await asyncio.sleep(0.2)
-    assert {
+    [row] = [row for row in listed if row["saga_id"] == f"transfer-{key}"]
+    assert row == {
         "saga_id": f"transfer-{key}",
         "saga_type": "transfer",
         "key": key,
         "status": "COMPLETED",
-    } in listed
+        "waiting_on": None,
+        "waiting_since": None,
+        "killed_as": None,
+        "recovery_id": None,
+        "amounts": {"amount": {"amount": "12.34", "currency": "EUR"}},
+        "parties": {"source_account": "alice", "destination_account": "bob"},
+        "reference": None,
+    }
+    assert {name: status[name] for name in row} == row  # the view says the same
 
 
 @pytest.mark.usefixtures("cli_env")

@@ -54,6 +54,12 @@ def audit_store(tmp_path: Path) -> Iterator[AuditStore]:
 
 
 @pytest.fixture
+def rig_faults() -> str:
+    """The worker's FUNDSAGA_FAULTS; a module overrides it for sagas of its own."""
+    return f"{SLOW_CREDIT};{FAILING_UNDO}"
+
+
+@pytest.fixture
 async def rig(
     provider: str,
     dev_env: WorkflowEnvironment,
@@ -61,6 +67,7 @@ async def rig(
     ledger: Ledger,
     audit_store: AuditStore,
     monkeypatch: pytest.MonkeyPatch,
+    rig_faults: str,
 ) -> AsyncIterator[KilledRig]:
     """The worker and collector, and the `fundsaga` CLI pointed at them."""
     ledger.open_account("alice", "EUR", opening_balance=parse_money("1000.00", "EUR"))
@@ -71,7 +78,7 @@ async def rig(
     monkeypatch.setenv("TEMPORAL_ADDRESS", dev_env.client.service_client.config.target_host)
     monkeypatch.setenv("FUNDSAGA_TASK_QUEUE", queue)
     monkeypatch.setenv("FUNDSAGA_DATABASE_URL", database_url)
-    faults = ClearableFaults(parse_faults(f"{SLOW_CREDIT};{FAILING_UNDO}").rules)
+    faults = ClearableFaults(parse_faults(rig_faults).rules)
     operators = dev_identity().check()
     client = FundsagaClient(dev_env.client, queue, ledger)
     collector = VisibilityCollector(dev_env.client, queue, client.registry.names(), None)

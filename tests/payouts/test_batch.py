@@ -14,7 +14,14 @@ from temporalio.service import RPCError
 from sagas import InvalidRequestError, SagaStatus
 from sagas.cli import outcome_shown
 from sagas.client import SagaHandle, saga_id
-from sagas.engine import BatchItemOutcome, BatchItemStatus, BatchOutcome, BatchView
+from sagas.engine import (
+    MONEY_MEMO,
+    BatchItemOutcome,
+    BatchItemStatus,
+    BatchOutcome,
+    BatchView,
+    SagaMoney,
+)
 from sagas.ledger import funding_account_id
 from sagas.payouts import EXTERNAL_PAYOUT
 from sagas.testing import assert_eventually
@@ -114,6 +121,26 @@ async def test_the_batch_writes_an_audit_record_listing_every_item(rig: Rig) -> 
         (2, f"payout-{batch.idempotency_key}-2", BatchItemStatus.COMPENSATED),
     ]
     assert rig.store.verify().ok
+
+
+async def test_each_item_shows_its_own_money(rig: Rig) -> None:
+    settles = rig.behave(behaviour="settle-callback", callbacks=1)
+    batch = await rig.start_batch([item(settles, "12.00"), {**item(settles), "reference": "r-2"}])
+    await finished(batch)
+
+    shown = [
+        (await rig.client.saga(EXTERNAL_PAYOUT, f"{batch.idempotency_key}-{n}").read()).listed
+        for n in (1, 2)
+    ]
+
+    assert [(s.money.amount_text(), s.money.parties_text(), s.money.reference) for s in shown] == [
+        ("12.00 EUR", f"customer → {settles}", None),
+        ("10.00 EUR", f"customer → {settles}", "r-2"),
+    ]
+    memo = await (
+        await rig.client.saga(EXTERNAL_PAYOUT, f"{batch.idempotency_key}-1").describe()
+    ).memo()
+    assert SagaMoney.from_memo(memo[MONEY_MEMO]) == shown[0].money  # kept by the batch at start
 
 
 async def test_a_batch_larger_than_one_run_continues_as_new(rig: Rig) -> None:

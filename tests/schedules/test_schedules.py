@@ -308,9 +308,15 @@ async def test_an_end_of_day_sweep_runs_on_a_schedule(stack: Stack) -> None:
     await stack.schedules.backfill(schedule_id, friday, friday + timedelta(days=3))
     await assert_eventually(lambda: _all_closed(stack, schedule_id, at_least=1))
 
-    found = await stack.client.list_sagas("eod-sweep")
-    ours = {sid: status for sid, _, status in found if schedule_id in sid}
-    assert ours == {f"eod-sweep-{schedule_id}@2026-11-20T18:00": SagaStatus.COMPLETED.value}
+    found = await stack.client.sagas("eod-sweep")
+    ours = {s.saga_id: (s.status, s.money.amount_text(), s.money.parties_text()) for s in found}
+    assert {sid: shown for sid, shown in ours.items() if schedule_id in sid} == {
+        f"eod-sweep-{schedule_id}@2026-11-20T18:00": (
+            SagaStatus.COMPLETED,
+            "threshold 200.00 EUR",  # the money each run carries from the schedule
+            "shop-ops → treasury",
+        )
+    }
     assert stack.ledger.account("shop-ops").balance.minor == 20000
     assert stack.ledger.account("treasury").balance.minor == 55000
     await stack.schedules.delete(schedule_id)

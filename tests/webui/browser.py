@@ -55,7 +55,15 @@ class Browser:
 
     async def page_text(self, url: str, *expected: str) -> str:
         """The text of `url` once it holds every `expected` string (or after POLLS reads)."""
+        await self.open(url)
+        return await self.text(*expected)
+
+    async def open(self, url: str) -> None:
         await self._call("POST", "/url", {"url": url})
+
+    async def text(self, *expected: str) -> str:
+        """The text of the page shown, once it holds every `expected` string (or after POLLS
+        reads)."""
         text = ""
         for _ in range(POLLS):
             text = await self._call("POST", "/execute/sync", {"script": PAGE_TEXT, "args": []})
@@ -63,6 +71,21 @@ class Browser:
                 break
             await asyncio.sleep(0.5)
         return str(text)
+
+    async def run(self, script: str) -> Any:
+        """What `script` (a function body) returns in the page."""
+        return await self._call("POST", "/execute/sync", {"script": script, "args": []})
+
+    async def click(self, css: str) -> None:
+        """Click the element `css` selects, as a person does, once the page shows it (or fail
+        after POLLS looks)."""
+        for _ in range(POLLS):
+            found = await self.run(f"return document.querySelector({json.dumps(css)}) !== null;")
+            if found:
+                break
+            await asyncio.sleep(0.5)
+        element = await self._call("POST", "/element", {"using": "css selector", "value": css})
+        await self._call("POST", f"/element/{next(iter(element.values()))}/click", {})
 
     async def screenshot(self, path: Path) -> Path:
         encoded = await self._call("GET", "/screenshot")

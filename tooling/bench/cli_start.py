@@ -2,8 +2,8 @@
 
 ``python -m tooling.bench.cli_start [--runs N]`` runs each command N times, interleaved so that
 a load on the machine falls on all of them alike, and prints each one's median wall time and
-its ratio to ``python -c pass``: ``fundsaga --version``, ``fundsaga --help``, and importing the
-client as a service does.
+its ratio to ``python -c pass``: ``fundsaga --version``, ``fundsaga --help``, a command's help,
+and importing the client as a service does.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ COMMANDS: dict[str, list[str]] = {
     "python -c pass": [sys.executable, "-c", "pass"],
     "fundsaga --version": [FUNDSAGA, "--version"],
     "fundsaga --help": [FUNDSAGA, "--help"],
+    "fundsaga sagas list -h": [FUNDSAGA, "sagas", "list", "--help"],
     "import sagas.client": [sys.executable, "-c", "import sagas.client"],
 }
 BARE = "python -c pass"
