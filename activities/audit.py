@@ -9,7 +9,6 @@ from pydantic import JsonValue
 from temporalio import activity
 from temporalio.common import RawValue
 
-from sagas import FundsagaError
 from sagas.audit import AnchorStore, AuditStore, Checkpoint
 from sagas.engine import (
     ANCHOR_ACTIVITY,
@@ -21,6 +20,7 @@ from sagas.engine import (
     public_receipt,
     to_application_error,
 )
+from sagas.foundations import FundsagaError
 from sagas.ledger import JOURNAL_CHAIN, Ledger
 
 

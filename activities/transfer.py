@@ -7,7 +7,7 @@ from contextlib import AbstractContextManager
 
 from temporalio import activity
 
-from sagas import FaultPlan, step_guard
+from sagas.engine import FaultPlan, step_guard
 from sagas.ledger import Ledger, pending_hold_key
 from sagas.transfer import TransferCall, TransferState, clearing_account
 

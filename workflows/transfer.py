@@ -4,7 +4,7 @@ from temporalio import workflow
 from temporalio.common import RawValue
 
 with workflow.unsafe.imports_passed_through():
-    from sagas import SagaOutcome, SagaWorkflow
+    from sagas.engine import SagaOutcome, SagaWorkflow
     from sagas.transfer import TRANSFER_SAGA
 
 

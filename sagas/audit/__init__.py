@@ -6,7 +6,7 @@ exports the head so that a truncated tail is detected too.
 """
 
 from sagas.audit._anchors import AnchoredAuditStore, AnchorStore
-from sagas.audit._checkpoint import Checkpoint, take_checkpoint
+from sagas.audit._checkpoint import Checkpoint
 from sagas.audit._factory import open_audit_store
 from sagas.audit._keys import (
     PUBLIC_KEYS_SETTING,
@@ -19,6 +19,7 @@ from sagas.audit._keys import (
 from sagas.audit._record import GENESIS_HASH, AuditRecord, hashed_fields
 from sagas.audit._store import AuditStore
 from sagas.audit._table_model import metadata
+from sagas.audit._take_checkpoint import take_checkpoint
 from sagas.audit._verify import VerifyResult
 from sagas.audit._witness import (
     SCHEDULE_ACTION_WORKFLOW,

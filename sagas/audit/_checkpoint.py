@@ -6,13 +6,9 @@ import json
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
 
-from sagas.audit._record import GENESIS_HASH, format_timestamp
+from sagas.audit._record import format_timestamp
 from sagas.foundations import InvalidRequestError
-
-if TYPE_CHECKING:
-    from sagas.audit._store import AuditStore
 
 _HEX_HASH = re.compile(r"[0-9a-f]{64}")
 
@@ -54,13 +50,3 @@ def _utc(text: str) -> datetime:
     if value.tzinfo is None:
         raise ValueError(f"taken_at {text!r} has no time zone")
     return value.astimezone(UTC)
-
-
-def take_checkpoint(store: AuditStore) -> Checkpoint:
-    """The store's current head, to keep somewhere the store's writers cannot reach."""
-    head = store.head()
-    return Checkpoint(
-        sequence=head.sequence if head else 0,
-        hash=head.hash if head else GENESIS_HASH,
-        taken_at=store.now(),
-    )

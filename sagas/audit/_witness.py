@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from temporalio.api.common.v1 import Payload
 from temporalio.client import Client
 
-from sagas.audit import AuditRecord
+from sagas.audit._record import AuditRecord
 from sagas.engine import (
     AUDIT_ACTIVITY,
     BREAK_RESOLUTION_WORKFLOW,

@@ -192,8 +192,6 @@ from sagas.engine._retry_specs import (
     WORKER_SPECS_PATCH,
     RetrySpecsCall,
     RetrySpecsSource,
-    SagaRetrySpecs,
-    StepRetrySpecs,
     check_saga_types,
     code_specs,
     configured_specs,
@@ -201,6 +199,7 @@ from sagas.engine._retry_specs import (
     read_retry_specs,
 )
 from sagas.engine._saga_money import MONEY_MEMO, SagaAmount, SagaMoney
+from sagas.engine._saga_retry_specs import SagaRetrySpecs, StepRetrySpecs
 from sagas.engine._schedule_launch import (
     FINGERPRINT_MEMO,
     SCHEDULED_START_TIME,

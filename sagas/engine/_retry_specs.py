@@ -30,7 +30,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel
 from temporalio import workflow
 from temporalio.common import RetryPolicy
 from temporalio.worker import (
@@ -43,6 +43,7 @@ from temporalio.worker import (
 from sagas.engine._duration import parse_duration
 from sagas.engine._retry import DEFAULT_INSTANT, InfrastructureWait, Jitter, RetrySpec
 from sagas.engine._retry_plan import spec_advice
+from sagas.engine._saga_retry_specs import SagaRetrySpecs, StepRetrySpecs
 from sagas.engine._status import Phase
 from sagas.foundations import InvalidRequestError, RetryClass, loads_one_reading
 
@@ -70,30 +71,6 @@ _CLASSES = (
     RetryClass.INFRASTRUCTURE.value,
 )
 _FIELDS = ("first_interval", "multiplier", "max_retries", "max_interval")
-
-
-class StepRetrySpecs(BaseModel):
-    """The specs of one step's two phases."""
-
-    model_config = ConfigDict(frozen=True)
-
-    action: RetrySpec
-    compensation: RetrySpec
-
-    def of(self, phase: Phase) -> RetrySpec:
-        """The spec of `phase`."""
-        return self.compensation if phase is Phase.COMPENSATION else self.action
-
-
-class SagaRetrySpecs(BaseModel):
-    """Every step's specs, fixed for a saga when it starts."""
-
-    model_config = ConfigDict(frozen=True)
-
-    steps: dict[str, StepRetrySpecs]
-
-    def of(self, step: str, phase: Phase) -> RetrySpec:
-        return self.steps[step].of(phase)
 
 
 class RetrySpecsCall(BaseModel):

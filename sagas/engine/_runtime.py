@@ -53,10 +53,10 @@ from sagas.engine._retry_specs import (
     RETRY_SPECS_RETRY,
     RETRY_SPECS_TIMEOUT,
     RetrySpecsCall,
-    SagaRetrySpecs,
     code_specs,
     runs_on_code_specs,
 )
+from sagas.engine._saga_retry_specs import SagaRetrySpecs
 from sagas.engine._search_attributes import SAGA_STATUS, SAGA_STATUS_SINCE, SAGA_TYPE
 from sagas.engine._snapshot import CompensationEntry, RunClaim, Snapshot
 from sagas.engine._status import Phase, SagaStatus

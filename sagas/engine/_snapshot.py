@@ -7,7 +7,7 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict, JsonValue
 
 from sagas.engine._inquiry import InquiryRecord
-from sagas.engine._retry_specs import SagaRetrySpecs
+from sagas.engine._saga_retry_specs import SagaRetrySpecs
 from sagas.engine._status import SagaStatus
 
 

@@ -47,7 +47,7 @@ from sagas.testing._ledger_checks import (
     key_findings,
     money_on,
 )
-from sagas.testing._matrix import Decision, Expected, Fault, MatrixCase
+from sagas.testing._matrix_case import Decision, Expected, Fault, MatrixCase
 from sagas.testing._matrix_run import CaseRun, ClearableFaults, run_case
 from sagas.testing._operators import freeze_by_operator, fund_by_two, resolve_by_two
 from sagas.testing._postgres_cluster import (

@@ -21,7 +21,8 @@ from sagas.testing._ledger_checks import (
     key_findings,
     money_on,
 )
-from sagas.testing._matrix import MatrixCase, matrix_cases
+from sagas.testing._matrix import matrix_cases
+from sagas.testing._matrix_case import MatrixCase
 from sagas.testing._matrix_run import CaseRun, run_case
 from sagas.testing._scenario import SagaScenario
 

@@ -9,7 +9,8 @@ from typing import Any
 from sagas.client import saga_id
 from sagas.engine import Phase, SagaDefinition, StepDefinition
 from sagas.registry import SagaType, workflow_type_name
-from sagas.testing._matrix import Fault, fault_rule
+from sagas.testing._matrix import fault_rule
+from sagas.testing._matrix_case import Fault
 
 
 class Outcome(StrEnum):

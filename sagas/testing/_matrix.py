@@ -9,22 +9,13 @@ commit and time out on every attempt: every step has then taken effect and must 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
-from enum import StrEnum
+from dataclasses import replace
 from typing import Any
 
 from sagas.engine import AuditKind, Phase, SagaDefinition, SagaStatus, StepDefinition, parse_faults
 from sagas.foundations import FundsagaError, RetryClass, TransientError, error_class_by_name
-from sagas.registry import workflow_type_name
+from sagas.testing._matrix_case import Decision, Expected, Fault, MatrixCase
 from sagas.testing._scenario import SagaScenario
-
-
-class Fault(StrEnum):
-    BUSINESS = "business"  # a non-retryable error before the effect
-    TRANSIENT = "transient"  # a retryable error before the effect, on every attempt
-    TIMEOUT_ONCE = "timeout-once"  # the effect commits, then the first attempt times out
-    TIMEOUT_ALWAYS = "timeout-always"  # the effect commits, then every attempt times out
-
 
 RULE_KIND = {
     Fault.BUSINESS: "business",
@@ -34,60 +25,9 @@ RULE_KIND = {
 }
 """Each fault as the kind part of a FUNDSAGA_FAULTS rule."""
 
-
-class Decision(StrEnum):
-    RETRY = "retry"  # the operator retries the parked compensation on a healthy worker
-    RESOLVE = "resolve"  # an operator undoes the step by hand, proposes, and another approves
-
-
 COMPENSATED = "compensated"
 FAILED = "failed"
 RESOLVED = "resolved"
-
-
-@dataclass(frozen=True, kw_only=True)
-class Expected:
-    status: SagaStatus
-    failure: tuple[str, str, str, int] | None
-    """(step, reason, error type, attempts) of the forward failure."""
-    attempts: tuple[int, ...]
-    """The attempt stored on the snapshot of each step reached, in step order."""
-    compensations: tuple[tuple[str, str], ...]
-    """(step, result) of each compensation, in the order they ran."""
-    audit: tuple[str, ...]
-    """Kinds of the saga's audit records, in order."""
-    operator_sees: SagaStatus | None = None
-    """What the operator's update returns; None when the saga does not park."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class MatrixCase:
-    saga_type: str
-    workflow: type
-    definition: SagaDefinition[Any, Any]
-    step_index: int
-    phase: Phase
-    fault: Fault
-    decision: Decision | None
-    faults: str
-    """The worker's FUNDSAGA_FAULTS until the saga ends or parks."""
-    expected: Expected
-
-    @property
-    def step(self) -> StepDefinition[Any]:
-        return self.definition.steps[self.step_index]
-
-    @property
-    def workflow_name(self) -> str:
-        return workflow_type_name(self.workflow)
-
-    @property
-    def id(self) -> str:
-        parts = [self.workflow_name, self.step.name, self.phase.value, self.fault.value]
-        return "-".join([*parts, self.decision.value] if self.decision else parts)
-
-    def __str__(self) -> str:
-        return self.id
 
 
 def fault_rule(saga_type: str, step: str, phase: Phase, fault: Fault) -> str:

@@ -28,7 +28,7 @@ from sagas.ledger import Ledger
 from sagas.registry import activity_name
 from sagas.testing._environments import new_task_queue, saga_worker
 from sagas.testing._identity import kit_operator
-from sagas.testing._matrix import Decision, MatrixCase
+from sagas.testing._matrix_case import Decision, MatrixCase
 from sagas.testing._operators import MAKER, resolve_by_two
 from sagas.testing._scenario import SagaScenario
 

@@ -12,7 +12,7 @@ from sagas.ledger import Ledger
 from sagas.registry import SagaType
 
 if TYPE_CHECKING:
-    from sagas.testing._matrix import Expected, MatrixCase
+    from sagas.testing._matrix_case import Expected, MatrixCase
 
 KeyCheck = Callable[[str], bool]
 KeyScheme = Callable[[str, SagaDefinition[Any, Any]], KeyCheck]
