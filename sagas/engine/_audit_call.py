@@ -29,8 +29,8 @@ class AuditKind(StrEnum):
 
     TERMINAL = "terminal"  # the saga closed other than COMPLETED
     COMPLETED = "completed"  # the saga completed (recorded only when configured)
-    NEEDS_ATTENTION = "needs_attention"  # a compensation exhausted its retries; the saga parked
-    OPERATOR_RETRY = "operator_retry"  # an operator asked to retry the parked compensation
+    NEEDS_ATTENTION = "needs_attention"  # the saga parked, on a compensation or a step
+    OPERATOR_RETRY = "operator_retry"  # an operator asked to retry what the saga is parked on
     RESOLUTION_PROPOSED = "resolution_proposed"  # an operator proposed to resolve by hand
     RESOLUTION_APPROVED = "resolution_approved"  # another operator approved it: resolved
     BATCH_COMPLETED = "batch_completed"  # a batch ended: every item's outcome
@@ -47,7 +47,7 @@ class AuditKind(StrEnum):
     FUNDING_PROPOSED = "funding_proposed"  # an operator proposed to create money in an account
     FUNDING_APPROVED = "funding_approved"  # another operator approved it: the entry is posted
     FUNDING_EXPIRED = "funding_expired"  # nobody approved it in time: no money was created
-    SAGA_KILLED = "saga_killed"  # the saga's execution closed from outside: its effects, found
+    SAGA_KILLED = "saga_killed"  # its execution was closed from outside: the effects found
     RECOVERY_PROPOSED = "recovery_proposed"  # an operator proposed to recover the killed saga
     RECOVERY_APPROVED = "recovery_approved"  # another operator approved it: the recovery runs
     SAGA_RECOVERED = "saga_recovered"  # the recovery closed the killed saga: how it ended

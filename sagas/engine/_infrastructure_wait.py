@@ -1,7 +1,7 @@
 """How a saga waits out a fault of its infrastructure: a durable timer between runs of the step
 or compensation, and the time the wait began in a search attribute that the collector counts.
-Such a fault never parks a saga: only a business failure, or a step past the pivot, needs a
-person."""
+Such a fault never parks a saga: only a compensation that failed for good, or a step that failed
+past the pivot or that its inquiry could not settle, needs a person."""
 
 from __future__ import annotations
 

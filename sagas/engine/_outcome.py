@@ -31,7 +31,7 @@ class CompensationResult(StrEnum):
     """How one compensation attempt ended."""
 
     COMPENSATED = "compensated"  # the step's effect is undone
-    FAILED = "failed"  # the compensation exhausted its retries; the saga parks
+    FAILED = "failed"  # the compensation failed for good; the saga parks
     RESOLVED = "resolved"  # operators undid the effect by hand: one proposed, another approved
 
 

@@ -417,8 +417,9 @@ class SagaRuntime(Generic[RequestT, StateT]):
     async def _run_step(
         self, index: int, step: StepDefinition[RequestT], snapshot: Snapshot
     ) -> None:
-        """Run the step's action until it succeeds; a failure before the pivot stops the forward
-        path (the saga compensates), one from the pivot on parks it for an operator."""
+        """Run the step's action until it succeeds; an infrastructure fault is waited out. Any
+        other failure before the pivot stops the forward path (the saga compensates); one from
+        the pivot on, or one its inquiry cannot tell executed or not, parks it for an operator."""
         retry = self._retry(step, Phase.ACTION)
         event = await self._await_event(step)
         retrying = False
@@ -533,8 +534,8 @@ class SagaRuntime(Generic[RequestT, StateT]):
         return None if event is None else dict(event.payload)
 
     async def _park_on_step(self, failure: StepFailure) -> None:
-        """Wait for an operator: retry runs the step again, resolve ends the saga RESOLVED
-        (the operator finished it by hand)."""
+        """Wait for an operator: a retry runs the step again, an approved resolution ends the saga
+        RESOLVED (operators finished it by hand)."""
         self.failure = failure
         self._parked_forward = True
         try:

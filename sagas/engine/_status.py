@@ -8,12 +8,10 @@ from enum import StrEnum
 class SagaStatus(StrEnum):
     RUNNING = "RUNNING"  # steps are being taken
     COMPLETED = "COMPLETED"  # every step succeeded
-    COMPENSATING = "COMPENSATING"  # a step failed; compensations are running in reverse order
+    COMPENSATING = "COMPENSATING"  # the forward path stopped; compensations run in reverse order
     COMPENSATED = "COMPENSATED"  # every compensation succeeded: no net effect remains
-    NEEDS_ATTENTION = (
-        "NEEDS_ATTENTION"  # a compensation exhausted its retries; waiting for an operator
-    )
-    RESOLVED = "RESOLVED"  # an operator resolved the parked saga by hand
+    NEEDS_ATTENTION = "NEEDS_ATTENTION"  # parked on a compensation or a step; waits for an operator
+    RESOLVED = "RESOLVED"  # operators resolved it by hand: one proposed, another approved
     REJECTED = "REJECTED"  # took no effect: its input was refused or its id was already used
     KILLED = "KILLED"  # its execution was closed from outside; waits for an operator's recovery
 

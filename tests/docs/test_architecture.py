@@ -45,3 +45,12 @@ def test_the_page_draws_the_layers_once_and_gives_each_package_its_paragraph() -
 
     assert text.count("sagas.foundations  ") == 1, "the layer diagram is drawn more than once"
     assert [p for p in packages if f"**`{p}`**" not in text] == []
+
+
+def test_the_page_counts_the_layers_the_contract_has() -> None:
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    (layers,) = [c for c in contracts() if c["type"] == "layers"]
+    words = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
+    words += ["eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen"]
+
+    assert f"code sits in {words[len(layers['layers']) - 1]} layers" in text
