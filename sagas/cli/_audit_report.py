@@ -15,6 +15,7 @@ from sagas.cli._audit import witnessed_or_none
 from sagas.cli._errors import FAILURE
 from sagas.cli._invocation import Invocation
 from sagas.cli._ledger import ledger_witness_or_none
+from sagas.cli._options import ReportFile, ReportMaker, ReportSignKey
 from sagas.cli._output import OutputFormat, Shown, emit, said, write_out
 from sagas.cli._reconcile import reconciliation
 from sagas.cli._report_formats import ReportFormat, report_text
@@ -80,18 +81,9 @@ def compensations(
         ReportFormat,
         typer.Option("--output", "-o", help="Table or json as everywhere; csv or html to keep."),
     ] = ReportFormat.TABLE,
-    file: Annotated[Path | None, typer.Option(help="Write the report there.")] = None,
-    by: Annotated[
-        str | None, typer.Option("--by", help="Your name, recorded as the report's maker.")
-    ] = None,
-    sign_key: Annotated[
-        Path | None,
-        typer.Option(
-            "--sign-key",
-            help="Sign with this Ed25519 private key (an auditor's own).",
-            show_default="FUNDSAGA_AUDIT_SIGNING_KEY when present, else unsigned",
-        ),
-    ] = None,
+    file: ReportFile = None,
+    by: ReportMaker = None,
+    sign_key: ReportSignKey = None,
 ) -> None:
     """Prove every saga that did not complete from the ledger, the trail and Temporal.
 

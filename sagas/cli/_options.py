@@ -36,6 +36,18 @@ StatusFilter = Annotated[
     SagaStatus | None,
     typer.Option("--status", "-s", help="Only sagas in this status.", case_sensitive=False),
 ]
+ReportFile = Annotated[Path | None, typer.Option("--file", help="Write the report there.")]
+ReportMaker = Annotated[
+    str | None, typer.Option("--by", help="Your name, recorded as the report's maker.")
+]
+ReportSignKey = Annotated[
+    Path | None,
+    typer.Option(
+        "--sign-key",
+        help="Sign with this Ed25519 private key (an auditor's own).",
+        show_default="FUNDSAGA_AUDIT_SIGNING_KEY when present, else unsigned",
+    ),
+]
 RequestJson = Annotated[
     str,
     typer.Option(

@@ -14,6 +14,7 @@ import typer
 
 from sagas.cli._errors import FAILURE
 from sagas.cli._invocation import Invocation
+from sagas.cli._options import ReportFile, ReportMaker, ReportSignKey
 from sagas.cli._output import OutputFormat, Shown, emit, render, said, write_out
 from sagas.cli._reconcile import reconciliation
 from sagas.cli._reconciliation_html import reconciliation_html
@@ -62,18 +63,9 @@ def report(
         PackFormat,
         typer.Option("--output", "-o", help="Text for people, json or html to keep."),
     ] = PackFormat.TEXT,
-    file: Annotated[Path | None, typer.Option(help="Write the report there.")] = None,
-    by: Annotated[
-        str | None, typer.Option("--by", help="Your name, recorded as the report's maker.")
-    ] = None,
-    sign_key: Annotated[
-        Path | None,
-        typer.Option(
-            "--sign-key",
-            help="Sign with this Ed25519 private key (an auditor's own).",
-            show_default="FUNDSAGA_AUDIT_SIGNING_KEY when present, else unsigned",
-        ),
-    ] = None,
+    file: ReportFile = None,
+    by: ReportMaker = None,
+    sign_key: ReportSignKey = None,
 ) -> None:
     """The reconciliation pack of a period, signed, as a bank's auditor reads it.
 

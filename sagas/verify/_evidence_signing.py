@@ -10,22 +10,23 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
-from pydantic import JsonValue
+from pydantic import BaseModel, JsonValue
 
 from sagas.audit import Keyring, SigningKey
 from sagas.foundations import canonical_json
 from sagas.verify._evidence_model import EvidencePack, Signature
 
 SIGNATURE_FIELD = "signature"
+PackT = TypeVar("PackT", bound=BaseModel)
 
 
 @dataclass(frozen=True)
-class EvidenceReport:
-    """A pack and its signature; None when no key was at hand to sign it."""
+class SignedPack(Generic[PackT]):
+    """A pack and its detached signature; None when no key was at hand to sign it."""
 
-    pack: EvidencePack
+    pack: PackT
     signature: Signature | None
 
     def document(self) -> dict[str, JsonValue]:
@@ -36,8 +37,22 @@ class EvidenceReport:
         return data
 
     def to_json(self) -> str:
-        """Findings first, indented: for people; the signature does not depend on the layout."""
+        """Indented, for people; the signature does not depend on the layout."""
         return json.dumps(self.document(), indent=2, ensure_ascii=False) + "\n"
+
+
+@dataclass(frozen=True)
+class EvidenceReport(SignedPack[EvidencePack]):
+    """The compensation audit's pack and its signature."""
+
+
+def pack_signature(pack: BaseModel, key: SigningKey | None) -> Signature | None:
+    """The signature of `pack` by `key`, None without a key."""
+    if key is None:
+        return None
+    return Signature(
+        key_id=key.key_id, value=key.sign(signed_message(pack.model_dump(mode="json")))
+    )
 
 
 def signed_message(document: Mapping[str, Any]) -> bytes:
@@ -47,10 +62,7 @@ def signed_message(document: Mapping[str, Any]) -> bytes:
 
 
 def sign_pack(pack: EvidencePack, key: SigningKey | None) -> EvidenceReport:
-    if key is None:
-        return EvidenceReport(pack, None)
-    message = signed_message(pack.model_dump(mode="json"))
-    return EvidenceReport(pack, Signature(key_id=key.key_id, value=key.sign(message)))
+    return EvidenceReport(pack, pack_signature(pack, key))
 
 
 def report_signature_problem(
