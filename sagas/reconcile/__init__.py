@@ -1,8 +1,6 @@
 """Reconciliation: statements from the rails, matched against the ledger's rail movements;
 every difference a break with a kind and a lifecycle."""
 
-from sagas.reconcile._breaks import CLOSED_STATUSES, BreakKind, BreakStatus, BreakView
-from sagas.reconcile._csv_mapping import CsvMapping
 from sagas.reconcile._dry_run import (
     ClosedBreak,
     DryRun,
@@ -13,14 +11,7 @@ from sagas.reconcile._dry_run import (
     dry_run,
 )
 from sagas.reconcile._line_accounting import AccountingError, LineRefusal, StatementAccount
-from sagas.reconcile._matching_rules import (
-    AmountTolerance,
-    MatchingRule,
-    MatchingRules,
-    Requirement,
-)
 from sagas.reconcile._models import metadata
-from sagas.reconcile._movements import RailMovement, rail_movements
 from sagas.reconcile._period import reconciliation_period
 from sagas.reconcile._period_model import (
     LineMatch,
@@ -33,32 +24,13 @@ from sagas.reconcile._period_model import (
     PeriodTransaction,
     ReconciliationPeriod,
 )
-from sagas.reconcile._policy import ReconcilePolicy, parse_fees, policy_from
 from sagas.reconcile._proof import ProofItem, ProofOfCash
 from sagas.reconcile._provenance import ActionRows, RowsOfAction, reconciliation_rows
-from sagas.reconcile._read import read_statement, read_statements
 from sagas.reconcile._reconciliation import (
     ImportResult,
     MovementStatus,
     Reconciliation,
     RunResult,
-)
-from sagas.reconcile._rules import (
-    DEFAULT_MAX_BYTES,
-    DEFAULT_MAX_LINES,
-    StatementRules,
-    policy_facts,
-    refuse_size,
-)
-from sagas.reconcile._rules_file import load_rules, parse_rules
-from sagas.reconcile._statement import (
-    Balance,
-    LineDirection,
-    LineKind,
-    LineTransaction,
-    Statement,
-    StatementFormat,
-    StatementLine,
 )
 from sagas.reconcile._statement_action import (
     DRY_RUN_ACTIVITY,
@@ -74,6 +46,40 @@ from sagas.reconcile._statement_action import (
     StatementUpload,
 )
 from sagas.reconcile._store import ActionCounts
+from sagas.reconcile.formats import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_LINES,
+    Balance,
+    CsvMapping,
+    LineDirection,
+    LineKind,
+    LineTransaction,
+    Statement,
+    StatementFormat,
+    StatementLine,
+    read_statement,
+    read_statements,
+    refuse_size,
+)
+from sagas.reconcile.matching import (
+    CLOSED_STATUSES,
+    AmountTolerance,
+    BreakKind,
+    BreakStatus,
+    BreakView,
+    MatchingRule,
+    MatchingRules,
+    RailMovement,
+    ReconcilePolicy,
+    Requirement,
+    StatementRules,
+    load_rules,
+    parse_fees,
+    parse_rules,
+    policy_facts,
+    policy_from,
+    rail_movements,
+)
 
 __all__ = [
     "CLOSED_STATUSES",

@@ -14,12 +14,11 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from sagas.foundations import Money
-from sagas.reconcile._balance import moved, unbalanced
-from sagas.reconcile._breaks import BreakKind
 from sagas.reconcile._models import BankStatementRow, BreakRow, StatementFile
-from sagas.reconcile._statement import Statement
 from sagas.reconcile._statement_store import describe
 from sagas.reconcile._store import new_break
+from sagas.reconcile.formats import Statement, moved, unbalanced
+from sagas.reconcile.matching import BreakKind
 
 
 @dataclass(frozen=True, kw_only=True)

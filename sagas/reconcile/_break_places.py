@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sagas.reconcile._breaks import BreakKind
+from sagas.reconcile.matching import BreakKind
 
 
 @dataclass(frozen=True, kw_only=True)

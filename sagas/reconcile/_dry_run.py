@@ -15,7 +15,6 @@ from sqlalchemy import ColumnElement, Select, func, select
 from sqlalchemy.orm import Session
 
 from sagas.foundations import Money
-from sagas.reconcile._breaks import CLOSED_STATUSES, BreakKind
 from sagas.reconcile._models import (
     BreakRow,
     RailMatch,
@@ -25,7 +24,8 @@ from sagas.reconcile._models import (
     StatementTransactionRow,
 )
 from sagas.reconcile._reconciliation import Reconciliation
-from sagas.reconcile._statement import LineKind
+from sagas.reconcile.formats import LineKind
+from sagas.reconcile.matching import CLOSED_STATUSES, BreakKind
 
 T = TypeVar("T")
 MAX_PROPOSED = 200

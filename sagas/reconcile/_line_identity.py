@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sagas.reconcile._statement import StatementLine
+from sagas.reconcile.formats import StatementLine
 
 IDENTITY_LENGTH = 64
 

@@ -22,7 +22,6 @@ from sagas.reconcile._models import (
     StatementLineRow,
     StatementTransactionRow,
 )
-from sagas.reconcile._movements import RailMovement, rail_movements
 from sagas.reconcile._period_model import (
     LineMatch,
     LineStatus,
@@ -37,8 +36,9 @@ from sagas.reconcile._period_model import (
 from sagas.reconcile._period_statements import FiledStatement, filed_statements
 from sagas.reconcile._proof import proofs_of_cash
 from sagas.reconcile._reconciliation import Reconciliation
-from sagas.reconcile._statement import LineDirection, LineKind
 from sagas.reconcile._store import break_view
+from sagas.reconcile.formats import LineDirection, LineKind
+from sagas.reconcile.matching import RailMovement, rail_movements
 
 
 def reconciliation_period(books: Reconciliation, scope: PeriodScope) -> ReconciliationPeriod:

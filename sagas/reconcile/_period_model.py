@@ -10,10 +10,9 @@ from datetime import date, datetime
 from enum import StrEnum
 
 from sagas.foundations import InvalidRequestError, Money
-from sagas.reconcile._breaks import CLOSED_STATUSES, BreakView
-from sagas.reconcile._movements import RailMovement
 from sagas.reconcile._proof import ProofOfCash
-from sagas.reconcile._statement import LineDirection, LineKind
+from sagas.reconcile.formats import LineDirection, LineKind
+from sagas.reconcile.matching import CLOSED_STATUSES, BreakView, RailMovement
 
 
 @dataclass(frozen=True, kw_only=True)

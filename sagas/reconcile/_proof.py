@@ -27,8 +27,8 @@ from sagas.reconcile._models import (
     StatementLineRow,
     StatementTransactionRow,
 )
-from sagas.reconcile._movements import RailMovement
-from sagas.reconcile._statement import LineDirection
+from sagas.reconcile.formats import LineDirection
+from sagas.reconcile.matching import RailMovement
 
 
 @dataclass(frozen=True, kw_only=True)

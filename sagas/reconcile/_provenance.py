@@ -11,7 +11,6 @@ from typing import Any
 from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
-from sagas.reconcile._breaks import BreakStatus
 from sagas.reconcile._models import (
     BankStatementRow,
     BreakRow,
@@ -21,6 +20,7 @@ from sagas.reconcile._models import (
     StatementLineRow,
     StatementTransactionRow,
 )
+from sagas.reconcile.matching import BreakStatus
 
 
 @dataclass

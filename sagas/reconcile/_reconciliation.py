@@ -17,19 +17,24 @@ from sagas.foundations import InvalidRequestError, database_now
 from sagas.ledger import Ledger
 from sagas.reconcile import _store
 from sagas.reconcile._balance_breaks import open_balance_breaks
-from sagas.reconcile._breaks import CLOSED_STATUSES, BreakKind, BreakStatus, BreakView
 from sagas.reconcile._line_accounting import StatementAccount, check_file, file_facts
-from sagas.reconcile._matcher import match
-from sagas.reconcile._matching_rules import MatchingRules
 from sagas.reconcile._models import BreakRow, RailMatch, RailTransactionMatch
-from sagas.reconcile._movements import RailMovement, rail_movements
-from sagas.reconcile._policy import ReconcilePolicy
 from sagas.reconcile._proof import ProofOfCash, proofs_of_cash
-from sagas.reconcile._rules import refuse_statements
-from sagas.reconcile._statement import Statement
 from sagas.reconcile._statement_store import add_statements, stored_statements
 from sagas.reconcile._store import ActionCounts
 from sagas.reconcile._transaction_store import add_transaction_matches, transaction_matches
+from sagas.reconcile.formats import Statement, refuse_statements
+from sagas.reconcile.matching import (
+    CLOSED_STATUSES,
+    BreakKind,
+    BreakStatus,
+    BreakView,
+    MatchingRules,
+    RailMovement,
+    ReconcilePolicy,
+    match,
+    rail_movements,
+)
 
 T = TypeVar("T")
 

@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field, JsonValue
 
 from sagas.engine import MAX_PROOF_LENGTH, AuditKind
 from sagas.foundations import STATEMENT_BYTES_CEILING, InvalidRequestError
-from sagas.reconcile._csv_mapping import CsvMapping
+from sagas.reconcile.formats import CsvMapping
 
 STATEMENT_ACTION_WORKFLOW = "StatementAction"
 IMPORT_STATEMENT_ACTIVITY = "reconcile.import_statement"

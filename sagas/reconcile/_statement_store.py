@@ -9,7 +9,7 @@ from sqlalchemy.orm import Session
 
 from sagas.foundations import InvalidRequestError
 from sagas.reconcile._models import BankStatementRow, StatementFile
-from sagas.reconcile._statement import Statement
+from sagas.reconcile.formats import Statement
 
 
 def add_statements(

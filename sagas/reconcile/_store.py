@@ -10,8 +10,6 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from sagas.foundations import Money
-from sagas.reconcile._booked import BookedLine, Finding
-from sagas.reconcile._breaks import BreakKind, BreakStatus, BreakView
 from sagas.reconcile._line_accounting import LineRefusal, StatementAccount
 from sagas.reconcile._line_identity import LineIdentity, booking, line_identities
 from sagas.reconcile._models import (
@@ -22,9 +20,10 @@ from sagas.reconcile._models import (
     StatementFile,
     StatementLineRow,
 )
-from sagas.reconcile._statement import LineDirection, LineKind, Statement, StatementLine
 from sagas.reconcile._statement_store import describe
 from sagas.reconcile._transaction_store import add_transactions, booked_transactions
+from sagas.reconcile.formats import LineDirection, LineKind, Statement, StatementLine
+from sagas.reconcile.matching import BookedLine, BreakKind, BreakStatus, BreakView, Finding
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -9,13 +9,13 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from sagas.reconcile._booked import BookedTransaction
 from sagas.reconcile._models import (
     RailTransactionMatch,
     StatementLineRow,
     StatementTransactionRow,
 )
-from sagas.reconcile._statement import StatementLine
+from sagas.reconcile.formats import StatementLine
+from sagas.reconcile.matching import BookedTransaction
 
 
 def add_transactions(

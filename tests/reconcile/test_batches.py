@@ -20,9 +20,7 @@ from sagas.reconcile import (
     Reconciliation,
     read_statement,
 )
-from sagas.reconcile._batch import BATCH_METHOD
-from sagas.reconcile._booked import BookedLine, BookedTransaction
-from sagas.reconcile._matcher import match
+from sagas.reconcile.matching import BATCH_METHOD, BookedLine, BookedTransaction, match
 from tests.ledger._money import eur
 from tests.reconcile.camt_documents import entry, statement
 from tests.reconcile.fixture_files import fixture, return_entry

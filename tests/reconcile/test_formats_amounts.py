@@ -8,7 +8,7 @@ import pytest
 
 from sagas.foundations import InvalidRequestError, Money
 from sagas.reconcile import CsvMapping, read_statement
-from sagas.reconcile._statement_amount import statement_money
+from sagas.reconcile.formats import statement_money
 from tests.reconcile.camt_documents import entry, statement
 from tests.reconcile.test_mt940 import STATEMENT as MT940
 

@@ -19,7 +19,7 @@ import pytest
 
 from sagas.foundations import InvalidRequestError, Money
 from sagas.reconcile import CsvMapping, LineDirection, StatementFormat, read_statement
-from sagas.reconcile._csv_statement import read_csv, read_csv_statements
+from sagas.reconcile.formats import read_csv, read_csv_statements
 from tests.reconcile.fixture_files import FIXTURES
 
 DEBIT, CREDIT = LineDirection.DEBIT, LineDirection.CREDIT

@@ -15,15 +15,15 @@ import pytest
 
 from sagas.foundations import Money
 from sagas.reconcile import LineDirection, LineKind, read_statement
-from sagas.reconcile._mt940_details import (
+from sagas.reconcile.formats import (
     OPTIONS,
     RAW_DETAILS,
     LineDetails,
     end_to_end_id,
     line_details,
     return_reason,
+    structured_details,
 )
-from sagas.reconcile._mt940_structured import structured_details
 from tests.reconcile.fixture_files import FIXTURES
 
 DEBIT, CREDIT = LineDirection.DEBIT, LineDirection.CREDIT

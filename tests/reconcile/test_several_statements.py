@@ -36,7 +36,7 @@ from sagas.reconcile import (
     read_statement,
     read_statements,
 )
-from sagas.reconcile._rules import MAX_STATEMENTS
+from sagas.reconcile.formats import MAX_STATEMENTS
 from tests.reconcile.fixture_files import FIXTURES
 from tests.reconcile.schemas import schema_errors
 

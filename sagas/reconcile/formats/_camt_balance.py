@@ -7,10 +7,10 @@ from datetime import date
 from xml.etree.ElementTree import Element
 
 from sagas.foundations import InvalidRequestError, Money, currency
-from sagas.reconcile._balance import stated_balance
-from sagas.reconcile._camt_entry import missing, text
-from sagas.reconcile._statement import Balance
-from sagas.reconcile._statement_amount import statement_money
+from sagas.reconcile.formats._balance import stated_balance
+from sagas.reconcile.formats._camt_entry import missing, text
+from sagas.reconcile.formats._statement import Balance
+from sagas.reconcile.formats._statement_amount import statement_money
 
 _OPENING = ("OPBD", "PRCD")
 """Opening booked, else the previous day's closing booked: both are what the lines start from."""

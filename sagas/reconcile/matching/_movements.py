@@ -11,7 +11,7 @@ from typing import Any
 from sagas.engine import RailEffect, SagaDefinition, action_key_of, end_to_end_id
 from sagas.foundations import Money
 from sagas.ledger import EntryView, Ledger
-from sagas.reconcile._statement import LineDirection, LineKind
+from sagas.reconcile.formats import LineDirection, LineKind
 
 
 @dataclass(frozen=True, kw_only=True)

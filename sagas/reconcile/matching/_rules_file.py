@@ -13,15 +13,15 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from sagas.foundations import InvalidRequestError, Money, currency, parse_money
-from sagas.reconcile._matching_rules import (
+from sagas.reconcile.formats import LineKind
+from sagas.reconcile.matching._matching_rules import (
     DEFAULT_RULE,
     AmountTolerance,
     MatchingRule,
     MatchingRules,
     Requirement,
 )
-from sagas.reconcile._policy import ReconcilePolicy
-from sagas.reconcile._statement import LineKind
+from sagas.reconcile.matching._policy import ReconcilePolicy
 
 SETTING = "FUNDSAGA_RECONCILE_RULES"
 RULE_FIELDS = frozenset(

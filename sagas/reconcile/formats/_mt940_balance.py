@@ -7,9 +7,9 @@ from decimal import Decimal
 from typing import Any
 
 from sagas.foundations import InvalidRequestError, currency
-from sagas.reconcile._balance import stated_balance
-from sagas.reconcile._statement import Balance
-from sagas.reconcile._statement_amount import statement_money
+from sagas.reconcile.formats._balance import stated_balance
+from sagas.reconcile.formats._statement import Balance
+from sagas.reconcile.formats._statement_amount import statement_money
 
 _OPENING = (("final_opening_balance", ":60F:"), ("intermediate_opening_balance", ":60M:"))
 _CLOSING = (("final_closing_balance", ":62F:"), ("intermediate_closing_balance", ":62M:"))

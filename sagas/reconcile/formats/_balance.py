@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from datetime import date
 
 from sagas.foundations import InvalidRequestError, Money
-from sagas.reconcile._statement import Balance, LineDirection, StatementLine
+from sagas.reconcile.formats._statement import Balance, LineDirection, StatementLine
 
 
 def stated_balance(

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from sagas.foundations import InvalidRequestError
-from sagas.reconcile._camt import read_camt
-from sagas.reconcile._csv_mapping import CsvMapping
-from sagas.reconcile._csv_statement import read_csv_statements
-from sagas.reconcile._mt940 import looks_like_mt940, read_mt940
-from sagas.reconcile._rules import refuse_lines
-from sagas.reconcile._statement import Statement
+from sagas.reconcile.formats._camt import read_camt
+from sagas.reconcile.formats._csv_mapping import CsvMapping
+from sagas.reconcile.formats._csv_statement import read_csv_statements
+from sagas.reconcile.formats._limits import refuse_lines
+from sagas.reconcile.formats._mt940 import looks_like_mt940, read_mt940
+from sagas.reconcile.formats._statement import Statement
 
 _BYTE_ORDER_MARK = b"\xef\xbb\xbf"
 

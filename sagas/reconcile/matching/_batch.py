@@ -6,13 +6,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from sagas.reconcile._booked import BookedLine, BookedTransaction, Finding, Outcome
-from sagas.reconcile._breaks import BreakKind
-from sagas.reconcile._kinds import kinds_agree, reason_text
-from sagas.reconcile._matching_rules import MatchingRule
-from sagas.reconcile._movements import RailMovement
-from sagas.reconcile._statement import LineDirection, LineKind
-from sagas.reconcile._value_dates import value_date_finding
+from sagas.reconcile.formats import LineDirection, LineKind, kinds_agree, reason_text
+from sagas.reconcile.matching._booked import BookedLine, BookedTransaction, Finding, Outcome
+from sagas.reconcile.matching._breaks import BreakKind
+from sagas.reconcile.matching._matching_rules import MatchingRule
+from sagas.reconcile.matching._movements import RailMovement
+from sagas.reconcile.matching._value_dates import value_date_finding
 
 BATCH_METHOD = "batch_reference"
 

@@ -3,10 +3,10 @@ date to agree (`require = ["value_date"]`): a finding even when its end-to-end i
 
 from __future__ import annotations
 
-from sagas.reconcile._booked import BookedLine, BookedTransaction, Finding
-from sagas.reconcile._breaks import BreakKind
-from sagas.reconcile._matching_rules import MatchingRule, Requirement
-from sagas.reconcile._movements import RailMovement
+from sagas.reconcile.matching._booked import BookedLine, BookedTransaction, Finding
+from sagas.reconcile.matching._breaks import BreakKind
+from sagas.reconcile.matching._matching_rules import MatchingRule, Requirement
+from sagas.reconcile.matching._movements import RailMovement
 
 
 def value_date_finding(

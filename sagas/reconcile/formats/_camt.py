@@ -17,10 +17,10 @@ from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import iterparse
 
 from sagas.foundations import InvalidRequestError, currency
-from sagas.reconcile._camt_balance import balance_currency, camt_balances
-from sagas.reconcile._camt_entry import entry_line, is_booked, missing, text
-from sagas.reconcile._rules import refuse_lines
-from sagas.reconcile._statement import Statement, StatementFormat, StatementLine
+from sagas.reconcile.formats._camt_balance import balance_currency, camt_balances
+from sagas.reconcile.formats._camt_entry import entry_line, is_booked, missing, text
+from sagas.reconcile.formats._limits import refuse_lines
+from sagas.reconcile.formats._statement import Statement, StatementFormat, StatementLine
 
 _NAMESPACE = re.compile(
     r"urn:iso:std:iso:20022:tech:xsd:camt\.(?P<message>05[234])\.001\.(?P<v>\d\d)"

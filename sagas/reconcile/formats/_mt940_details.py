@@ -10,7 +10,7 @@ from typing import Any
 
 import mt940
 
-from sagas.reconcile._mt940_structured import structured_details
+from sagas.reconcile.formats._mt940_structured import structured_details
 
 RAW_DETAILS: dict[str, list[Any]] = {"post_transaction_details": []}
 """Processors for `mt940.parse_statements` that keep :86: as the bank wrote it: the library's

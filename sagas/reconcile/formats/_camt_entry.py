@@ -8,9 +8,14 @@ from typing import NoReturn
 from xml.etree.ElementTree import Element
 
 from sagas.foundations import InvalidRequestError, Money, currency
-from sagas.reconcile._kinds import camt_kind
-from sagas.reconcile._statement import LineDirection, LineKind, LineTransaction, StatementLine
-from sagas.reconcile._statement_amount import statement_money
+from sagas.reconcile.formats._kinds import camt_kind
+from sagas.reconcile.formats._statement import (
+    LineDirection,
+    LineKind,
+    LineTransaction,
+    StatementLine,
+)
+from sagas.reconcile.formats._statement_amount import statement_money
 
 _DIRECTIONS = {"DBIT": LineDirection.DEBIT, "CRDT": LineDirection.CREDIT}
 _NOT_BOOKED = frozenset({"PDNG", "INFO", "FUTR"})

@@ -17,9 +17,9 @@ from fractions import Fraction
 from pydantic import JsonValue
 
 from sagas.foundations import Money, currency
-from sagas.reconcile._booked import BookedLine
-from sagas.reconcile._policy import ReconcilePolicy
-from sagas.reconcile._statement import LineKind
+from sagas.reconcile.formats import LineKind
+from sagas.reconcile.matching._booked import BookedLine
+from sagas.reconcile.matching._policy import ReconcilePolicy
 
 DEFAULT_RULE = "default"
 

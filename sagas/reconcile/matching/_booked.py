@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date
 
-from sagas.reconcile._breaks import BreakKind
-from sagas.reconcile._statement import LineDirection, LineKind
+from sagas.reconcile.formats import LineDirection, LineKind
+from sagas.reconcile.matching._breaks import BreakKind
 
 
 @dataclass(frozen=True, kw_only=True)

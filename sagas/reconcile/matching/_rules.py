@@ -10,16 +10,11 @@ from dataclasses import dataclass, field
 
 from pydantic import JsonValue
 
-from sagas.foundations import InvalidRequestError, Settings
-from sagas.reconcile._matching_rules import MatchingRules
-from sagas.reconcile._policy import ReconcilePolicy, policy_from
-from sagas.reconcile._rules_file import load_rules
-
-DEFAULT_MAX_BYTES = 1_048_576
-DEFAULT_MAX_LINES = 10_000
-MAX_STATEMENTS = 1_000
-"""Statements in one file: its import's record lists each, and stays well under Temporal's
-payload limit."""
+from sagas.foundations import Settings
+from sagas.reconcile.formats import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, refuse_size
+from sagas.reconcile.matching._matching_rules import MatchingRules
+from sagas.reconcile.matching._policy import ReconcilePolicy, policy_from
+from sagas.reconcile.matching._rules_file import load_rules
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -60,29 +55,6 @@ class StatementRules:
     def check_size(self, content: bytes) -> None:
         """Refuse a file over the byte limit, naming it, before anything reads it."""
         refuse_size(len(content), self.max_bytes)
-
-
-def refuse_size(size: int, max_bytes: int) -> None:
-    if size > max_bytes:
-        raise InvalidRequestError(
-            "FILE",
-            f"is {size} bytes, over the limit of {max_bytes} (FUNDSAGA_STATEMENT_MAX_BYTES)",
-        )
-
-
-def refuse_lines(count: int, max_lines: int) -> None:
-    if count > max_lines:
-        raise InvalidRequestError(
-            "FILE",
-            f"holds more than {max_lines} entries, the limit (FUNDSAGA_STATEMENT_MAX_LINES)",
-        )
-
-
-def refuse_statements(count: int) -> None:
-    if count > MAX_STATEMENTS:
-        raise InvalidRequestError(
-            "FILE", f"holds {count} statements, over the limit of {MAX_STATEMENTS} a file"
-        )
 
 
 def policy_facts(policy: ReconcilePolicy) -> dict[str, JsonValue]:

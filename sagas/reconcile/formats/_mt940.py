@@ -11,10 +11,10 @@ from typing import Any, NoReturn
 import mt940
 
 from sagas.foundations import InvalidRequestError
-from sagas.reconcile import _mt940_details
-from sagas.reconcile._kinds import mt940_kind
-from sagas.reconcile._mt940_balance import mt940_balances, opening_currency
-from sagas.reconcile._statement import (
+from sagas.reconcile.formats import _mt940_details
+from sagas.reconcile.formats._kinds import mt940_kind
+from sagas.reconcile.formats._mt940_balance import mt940_balances, opening_currency
+from sagas.reconcile.formats._statement import (
     LineDirection,
     LineKind,
     LineTransaction,
@@ -22,7 +22,7 @@ from sagas.reconcile._statement import (
     StatementFormat,
     StatementLine,
 )
-from sagas.reconcile._statement_amount import statement_money
+from sagas.reconcile.formats._statement_amount import statement_money
 
 _TAGS = (re.compile(rb"^:20:", re.M), re.compile(rb"^:60[FM]:", re.M))
 _STATEMENT = re.compile(rb"(?m)^(?=:20:)")

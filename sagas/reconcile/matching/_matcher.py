@@ -8,15 +8,19 @@ from collections.abc import Iterable
 from dataclasses import replace
 from datetime import datetime
 
-from sagas.reconcile._batch import Batches
-from sagas.reconcile._booked import BookedLine, Finding, Outcome
-from sagas.reconcile._breaks import BreakKind
-from sagas.reconcile._kinds import NEVER_BY_AMOUNT, kinds_agree, reason_text
-from sagas.reconcile._matching_rules import DEFAULT_RULE, MatchingRule, MatchingRules, Requirement
-from sagas.reconcile._movements import RailMovement
-from sagas.reconcile._policy import ReconcilePolicy
-from sagas.reconcile._statement import LineKind
-from sagas.reconcile._value_dates import value_date_finding
+from sagas.reconcile.formats import NEVER_BY_AMOUNT, LineKind, kinds_agree, reason_text
+from sagas.reconcile.matching._batch import Batches
+from sagas.reconcile.matching._booked import BookedLine, Finding, Outcome
+from sagas.reconcile.matching._breaks import BreakKind
+from sagas.reconcile.matching._matching_rules import (
+    DEFAULT_RULE,
+    MatchingRule,
+    MatchingRules,
+    Requirement,
+)
+from sagas.reconcile.matching._movements import RailMovement
+from sagas.reconcile.matching._policy import ReconcilePolicy
+from sagas.reconcile.matching._value_dates import value_date_finding
 
 _OWN_BREAKS = {LineKind.FEE: BreakKind.FEE, LineKind.INTEREST: BreakKind.INTEREST}
 

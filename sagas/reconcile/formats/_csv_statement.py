@@ -12,16 +12,16 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from sagas.foundations import InvalidRequestError, Money, currency
-from sagas.reconcile._csv_amount import CellAmount, cell_amount
-from sagas.reconcile._csv_mapping import CsvMapping
-from sagas.reconcile._statement import (
+from sagas.reconcile.formats._csv_amount import CellAmount, cell_amount
+from sagas.reconcile.formats._csv_mapping import CsvMapping
+from sagas.reconcile.formats._statement import (
     LineDirection,
     LineKind,
     Statement,
     StatementFormat,
     StatementLine,
 )
-from sagas.reconcile._statement_amount import statement_money
+from sagas.reconcile.formats._statement_amount import statement_money
 
 _Row = dict[str, str]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from sagas.reconcile._statement import LineDirection, LineKind
+from sagas.reconcile.formats._statement import LineDirection, LineKind
 
 _RETURN_SUBFAMILIES = frozenset({"RRTN", "RPCR", "ARET", "AREV"})
 _FEE_CODES = frozenset({"CHRG", "FEES", "COMM", "TAXE"})
