@@ -9,17 +9,20 @@ from dataclasses import dataclass, field
 from pydantic import ValidationError
 
 from sagas.audit import Keyring
-from sagas.verify._evidence_check import compensation_problems
-from sagas.verify._evidence_model import EvidencePack, Signature
-from sagas.verify._evidence_signing import (
+from sagas.verify._report_kinds import ReportKind, kind_of
+from sagas.verify.evidence import (
     SIGNATURE_FIELD,
+    EvidencePack,
     EvidenceReport,
+    Signature,
+    compensation_problems,
     report_signature_problem,
 )
-from sagas.verify._reconciliation_check import reconciliation_problems
-from sagas.verify._reconciliation_model import ReconciliationPack
-from sagas.verify._reconciliation_signing import ReconciliationReport
-from sagas.verify._report_kinds import ReportKind, kind_of
+from sagas.verify.reconciliation import (
+    ReconciliationPack,
+    ReconciliationReport,
+    reconciliation_problems,
+)
 
 
 @dataclass

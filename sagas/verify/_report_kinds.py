@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
 
-from sagas.verify._evidence_model import EVIDENCE_FORMAT
-from sagas.verify._reconciliation_model import RECONCILIATION_FORMAT
+from sagas.verify.evidence import EVIDENCE_FORMAT
+from sagas.verify.reconciliation import RECONCILIATION_FORMAT
 
 
 class ReportKind(StrEnum):

@@ -34,7 +34,7 @@ from sagas.engine import AuditKind
 from sagas.foundations import HostClock, make_engine
 from sagas.ledger import JOURNAL_CHAIN, EntryKind, Ledger, content_hash, entry_message, metadata
 from sagas.testing import dev_identity, fund_by_two
-from sagas.verify import _temporal_histories as temporal_histories
+from sagas.verify.witness import _temporal_histories as temporal_histories
 from sagas.worker import build_worker
 from tests.audit._tamper import storage_for
 from tests.e2e.conftest import eur, fundsaga

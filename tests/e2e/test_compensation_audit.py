@@ -19,8 +19,8 @@ from sagas.audit._record import seal
 from sagas.client import FundsagaClient
 from sagas.ledger import Ledger
 from sagas.testing import dev_identity, freeze_by_operator
-from sagas.verify import _temporal_histories as temporal_histories
 from sagas.verify import audit_saga
+from sagas.verify.witness import _temporal_histories as temporal_histories
 from sagas.worker import build_worker
 from tests.e2e._fast import FastTransferWorkflow
 from tests.e2e.conftest import TemporalCli, eur, fundsaga

@@ -23,7 +23,7 @@ from sagas.verify import (
     awaiting_witness,
     entry_witness_findings,
 )
-from sagas.verify._ledger_witness import opened_records
+from sagas.verify.witness import opened_records
 
 NOW = datetime(2026, 11, 26, 12, 0, tzinfo=UTC)
 RETENTION = timedelta(days=30)

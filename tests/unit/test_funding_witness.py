@@ -13,7 +13,7 @@ from pydantic import JsonValue
 from sagas.audit import AuditRecord
 from sagas.foundations import Money
 from sagas.ledger import EntryKind, EntryView, PostingView
-from sagas.verify._funding_witness import AuditedFundings
+from sagas.verify.witness import AuditedFundings
 
 AT = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 

@@ -14,17 +14,25 @@ from sagas.audit import Keyring
 from sagas.codec import SEALED_FIELD
 from sagas.engine import AuditKind
 from sagas.foundations import InvalidRequestError
-from sagas.verify._evidence_scope import SignedRecord
-from sagas.verify._reconciliation_figures import account_proof, age_seconds, counts_of
-from sagas.verify._reconciliation_model import (
+from sagas.verify.evidence import SignedRecord, anchor_problems, record_problems
+from sagas.verify.reconciliation._reconciliation_figures import (
+    account_proof,
+    age_seconds,
+    counts_of,
+)
+from sagas.verify.reconciliation._reconciliation_model import (
     BreakEvidence,
     FileEvidence,
     ReconciliationPack,
     StatementEvidence,
 )
-from sagas.verify._reconciliation_proof_check import proof_problems
-from sagas.verify._reconciliation_records import ACTS, act_facts, identity_of, stated_counts
-from sagas.verify._record_check import anchor_problems, record_problems
+from sagas.verify.reconciliation._reconciliation_proof_check import proof_problems
+from sagas.verify.reconciliation._reconciliation_records import (
+    ACTS,
+    act_facts,
+    identity_of,
+    stated_counts,
+)
 
 
 def reconciliation_problems(pack: ReconciliationPack, keyring: Keyring) -> Iterator[str]:

@@ -11,7 +11,11 @@ from pydantic import JsonValue
 
 from sagas.engine import AuditKind
 from sagas.reconcile import BreakStatus, PeriodBreak
-from sagas.verify._reconciliation_model import AccountProof, BreakEvidence, FileEvidence
+from sagas.verify.reconciliation._reconciliation_model import (
+    AccountProof,
+    BreakEvidence,
+    FileEvidence,
+)
 
 
 def file_findings(files: Sequence[FileEvidence]) -> Iterator[str]:

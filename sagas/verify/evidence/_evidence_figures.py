@@ -8,7 +8,7 @@ from datetime import datetime
 
 from sagas.foundations import InvalidRequestError, Money, parse_money
 from sagas.ledger import EntryProof
-from sagas.verify._evidence_model import (
+from sagas.verify.evidence._evidence_model import (
     EntryEvidence,
     HoldEvidence,
     NetEffect,

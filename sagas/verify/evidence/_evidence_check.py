@@ -11,15 +11,15 @@ from sagas.audit import Keyring
 from sagas.engine import SagaStatus
 from sagas.foundations import InvalidRequestError
 from sagas.ledger import entry_message, proof_hash, seal_hash
-from sagas.verify._evidence_figures import (
+from sagas.verify.evidence._evidence_figures import (
     entry_proof,
     moved_of,
     net_effect_of,
     reversals_of,
     totals_of,
 )
-from sagas.verify._evidence_model import EntryEvidence, EvidencePack, SagaEvidence
-from sagas.verify._record_check import anchor_problems, record_problems
+from sagas.verify.evidence._evidence_model import EntryEvidence, EvidencePack, SagaEvidence
+from sagas.verify.evidence._record_check import anchor_problems, record_problems
 
 
 def compensation_problems(pack: EvidencePack, keyring: Keyring) -> Iterator[str]:

@@ -8,12 +8,12 @@ from pathlib import Path
 
 from sagas.audit import AnchorStore, Keyring
 from sagas.ledger import JOURNAL_CHAIN, ChainHead, Ledger
-from sagas.verify._account_witness import AccountChanges, account_witness_findings
-from sagas.verify._action_histories import ActionHistories
-from sagas.verify._entry_witness import awaiting_witness, entry_witness_findings
-from sagas.verify._ledger_memory import remember_head, remembered_head, rollback_findings
-from sagas.verify._ledger_witness import LedgerWitness
-from sagas.verify._statement_witness import statement_witness_findings
+from sagas.verify.witness._account_witness import AccountChanges, account_witness_findings
+from sagas.verify.witness._action_histories import ActionHistories
+from sagas.verify.witness._entry_witness import awaiting_witness, entry_witness_findings
+from sagas.verify.witness._ledger_memory import remember_head, remembered_head, rollback_findings
+from sagas.verify.witness._ledger_witness import LedgerWitness
+from sagas.verify.witness._statement_witness import statement_witness_findings
 
 
 @dataclass

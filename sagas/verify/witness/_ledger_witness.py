@@ -19,8 +19,8 @@ from sagas.audit import AnchorStore, AuditRecord, AuditStore
 from sagas.codec import PayloadDecryptionError, PayloadKeys, RecordSealer
 from sagas.engine import funding_of_entry
 from sagas.ledger import EntryView, Ledger
-from sagas.verify._anchored_reach import NOTHING_ANCHORED, AnchoredReach, anchored_reach
-from sagas.verify._temporal_histories import TemporalWitness, looked_up, temporal_witness
+from sagas.verify.witness._anchored_reach import NOTHING_ANCHORED, AnchoredReach, anchored_reach
+from sagas.verify.witness._temporal_histories import TemporalWitness, looked_up, temporal_witness
 
 
 @dataclass(frozen=True)

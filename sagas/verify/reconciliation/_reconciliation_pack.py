@@ -13,19 +13,30 @@ from sagas.audit import AnchoredAuditStore
 from sagas.codec import PayloadKeys
 from sagas.engine import AuditKind
 from sagas.reconcile import PeriodScope, Reconciliation, reconciliation_period
-from sagas.verify._audit_verify import TrailVerdict
-from sagas.verify._evidence_model import PackVerdict
-from sagas.verify._evidence_pack import audit_chain_of, journal_of, os_user
-from sagas.verify._evidence_saga import timestamp
-from sagas.verify._evidence_scope import Chains, MadeBy, Sources
-from sagas.verify._ledger_verify import LedgerVerdict
-from sagas.verify._ledger_witness import opened_records
-from sagas.verify._reconciliation_findings import break_findings, file_findings, proof_findings
-from sagas.verify._reconciliation_inventory import file_evidence
-from sagas.verify._reconciliation_model import ReconciliationPack, ReconciliationScope
-from sagas.verify._reconciliation_proofs import account_proofs
-from sagas.verify._reconciliation_records import ACTS, ReadRecord
-from sagas.verify._reconciliation_register import break_evidence
+from sagas.verify.evidence import (
+    Chains,
+    MadeBy,
+    PackVerdict,
+    Sources,
+    audit_chain_of,
+    journal_of,
+    os_user,
+    timestamp,
+)
+from sagas.verify.reconciliation._reconciliation_findings import (
+    break_findings,
+    file_findings,
+    proof_findings,
+)
+from sagas.verify.reconciliation._reconciliation_inventory import file_evidence
+from sagas.verify.reconciliation._reconciliation_model import (
+    ReconciliationPack,
+    ReconciliationScope,
+)
+from sagas.verify.reconciliation._reconciliation_proofs import account_proofs
+from sagas.verify.reconciliation._reconciliation_records import ACTS, ReadRecord
+from sagas.verify.reconciliation._reconciliation_register import break_evidence
+from sagas.verify.witness import LedgerVerdict, TrailVerdict, opened_records
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -16,7 +16,7 @@ from pydantic import BaseModel, JsonValue
 
 from sagas.audit import Keyring, SigningKey
 from sagas.foundations import canonical_json
-from sagas.verify._evidence_model import EvidencePack, Signature
+from sagas.verify.evidence._evidence_model import EvidencePack, Signature
 
 SIGNATURE_FIELD = "signature"
 PackT = TypeVar("PackT", bound=BaseModel)

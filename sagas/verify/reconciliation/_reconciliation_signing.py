@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sagas.audit import SigningKey
-from sagas.verify._evidence_signing import SignedPack, pack_signature
-from sagas.verify._reconciliation_model import ReconciliationPack
+from sagas.verify.evidence import SignedPack, pack_signature
+from sagas.verify.reconciliation._reconciliation_model import ReconciliationPack
 
 
 @dataclass(frozen=True)

@@ -16,16 +16,20 @@ from sagas.reconcile import (
     PeriodStatement,
     PeriodTransaction,
 )
-from sagas.verify._evidence_saga import signed_record, timestamp
-from sagas.verify._reconciliation_figures import counts_of
-from sagas.verify._reconciliation_model import (
+from sagas.verify.evidence import signed_record, timestamp
+from sagas.verify.reconciliation._reconciliation_figures import counts_of
+from sagas.verify.reconciliation._reconciliation_model import (
     FileEvidence,
     LineEvidence,
     MatchEvidence,
     StatementEvidence,
     TransactionEvidence,
 )
-from sagas.verify._reconciliation_records import ReadRecord, identity_of, stated_counts
+from sagas.verify.reconciliation._reconciliation_records import (
+    ReadRecord,
+    identity_of,
+    stated_counts,
+)
 
 
 def file_evidence(file: PeriodFile, imports: Mapping[str, ReadRecord]) -> FileEvidence:

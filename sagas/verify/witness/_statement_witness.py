@@ -13,7 +13,7 @@ from sagas.codec import SEALED_FIELD
 from sagas.engine import AuditKind
 from sagas.ledger import Ledger
 from sagas.reconcile import RowsOfAction, reconciliation_rows
-from sagas.verify._ledger_witness import LedgerWitness
+from sagas.verify.witness._ledger_witness import LedgerWitness
 
 ACTION_KINDS = (AuditKind.STATEMENT_IMPORTED, AuditKind.RECONCILIATION_RUN)
 

@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from sagas.audit import AuditRecord
 from sagas.engine import funding_of_entry
 from sagas.ledger import EntryKind, EntryView
-from sagas.verify._anchored_reach import NOTHING_ANCHORED, AnchoredReach
-from sagas.verify._funding_witness import AuditedFundings
-from sagas.verify._temporal_histories import SeenEntry, TemporalWitness
+from sagas.verify.witness._anchored_reach import NOTHING_ANCHORED, AnchoredReach
+from sagas.verify.witness._funding_witness import AuditedFundings
+from sagas.verify.witness._temporal_histories import SeenEntry, TemporalWitness
 
 COMPLETED_SETTING = "FUNDSAGA_AUDIT_COMPLETED"
 

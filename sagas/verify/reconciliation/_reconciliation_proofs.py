@@ -14,9 +14,13 @@ from sagas.reconcile import (
     RailMovement,
     ReconciliationPeriod,
 )
-from sagas.verify._evidence_saga import timestamp
-from sagas.verify._reconciliation_figures import account_proof
-from sagas.verify._reconciliation_model import AccountProof, ProofItemEvidence, StatementProof
+from sagas.verify.evidence import timestamp
+from sagas.verify.reconciliation._reconciliation_figures import account_proof
+from sagas.verify.reconciliation._reconciliation_model import (
+    AccountProof,
+    ProofItemEvidence,
+    StatementProof,
+)
 
 _Order = tuple[date, date, str, int, int]
 

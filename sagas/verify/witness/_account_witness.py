@@ -25,9 +25,9 @@ from sagas.audit import AuditRecord
 from sagas.codec import SEALED_FIELD
 from sagas.engine import AuditKind, VerifiedOperator
 from sagas.ledger import AccountStatus, AccountView, Ledger, StatusChangeView
-from sagas.verify._action_histories import ACCOUNT_KINDS, ActionHistories
-from sagas.verify._anchored_reach import NOTHING_ANCHORED, AnchoredReach
-from sagas.verify._temporal_histories import TemporalWitness
+from sagas.verify.witness._action_histories import ACCOUNT_KINDS, ActionHistories
+from sagas.verify.witness._anchored_reach import NOTHING_ANCHORED, AnchoredReach
+from sagas.verify.witness._temporal_histories import TemporalWitness
 
 STATUS_KINDS = {
     AccountStatus.FROZEN: AuditKind.ACCOUNT_FROZEN,

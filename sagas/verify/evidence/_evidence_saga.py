@@ -10,8 +10,8 @@ from sagas.audit import AuditRecord, AuditStore, hashed_fields
 from sagas.engine import Phase
 from sagas.foundations import Money
 from sagas.ledger import EntryProof, HoldView, Ledger, funding_account_id
-from sagas.verify._evidence_figures import moved_of, net_effect_of, reversals_of
-from sagas.verify._evidence_model import (
+from sagas.verify.evidence._evidence_figures import moved_of, net_effect_of, reversals_of
+from sagas.verify.evidence._evidence_model import (
     NOT_RECONCILED,
     EntryEvidence,
     HoldEvidence,
@@ -22,9 +22,9 @@ from sagas.verify._evidence_model import (
     Verdict,
     WriterLink,
 )
-from sagas.verify._evidence_scope import SignedRecord
-from sagas.verify._saga_audit import SagaAudit
-from sagas.verify._temporal_runs import TemporalRun
+from sagas.verify.evidence._evidence_scope import SignedRecord
+from sagas.verify.evidence._saga_audit import SagaAudit
+from sagas.verify.evidence._temporal_runs import TemporalRun
 
 
 def saga_evidence(

@@ -10,8 +10,8 @@ from sagas.audit import AuditRecord, AuditStore, VerifyResult
 from sagas.codec import PayloadKeys
 from sagas.engine import AuditKind, SagaStatus
 from sagas.ledger import Ledger
-from sagas.verify._ledger_witness import opened_records
-from sagas.verify._saga_audit import SagaAudit, audit_saga
+from sagas.verify.evidence._saga_audit import SagaAudit, audit_saga
+from sagas.verify.witness import opened_records
 
 AUDITED = (
     SagaStatus.COMPENSATED,

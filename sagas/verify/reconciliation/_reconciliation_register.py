@@ -10,10 +10,20 @@ from datetime import datetime
 from sagas.engine import adjustment_entry_key
 from sagas.ledger import Ledger
 from sagas.reconcile import PeriodBreak, RailMovement
-from sagas.verify._evidence_saga import signed_record, timestamp
-from sagas.verify._reconciliation_figures import age_seconds
-from sagas.verify._reconciliation_model import AdjustingEntry, BreakAct, BreakEvidence, PostingLeg
-from sagas.verify._reconciliation_records import ACTS, ActFacts, ReadRecord, act_facts
+from sagas.verify.evidence import signed_record, timestamp
+from sagas.verify.reconciliation._reconciliation_figures import age_seconds
+from sagas.verify.reconciliation._reconciliation_model import (
+    AdjustingEntry,
+    BreakAct,
+    BreakEvidence,
+    PostingLeg,
+)
+from sagas.verify.reconciliation._reconciliation_records import (
+    ACTS,
+    ActFacts,
+    ReadRecord,
+    act_facts,
+)
 
 
 def break_evidence(

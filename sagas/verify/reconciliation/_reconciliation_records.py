@@ -13,7 +13,7 @@ from pydantic import JsonValue
 from sagas.audit import AuditRecord
 from sagas.codec import SEALED_FIELD
 from sagas.engine import AuditKind
-from sagas.verify._reconciliation_model import LineCounts, OperatorIdentity
+from sagas.verify.reconciliation._reconciliation_model import LineCounts, OperatorIdentity
 
 ACTS = {
     AuditKind.BREAK_EXPLAINED.value: "explained",

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from sagas.foundations import Money
-from sagas.verify._evidence_figures import money_of
-from sagas.verify._reconciliation_model import (
+from sagas.verify.evidence import money_of
+from sagas.verify.reconciliation._reconciliation_model import (
     AccountProof,
     LineCounts,
     LineEvidence,

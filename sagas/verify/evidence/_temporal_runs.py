@@ -11,7 +11,7 @@ from temporalio.client import Client, WorkflowExecution, WorkflowExecutionStatus
 
 from sagas.audit import AuditStore
 from sagas.engine import OPEN_SAGA_STATUSES, SAGA_STATUS, SagaStatus
-from sagas.verify._compensation_audit import closing_records
+from sagas.verify.evidence._compensation_audit import closing_records
 
 BATCH = 50
 """Saga ids per visibility query."""

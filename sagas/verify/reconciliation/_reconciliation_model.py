@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from sagas.verify._evidence_model import PackVerdict
-from sagas.verify._evidence_scope import Chains, Evidence, MadeBy, SignedRecord, Sources
+from sagas.verify.evidence import Chains, Evidence, MadeBy, PackVerdict, SignedRecord, Sources
 
 RECONCILIATION_FORMAT = "fundsaga-reconciliation/1"
 

@@ -17,12 +17,11 @@ from sqlalchemy.exc import ArgumentError
 from sagas.audit import GENESIS_HASH, AnchoredAuditStore, AuditRecord
 from sagas.foundations import Settings
 from sagas.ledger import JOURNAL_CHAIN, Ledger
-from sagas.verify._audit_verify import TrailVerdict
-from sagas.verify._compensation_audit import CompensationAudit
-from sagas.verify._evidence_figures import totals_of
-from sagas.verify._evidence_model import EvidencePack, PackVerdict, RailMovementEvidence
-from sagas.verify._evidence_saga import saga_evidence, signed_record, timestamp
-from sagas.verify._evidence_scope import (
+from sagas.verify.evidence._compensation_audit import CompensationAudit
+from sagas.verify.evidence._evidence_figures import totals_of
+from sagas.verify.evidence._evidence_model import EvidencePack, PackVerdict, RailMovementEvidence
+from sagas.verify.evidence._evidence_saga import saga_evidence, signed_record, timestamp
+from sagas.verify.evidence._evidence_scope import (
     Anchor,
     AuditChain,
     Chains,
@@ -31,8 +30,8 @@ from sagas.verify._evidence_scope import (
     Scope,
     Sources,
 )
-from sagas.verify._ledger_verify import LedgerVerdict
-from sagas.verify._temporal_runs import TemporalRun, task_queues
+from sagas.verify.evidence._temporal_runs import TemporalRun, task_queues
+from sagas.verify.witness import LedgerVerdict, TrailVerdict
 
 NO_RAIL_STATUS: Mapping[int, str] = MappingProxyType({})
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from sagas.foundations import Money
-from sagas.verify._evidence_figures import money_of
-from sagas.verify._reconciliation_model import (
+from sagas.verify.evidence import money_of
+from sagas.verify.reconciliation._reconciliation_model import (
     ProofItemEvidence,
     ReconciliationPack,
     StatementEvidence,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from sagas.verify._evidence_scope import Chains, Evidence, Scope, SignedRecord
+from sagas.verify.evidence._evidence_scope import Chains, Evidence, Scope, SignedRecord
 
 EVIDENCE_FORMAT = "fundsaga-evidence/1"
 NOT_RECONCILED = "not reconciled"

@@ -7,7 +7,7 @@ from collections.abc import Iterator, Mapping
 
 from sagas.audit import Keyring
 from sagas.foundations import canonical_json, sha256_hex
-from sagas.verify._evidence_scope import Anchor, SignedRecord
+from sagas.verify.evidence._evidence_scope import Anchor, SignedRecord
 
 
 def record_problems(at: str, record: SignedRecord, keyring: Keyring) -> Iterator[str]:
